@@ -1,0 +1,183 @@
+//! Typed settings of the network under simulation: switches, hosts, schemes, what to record.
+//!
+//! Every field has a default from the papers or the HPCC ns-3 simulator they build on, named in
+//! its doc comment. Units inside: bytes, bits/s (`Rate`), picoseconds (`Time`); the Python front
+//! turns human units (`100Gbps`, `1us`, `12MB`) into these and validates ranges.
+
+use crate::cc::CcConfig;
+use crate::fc::pfc::PfcConfig;
+use crate::fc::FcConfig;
+use crate::time::{Rate, Time};
+use serde::{Deserialize, Serialize};
+
+/// RED-style ECN marking on egress queues, applied at dequeue as the HPCC simulator does.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct EcnConfig {
+    pub enabled: bool,
+    /// Below `kmin` bytes never mark; above `kmax` always; linear up to `pmax` between.
+    pub kmin_bytes: u64,
+    pub kmax_bytes: u64,
+    pub pmax: f64,
+    /// If set, `kmin`/`kmax` are for this rate and scale linearly with each port's rate (the HPCC
+    /// simulator's KMIN_MAP/KMAX_MAP are linear in rate: 100/400 KB at 25G, 400/1600 KB at 100G).
+    pub ref_rate: Option<Rate>,
+}
+
+impl Default for EcnConfig {
+    /// HPCC simulator's DCQCN setting at 100 Gb/s: Kmin 400 KB, Kmax 1600 KB, Pmax 0.2.
+    fn default() -> Self {
+        EcnConfig { enabled: true, kmin_bytes: 400_000, kmax_bytes: 1_600_000, pmax: 0.2, ref_rate: Some(Rate::gbps(100)) }
+    }
+}
+
+impl EcnConfig {
+    /// (kmin, kmax) at a port of rate `r`.
+    pub fn thresholds(&self, r: Rate) -> (u64, u64) {
+        match self.ref_rate {
+            Some(rr) => {
+                let s = |k: u64| (k as u128 * r.0 as u128 / rr.0 as u128) as u64;
+                (s(self.kmin_bytes), s(self.kmax_bytes))
+            }
+            None => (self.kmin_bytes, self.kmax_bytes),
+        }
+    }
+}
+
+/// Per-port headroom of a lossless switch.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(rename_all = "lowercase", deny_unknown_fields)]
+pub enum Headroom {
+    /// `3 x rate x delay + 3 KB`: the HPCC simulator's 3 x one-way BDP, plus one MTU on each end
+    /// for the packet being serialised when the pause is sent and when it arrives, so that even
+    /// 1 us links at 40G lose nothing.
+    Auto,
+    Bytes(u64),
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct SwitchConfig {
+    /// Shared buffer per switch (12 MB: the default; HPCC uses 32 MB in its fat-tree).
+    pub buffer_bytes: u64,
+    /// Reserved bytes per ingress (port, priority) (HPCC: 4 KB).
+    pub reserve_bytes: u64,
+    /// Dynamic threshold factor (HPCC: 1/8).
+    pub alpha: f64,
+    /// PFC resume hysteresis (HPCC: 3 KB).
+    pub resume_offset: u64,
+    pub headroom: Headroom,
+    /// Data queues per egress port (DESIGN.md default 8).
+    pub nqueues: usize,
+    /// DRR quantum in bytes (one MTU-sized frame: queues alternate packet by packet).
+    pub quantum: u32,
+    pub ecn: EcnConfig,
+}
+
+impl Default for SwitchConfig {
+    fn default() -> Self {
+        SwitchConfig {
+            buffer_bytes: 12_000_000,
+            reserve_bytes: 4 * 1024,
+            alpha: 1.0 / 8.0,
+            resume_offset: 3 * 1024,
+            headroom: Headroom::Auto,
+            nqueues: 8,
+            quantum: 1500,
+            ecn: EcnConfig::default(),
+        }
+    }
+}
+
+/// Cap on a flow's bytes in flight.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(rename_all = "lowercase", deny_unknown_fields)]
+pub enum WindowConfig {
+    /// One bandwidth-delay product of the flow's path (line rate x base RTT), as the papers add.
+    Bdp,
+    Bytes(u64),
+    Off,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct HostConfig {
+    /// Payload bytes per data packet (HPCC simulator default 1000).
+    pub mtu: u32,
+    /// Header bytes added to every data packet on the wire.
+    pub header_bytes: u32,
+    /// Wire size of ACK, NACK and CNP packets.
+    pub ack_bytes: u32,
+    pub window: WindowConfig,
+    /// Retransmission timeout: go back to the last acknowledged byte after this long without
+    /// progress (RoCE NICs use milliseconds; lossless fabrics never reach it).
+    pub rto: Time,
+    /// Minimum spacing of repeated NACKs for the same expected sequence (HPCC: 500 us).
+    pub nack_interval: Time,
+    /// At most one CNP per flow per this interval (DCQCN: 50 us).
+    pub cnp_interval: Time,
+}
+
+impl Default for HostConfig {
+    fn default() -> Self {
+        HostConfig {
+            mtu: 1000,
+            header_bytes: 48,
+            ack_bytes: 60,
+            window: WindowConfig::Bdp,
+            rto: Time::from_ms(1),
+            nack_interval: Time::from_us(500),
+            cnp_interval: Time::from_us(50),
+        }
+    }
+}
+
+/// What to measure beyond the per-flow records, pause log and counters (always kept).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct RecordConfig {
+    /// Interval of switch- and port-level buffer occupancy samples; `None` = none.
+    pub buffer_interval: Option<Time>,
+    /// Ports whose queue length is recorded as a time series: (node, local port index).
+    pub queue_ports: Vec<(u32, u16)>,
+    /// Interval of that time series.
+    pub queue_interval: Time,
+}
+
+impl Default for RecordConfig {
+    fn default() -> Self {
+        RecordConfig { buffer_interval: Some(Time::from_us(10)), queue_ports: vec![], queue_interval: Time::from_us(1) }
+    }
+}
+
+/// The network and its schemes: everything but the topology and the flows.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct NetConfig {
+    pub seed: u64,
+    pub switch: SwitchConfig,
+    pub host: HostConfig,
+    /// Per-hop flow control on every switch.
+    pub fc: FcConfig,
+    /// Settings of standard PFC (also the safety net of P-PFC and CaPFC).
+    pub pfc: PfcConfig,
+    pub cc: CcConfig,
+    pub record: RecordConfig,
+    /// Stop at this time even if flows are unfinished (long-lived flows need it).
+    pub stop_time: Option<Time>,
+}
+
+impl Default for NetConfig {
+    fn default() -> Self {
+        NetConfig {
+            seed: 1,
+            switch: SwitchConfig::default(),
+            host: HostConfig::default(),
+            fc: FcConfig::Pfc,
+            pfc: PfcConfig::default(),
+            cc: CcConfig::None,
+            record: RecordConfig::default(),
+            stop_time: None,
+        }
+    }
+}

@@ -1,0 +1,24 @@
+//! hopsim-core: a packet-level discrete-event simulator of datacenter networks for studying incast
+//! and per-hop flow control. Pure Rust: no Python, no file I/O inside the models.
+//!
+//! Layout follows `DESIGN.md`: `time`/`event`/`packet` are the engine, `net` the substrate,
+//! `fc` the per-hop flow-control schemes, `cc` end-host congestion control, `topo` and `workload`
+//! the inputs, `stats` the columnar outputs, `sim` the assembly and event loop, `scenario` the
+//! serde description of a whole run.
+
+pub mod cc;
+pub mod config;
+pub mod event;
+pub mod fc;
+pub mod net;
+pub mod packet;
+pub mod rng;
+pub mod sim;
+pub mod stats;
+pub mod time;
+pub mod topo;
+pub mod workload;
+
+pub use config::NetConfig;
+pub use sim::Simulation;
+pub use time::{Rate, Time};

@@ -1,0 +1,385 @@
+//! A RoCE host: a NIC with one queue pair per flow, go-back-N reliability and DCQCN's
+//! notification point.
+//!
+//! Sender (as the HPCC simulator's `RdmaHw`): the NIC serves its queue pairs round robin; a queue
+//! pair may send when it has data, its bytes in flight are under the window (the host's per-flow
+//! cap, by default one BDP of its path, and the congestion controller's window), its pacing time
+//! has come (`next_avail`, from the controller's rate) and its priority is not paused by PFC.
+//! Losses are repaired go-back-N: a NACK or a retransmission timeout rewinds `snd_nxt` to the
+//! first unacknowledged byte.
+//!
+//! Receiver: one ACK per data packet carrying the cumulative sequence and the ECN echo; a NACK
+//! for a packet beyond the expected one (repeated for the same hole at most once per
+//! `nack_interval`); a CNP for an ECN-marked packet, at most one per flow per `cnp_interval`.
+//! Control packets take the NIC's control queue ahead of data.
+
+use crate::cc::{AckInfo, AnyCc, CongestionControl};
+use crate::event::Event;
+use crate::packet::{Packet, PacketId, PktKind};
+use crate::sim::Simulation;
+use crate::time::Time;
+use crate::workload::FlowSpec;
+
+pub struct Host {
+    pub node: u32,
+    /// Global id of the host's only port.
+    pub port: u32,
+    /// Flows this host is sending and has not finished.
+    pub active: Vec<u32>,
+    rr: usize,
+}
+
+impl Host {
+    pub fn new(node: u32, port: u32) -> Host {
+        Host { node, port, active: vec![], rr: 0 }
+    }
+}
+
+/// Both ends of one flow (sender queue pair and receiver state): they share the flow id, and the
+/// simulation owns both, so one struct keeps them together in memory.
+pub struct Flow {
+    pub spec: FlowSpec,
+    pub hash: u32,
+    pub cc: AnyCc,
+    /// Host's cap on bytes in flight.
+    pub win_cap: u64,
+    pub ideal_fct: Time,
+    pub base_rtt: Time,
+    // sender
+    pub snd_nxt: u64,
+    pub snd_una: u64,
+    /// Highest byte sent so far (bytes below it sent again are retransmissions).
+    pub snd_max: u64,
+    pub next_avail: Time,
+    pub rto_at: Option<Time>,
+    timer_at: Option<Time>,
+    timer_gen: u32,
+    pub sender_done: bool,
+    // receiver
+    pub rcv_nxt: u64,
+    last_cnp: Option<Time>,
+    last_nack: Option<(u64, Time)>,
+    // results
+    pub finish: Option<Time>,
+    pub retx_bytes: u64,
+    pub dropped_bytes: u64,
+}
+
+impl Flow {
+    pub fn new(spec: FlowSpec, hash: u32, cc: AnyCc, win_cap: u64, ideal_fct: Time, base_rtt: Time) -> Flow {
+        Flow {
+            spec,
+            hash,
+            cc,
+            win_cap,
+            ideal_fct,
+            base_rtt,
+            snd_nxt: 0,
+            snd_una: 0,
+            snd_max: 0,
+            next_avail: Time::ZERO,
+            rto_at: None,
+            timer_at: None,
+            timer_gen: 0,
+            sender_done: false,
+            rcv_nxt: 0,
+            last_cnp: None,
+            last_nack: None,
+            finish: None,
+            retx_bytes: 0,
+            dropped_bytes: 0,
+        }
+    }
+
+    #[inline]
+    fn window(&self) -> u64 {
+        match self.cc.window() {
+            Some(w) => w.min(self.win_cap),
+            None => self.win_cap,
+        }
+    }
+
+    /// Has data and window (pacing and pause aside).
+    #[inline]
+    fn has_window_and_data(&self) -> bool {
+        self.snd_nxt < self.spec.size && self.snd_nxt - self.snd_una < self.window()
+    }
+}
+
+impl Simulation {
+    pub(crate) fn start_flow(&mut self, f: u32) {
+        let now = self.now;
+        let flow = &mut self.flows[f as usize];
+        flow.next_avail = now;
+        flow.cc.on_start(now);
+        let h = match self.node_ref[flow.spec.src as usize] {
+            crate::sim::NodeRef::Host(h) => h,
+            _ => unreachable!("flows start at hosts"),
+        };
+        self.hosts[h as usize].active.push(f);
+        self.arm_flow_timer(f);
+        let p = self.hosts[h as usize].port;
+        self.kick(p);
+    }
+
+    /// Round robin over the host's queue pairs: the next data packet to send now, if any.
+    pub(crate) fn host_next_packet(&mut self, h: u32) -> Option<PacketId> {
+        let now = self.now;
+        let host = &mut self.hosts[h as usize];
+        let port = &self.ports[host.port as usize];
+        let n = host.active.len();
+        for k in 0..n {
+            let i = (host.rr + k) % n;
+            let f = host.active[i];
+            let flow = &self.flows[f as usize];
+            if flow.has_window_and_data() && flow.next_avail <= now && !port.is_paused(flow.spec.prio as usize, now) {
+                host.rr = (i + 1) % n;
+                return Some(self.make_data(f));
+            }
+        }
+        None
+    }
+
+    /// When the host's NIC should look again: the earliest pacing time or pause expiry of a
+    /// queue pair that has data and window.
+    pub(crate) fn host_wake_time(&self, h: u32) -> Option<Time> {
+        let host = &self.hosts[h as usize];
+        let port = &self.ports[host.port as usize];
+        let mut t: Option<Time> = None;
+        for &f in &host.active {
+            let flow = &self.flows[f as usize];
+            if flow.has_window_and_data() {
+                let mut w = flow.next_avail;
+                let prio = flow.spec.prio as usize;
+                if port.is_paused(prio, self.now) {
+                    w = w.max(port.pause_until[prio]);
+                }
+                if t.is_none_or(|x| w < x) {
+                    t = Some(w);
+                }
+            }
+        }
+        t.map(|x| x.max(self.now))
+    }
+
+    fn make_data(&mut self, f: u32) -> PacketId {
+        let now = self.now;
+        let hcfg = &self.cfg.host;
+        let flow = &mut self.flows[f as usize];
+        let payload = (flow.spec.size - flow.snd_nxt).min(hcfg.mtu as u64) as u32;
+        let size = payload + hcfg.header_bytes;
+        let pkt = Packet {
+            kind: PktKind::Data,
+            prio: flow.spec.prio,
+            flow: f,
+            src: flow.spec.src,
+            dst: flow.spec.dst,
+            hash: flow.hash,
+            size,
+            payload,
+            seq: flow.snd_nxt,
+            ts: now,
+            ..Default::default()
+        };
+        if flow.snd_nxt < flow.snd_max {
+            flow.retx_bytes += payload as u64;
+        }
+        flow.snd_nxt += payload as u64;
+        flow.snd_max = flow.snd_max.max(flow.snd_nxt);
+        flow.next_avail = now + flow.cc.rate().tx_time(size as u64);
+        flow.cc.on_send(now, size);
+        if flow.rto_at.is_none() {
+            flow.rto_at = Some(now + hcfg.rto);
+        }
+        self.stats.counters.data_bytes_sent += payload as u64;
+        self.arm_flow_timer(f);
+        self.slab.alloc(pkt)
+    }
+
+    /// Queue a control packet (ACK, NACK, CNP) at host `h`'s NIC.
+    fn host_send_control(&mut self, h: u32, pkt: Packet) {
+        let id = self.slab.alloc(pkt);
+        let p = self.hosts[h as usize].port;
+        self.ports[p as usize].ctrl.push_back(id);
+        self.kick(p);
+    }
+
+    pub(crate) fn host_receive(&mut self, h: u32, id: PacketId) {
+        let pkt = *self.slab.get(id);
+        self.slab.free(id);
+        match pkt.kind {
+            PktKind::Data => self.receiver_data(h, &pkt),
+            PktKind::Ack => self.sender_ack(pkt.flow, &pkt),
+            PktKind::Nack => self.sender_nack(pkt.flow, &pkt),
+            PktKind::Cnp => {
+                let now = self.now;
+                self.stats.counters.cnps += 1;
+                self.flows[pkt.flow as usize].cc.on_cnp(now);
+                self.arm_flow_timer(pkt.flow);
+            }
+            PktKind::Pfc => unreachable!("PFC frames are handled at the port"),
+        }
+    }
+
+    fn receiver_data(&mut self, h: u32, pkt: &Packet) {
+        let now = self.now;
+        let hcfg = &self.cfg.host;
+        let (ack_bytes, nack_iv, cnp_iv) = (hcfg.ack_bytes, hcfg.nack_interval, hcfg.cnp_interval);
+        self.stats.counters.data_bytes_delivered += pkt.payload as u64;
+        let flow = &mut self.flows[pkt.flow as usize];
+        let reply = Packet {
+            prio: pkt.prio,
+            flow: pkt.flow,
+            src: pkt.dst,
+            dst: pkt.src,
+            hash: pkt.hash,
+            size: ack_bytes,
+            ts: pkt.ts,
+            ecn: pkt.ecn,
+            ..Default::default()
+        };
+        let mut out: [Option<Packet>; 2] = [None, None];
+        if pkt.seq == flow.rcv_nxt {
+            flow.rcv_nxt += pkt.payload as u64;
+            if flow.rcv_nxt == flow.spec.size && flow.finish.is_none() {
+                flow.finish = Some(now);
+            }
+            out[0] = Some(Packet { kind: PktKind::Ack, seq: flow.rcv_nxt, ..reply });
+        } else if pkt.seq > flow.rcv_nxt {
+            let due = match flow.last_nack {
+                Some((s, t)) => s != flow.rcv_nxt || now >= t + nack_iv,
+                None => true,
+            };
+            if due {
+                flow.last_nack = Some((flow.rcv_nxt, now));
+                out[0] = Some(Packet { kind: PktKind::Nack, seq: flow.rcv_nxt, ..reply });
+                self.stats.counters.nacks += 1;
+            }
+        } else {
+            out[0] = Some(Packet { kind: PktKind::Ack, seq: flow.rcv_nxt, ..reply });
+        }
+        if pkt.ecn && flow.last_cnp.is_none_or(|t| now >= t + cnp_iv) {
+            flow.last_cnp = Some(now);
+            out[1] = Some(Packet { kind: PktKind::Cnp, ..reply });
+        }
+        for p in out.into_iter().flatten() {
+            self.host_send_control(h, p);
+        }
+    }
+
+    fn sender_ack(&mut self, f: u32, pkt: &Packet) {
+        let now = self.now;
+        let rto = self.cfg.host.rto;
+        let flow = &mut self.flows[f as usize];
+        if flow.sender_done {
+            return;
+        }
+        let mut newly = 0;
+        if pkt.seq > flow.snd_una {
+            newly = pkt.seq - flow.snd_una;
+            flow.snd_una = pkt.seq;
+            if flow.snd_nxt < flow.snd_una {
+                flow.snd_nxt = flow.snd_una;
+            }
+            flow.rto_at = (flow.snd_una < flow.snd_max).then_some(now + rto);
+        }
+        let info = AckInfo { ack_seq: pkt.seq, newly_acked: newly, ecn_echo: pkt.ecn, rtt: now - pkt.ts };
+        flow.cc.on_ack(now, &info);
+        if flow.snd_una >= flow.spec.size {
+            self.sender_finished(f);
+        } else {
+            self.arm_flow_timer(f);
+            self.kick_sender(f);
+        }
+    }
+
+    fn sender_nack(&mut self, f: u32, pkt: &Packet) {
+        let now = self.now;
+        let rto = self.cfg.host.rto;
+        let flow = &mut self.flows[f as usize];
+        if flow.sender_done {
+            return;
+        }
+        if pkt.seq > flow.snd_una {
+            flow.snd_una = pkt.seq;
+        }
+        // go back N: resend from the receiver's expected byte
+        flow.snd_nxt = flow.snd_una;
+        flow.rto_at = Some(now + rto);
+        flow.cc.on_nack(now);
+        if flow.snd_una >= flow.spec.size {
+            self.sender_finished(f);
+        } else {
+            self.arm_flow_timer(f);
+            self.kick_sender(f);
+        }
+    }
+
+    fn sender_finished(&mut self, f: u32) {
+        let flow = &mut self.flows[f as usize];
+        flow.sender_done = true;
+        flow.rto_at = None;
+        flow.timer_at = None;
+        flow.timer_gen = flow.timer_gen.wrapping_add(1);
+        let src = flow.spec.src;
+        if let crate::sim::NodeRef::Host(h) = self.node_ref[src as usize] {
+            let act = &mut self.hosts[h as usize].active;
+            if let Some(i) = act.iter().position(|&x| x == f) {
+                act.remove(i);
+            }
+        }
+        self.flows_done += 1;
+    }
+
+    fn kick_sender(&mut self, f: u32) {
+        if let crate::sim::NodeRef::Host(h) = self.node_ref[self.flows[f as usize].spec.src as usize] {
+            let p = self.hosts[h as usize].port;
+            self.kick(p);
+        }
+    }
+
+    /// Keep one pending timer per flow at the earlier of its controller's deadline and its RTO.
+    /// A later deadline leaves the armed event in place; it fires early, finds nothing due, and
+    /// re-arms, which is cheaper than re-pushing on every ACK.
+    pub(crate) fn arm_flow_timer(&mut self, f: u32) {
+        let flow = &mut self.flows[f as usize];
+        if flow.sender_done {
+            return;
+        }
+        let want = match (flow.cc.next_timer(), flow.rto_at) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        if let Some(t) = want {
+            if flow.timer_at.is_none_or(|x| t < x) {
+                flow.timer_gen = flow.timer_gen.wrapping_add(1);
+                flow.timer_at = Some(t);
+                self.sched.push(t.max(self.now), Event::FlowTimer { flow: f, gen: flow.timer_gen });
+            }
+        }
+    }
+
+    pub(crate) fn on_flow_timer(&mut self, f: u32, gen: u32) {
+        let now = self.now;
+        let flow = &mut self.flows[f as usize];
+        if flow.timer_gen != gen || flow.sender_done {
+            return;
+        }
+        flow.timer_at = None;
+        if flow.cc.next_timer().is_some_and(|t| t <= now) {
+            flow.cc.on_timer(now);
+        }
+        if flow.rto_at.is_some_and(|t| t <= now) {
+            if flow.snd_una < flow.snd_max {
+                flow.snd_nxt = flow.snd_una;
+                flow.cc.on_timeout(now);
+                self.stats.counters.timeouts += 1;
+                flow.rto_at = Some(now + self.cfg.host.rto);
+            } else {
+                flow.rto_at = None;
+            }
+        }
+        self.arm_flow_timer(f);
+        self.kick_sender(f);
+    }
+}

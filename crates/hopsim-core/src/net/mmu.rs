@@ -1,0 +1,260 @@
+//! The switch memory management unit: one shared buffer, with ingress accounting per
+//! (port, priority) and egress accounting per (port, queue).
+//!
+//! Modelled on the MMU of the HPCC ns-3 simulator (`switch-mmu.cc`), which the papers' simulators
+//! inherit: every ingress (port, priority) owns a small reserved pool, then draws on the shared pool
+//! up to the dynamic threshold `alpha x free shared buffer` (Choudhury & Hahne), and, when the
+//! switch is lossless, on a per-port headroom that absorbs what is in flight after a pause. A
+//! packet that fits nowhere is dropped and counted by the caller.
+//!
+//! Why ingress accounting: PFC pauses the upstream sender of an ingress (port, priority), so the
+//! quantity it compares with its threshold must be the bytes that came in through that ingress.
+//! Egress accounting is kept beside it for the statistics and for schemes that key on egress
+//! queues (P-PFC's Kmax check, BFC).
+
+use serde::{Deserialize, Serialize};
+
+/// Static MMU settings of one switch.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct MmuConfig {
+    /// Total shared-memory size in bytes (HPCC simulator default 12 MB, the default).
+    pub buffer_bytes: u64,
+    /// Reserved (guaranteed) bytes per ingress (port, priority); HPCC: 4 KB.
+    pub reserve_bytes: u64,
+    /// Dynamic-threshold factor alpha: an ingress may hold up to `alpha x free shared` bytes.
+    /// HPCC: 1/8 (`pfc_a_shift = 3`).
+    pub alpha: f64,
+    /// Hysteresis of the resume decision (HPCC `resume_offset`, 3 KB).
+    pub resume_offset: u64,
+    /// Use headroom (lossless operation). Without it, a packet over the threshold is dropped.
+    pub lossless: bool,
+}
+
+impl Default for MmuConfig {
+    fn default() -> Self {
+        MmuConfig { buffer_bytes: 12_000_000, reserve_bytes: 4 * 1024, alpha: 1.0 / 8.0, resume_offset: 3 * 1024, lossless: true }
+    }
+}
+
+/// Where an admitted packet's bytes were charged, so dequeue can undo exactly that.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Charge {
+    #[default]
+    Reserved,
+    /// Partly or wholly in the shared pool: `shared` bytes of the packet went there.
+    Shared { shared: u32 },
+    Headroom,
+}
+
+#[derive(Clone, Debug)]
+pub struct Mmu {
+    pub cfg: MmuConfig,
+    nprio: usize,
+    nqueue: usize,
+    /// Headroom per port (bytes); HPCC sizes it from the port's rate and delay.
+    headroom: Vec<u64>,
+    total_headroom: u64,
+    total_reserve: u64,
+    ingress_bytes: Vec<u64>,
+    hdrm_bytes: Vec<u64>,
+    egress_bytes: Vec<u64>,
+    shared_used: u64,
+    /// Bytes currently held in the buffer (all pools).
+    used: u64,
+    /// Peak of `used` over the run.
+    pub peak_used: u64,
+}
+
+impl Mmu {
+    pub fn new(cfg: MmuConfig, headroom: Vec<u64>, nprio: usize, nqueue: usize) -> Mmu {
+        let nports = headroom.len();
+        let total_headroom = if cfg.lossless { headroom.iter().sum() } else { 0 };
+        // Like HPCC, reserve is set aside per port for the data priorities actually used; we charge
+        // it per (port, priority) lazily, so only count one priority's reserve per port up front.
+        let total_reserve = cfg.reserve_bytes * nports as u64;
+        Mmu {
+            cfg,
+            nprio,
+            nqueue,
+            headroom,
+            total_headroom,
+            total_reserve,
+            ingress_bytes: vec![0; nports * nprio],
+            hdrm_bytes: vec![0; nports * nprio],
+            egress_bytes: vec![0; nports * nqueue],
+            shared_used: 0,
+            used: 0,
+            peak_used: 0,
+        }
+    }
+
+    #[inline]
+    fn ip(&self, port: usize, prio: usize) -> usize {
+        port * self.nprio + prio
+    }
+
+    /// Free bytes of the shared pool.
+    #[inline]
+    pub fn shared_free(&self) -> u64 {
+        self.cfg.buffer_bytes.saturating_sub(self.total_headroom + self.total_reserve + self.shared_used)
+    }
+
+    /// Free bytes of the whole buffer (what P-PFC's `switch_space_left` measures).
+    #[inline]
+    pub fn buffer_free(&self) -> u64 {
+        self.cfg.buffer_bytes.saturating_sub(self.used)
+    }
+
+    /// The dynamic PFC / admission threshold of an ingress, `alpha x free shared`.
+    #[inline]
+    pub fn threshold(&self) -> u64 {
+        (self.shared_free() as f64 * self.cfg.alpha) as u64
+    }
+
+    /// Bytes of this ingress (port, priority) above its reserve.
+    #[inline]
+    pub fn shared_used_by(&self, port: usize, prio: usize) -> u64 {
+        self.ingress_bytes[self.ip(port, prio)].saturating_sub(self.cfg.reserve_bytes)
+    }
+
+    pub fn ingress_bytes(&self, port: usize, prio: usize) -> u64 {
+        self.ingress_bytes[self.ip(port, prio)] + self.hdrm_bytes[self.ip(port, prio)]
+    }
+
+    pub fn headroom_bytes(&self, port: usize, prio: usize) -> u64 {
+        self.hdrm_bytes[self.ip(port, prio)]
+    }
+
+    #[inline]
+    pub fn egress_bytes(&self, port: usize, queue: usize) -> u64 {
+        self.egress_bytes[port * self.nqueue + queue]
+    }
+
+    pub fn used(&self) -> u64 {
+        self.used
+    }
+
+    pub fn nports(&self) -> usize {
+        self.headroom.len()
+    }
+
+    /// Charge an arriving packet, or refuse it (`None`): the caller drops and counts it.
+    pub fn admit(&mut self, port: usize, prio: usize, egress: usize, queue: usize, size: u32) -> Option<Charge> {
+        let s = size as u64;
+        if self.used + s > self.cfg.buffer_bytes {
+            return None;
+        }
+        let i = self.ip(port, prio);
+        let new_bytes = self.ingress_bytes[i] + s;
+        let charge = if new_bytes <= self.cfg.reserve_bytes {
+            Charge::Reserved
+        } else {
+            let thresh = self.threshold();
+            let over = new_bytes - self.cfg.reserve_bytes;
+            if over > thresh {
+                if self.cfg.lossless && self.hdrm_bytes[i] + s <= self.headroom[port] {
+                    Charge::Headroom
+                } else {
+                    return None;
+                }
+            } else {
+                Charge::Shared { shared: s.min(over) as u32 }
+            }
+        };
+        match charge {
+            Charge::Headroom => self.hdrm_bytes[i] += s,
+            Charge::Shared { shared } => {
+                self.ingress_bytes[i] += s;
+                self.shared_used += shared as u64;
+            }
+            Charge::Reserved => self.ingress_bytes[i] += s,
+        }
+        self.egress_bytes[egress * self.nqueue + queue] += s;
+        self.used += s;
+        if self.used > self.peak_used {
+            self.peak_used = self.used;
+        }
+        Some(charge)
+    }
+
+    /// Release a departing packet's bytes from the pools it was charged to.
+    pub fn release(&mut self, port: usize, prio: usize, egress: usize, queue: usize, size: u32, charge: Charge) {
+        let s = size as u64;
+        let i = self.ip(port, prio);
+        match charge {
+            Charge::Headroom => self.hdrm_bytes[i] -= s,
+            Charge::Shared { shared } => {
+                self.ingress_bytes[i] -= s;
+                self.shared_used -= shared as u64;
+            }
+            Charge::Reserved => self.ingress_bytes[i] -= s,
+        }
+        self.egress_bytes[egress * self.nqueue + queue] -= s;
+        self.used -= s;
+    }
+
+    /// HPCC's `CheckShouldPause`: headroom in use, or the shared share at the threshold.
+    pub fn should_pause(&self, port: usize, prio: usize) -> bool {
+        let i = self.ip(port, prio);
+        self.hdrm_bytes[i] > 0 || self.shared_used_by(port, prio) >= self.threshold()
+    }
+
+    /// HPCC's `CheckShouldResume`: headroom drained and the shared share back below the threshold
+    /// by `resume_offset`.
+    pub fn should_resume(&self, port: usize, prio: usize) -> bool {
+        let i = self.ip(port, prio);
+        let su = self.shared_used_by(port, prio);
+        self.hdrm_bytes[i] == 0 && (su == 0 || su + self.cfg.resume_offset <= self.threshold())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mmu(buffer: u64, lossless: bool) -> Mmu {
+        let cfg = MmuConfig { buffer_bytes: buffer, lossless, ..Default::default() };
+        Mmu::new(cfg, vec![20_000; 4], 8, 8)
+    }
+
+    #[test]
+    fn reserve_then_shared_then_headroom() {
+        let mut m = mmu(200_000, true);
+        // reserve is 4096: four 1000 B packets fit in it
+        for _ in 0..4 {
+            assert_eq!(m.admit(0, 3, 1, 3, 1000), Some(Charge::Reserved));
+        }
+        let c = m.admit(0, 3, 1, 3, 1000).unwrap();
+        assert!(matches!(c, Charge::Shared { shared: 904 }));
+        // fill until the threshold moves packets to headroom
+        let mut saw_hdrm = false;
+        for _ in 0..200 {
+            match m.admit(0, 3, 1, 3, 1000) {
+                Some(Charge::Headroom) => saw_hdrm = true,
+                None => break,
+                _ => {}
+            }
+        }
+        assert!(saw_hdrm);
+        assert!(m.should_pause(0, 3));
+        assert!(m.headroom_bytes(0, 3) <= 20_000);
+    }
+
+    #[test]
+    fn lossy_drops_over_threshold_and_release_restores() {
+        let mut m = mmu(200_000, false);
+        let mut charges = vec![];
+        while let Some(c) = m.admit(2, 0, 1, 0, 1500) {
+            charges.push(c);
+        }
+        assert!(m.used() < 200_000);
+        assert_eq!(m.headroom_bytes(2, 0), 0);
+        for c in charges {
+            m.release(2, 0, 1, 0, 1500, c);
+        }
+        assert_eq!(m.used(), 0);
+        assert_eq!(m.egress_bytes(1, 0), 0);
+        assert_eq!(m.shared_free(), 200_000 - 4 * 4096);
+        assert!(m.should_resume(2, 0));
+    }
+}

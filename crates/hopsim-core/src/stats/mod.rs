@@ -1,0 +1,165 @@
+//! Measurement: columnar buffers the models append to and the front writes out.
+//!
+//! Models never format or write anything; they push numbers into these vectors. Columns (one
+//! `Vec` per field) make the hand-over to Arrow/Parquet a copy, not a transformation.
+
+pub mod ideal;
+
+use serde::{Deserialize, Serialize};
+
+/// Per-flow results, one row per flow in flow-id order.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct FlowTable {
+    pub flow_id: Vec<u32>,
+    pub src: Vec<u32>,
+    pub dst: Vec<u32>,
+    pub size_bytes: Vec<u64>,
+    pub start_ps: Vec<u64>,
+    /// Time the receiver held the last byte; `u64::MAX` if the flow did not finish.
+    pub finish_ps: Vec<u64>,
+    pub fct_ps: Vec<u64>,
+    pub ideal_fct_ps: Vec<u64>,
+    pub slowdown: Vec<f64>,
+    pub incast: Vec<bool>,
+    pub retx_bytes: Vec<u64>,
+    pub dropped_bytes: Vec<u64>,
+}
+
+/// Every PFC frame sent: time, sending switch, its local port, priority, quanta, and the pause
+/// duration it asks for in picoseconds (0 = resume).
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct PauseLog {
+    pub time_ps: Vec<u64>,
+    pub node: Vec<u32>,
+    pub port: Vec<u16>,
+    pub prio: Vec<u8>,
+    pub quanta: Vec<u16>,
+    pub duration_ps: Vec<u64>,
+}
+
+/// Buffer occupancy samples: whole switches, and every switch port's egress bytes.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct BufferSamples {
+    pub switch_time_ps: Vec<u64>,
+    pub switch_node: Vec<u32>,
+    pub switch_bytes: Vec<u64>,
+    pub port_time_ps: Vec<u64>,
+    /// Index into `RunStats::ports`.
+    pub port_row: Vec<u32>,
+    pub port_bytes: Vec<u64>,
+}
+
+/// Queue-length time series of the ports the scenario asked for.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct QueueSeries {
+    pub time_ps: Vec<u64>,
+    pub node: Vec<u32>,
+    pub port: Vec<u16>,
+    pub bytes: Vec<u64>,
+}
+
+/// Hop class of a port, for the papers' "buffer by hop" figures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum HopClass {
+    HostUp,
+    TorDown,
+    TorUp,
+    AggDown,
+    AggUp,
+    CoreDown,
+    Other,
+}
+
+impl HopClass {
+    pub fn name(self) -> &'static str {
+        match self {
+            HopClass::HostUp => "host-up",
+            HopClass::TorDown => "tor-down",
+            HopClass::TorUp => "tor-up",
+            HopClass::AggDown => "agg-down",
+            HopClass::AggUp => "agg-up",
+            HopClass::CoreDown => "core-down",
+            HopClass::Other => "other",
+        }
+    }
+
+    /// Class of a port at a node of tier `me` (None = host) facing a node of tier `peer`.
+    pub fn of(me: Option<u8>, peer: Option<u8>) -> HopClass {
+        match (me, peer) {
+            (None, _) => HopClass::HostUp,
+            (Some(0), None) => HopClass::TorDown,
+            (Some(0), Some(p)) if p > 0 => HopClass::TorUp,
+            (Some(1), Some(p)) if p < 1 => HopClass::AggDown,
+            (Some(1), Some(p)) if p > 1 => HopClass::AggUp,
+            (Some(2), Some(p)) if p < 2 => HopClass::CoreDown,
+            _ => HopClass::Other,
+        }
+    }
+}
+
+/// One row per port (both directions of every link), with its totals over the run.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct PortTable {
+    pub node: Vec<u32>,
+    pub port: Vec<u16>,
+    pub peer_node: Vec<u32>,
+    pub hop_class: Vec<String>,
+    pub rate_bps: Vec<u64>,
+    pub tx_bytes: Vec<u64>,
+    pub ctrl_bytes: Vec<u64>,
+    /// `tx_bytes` over the run's duration at the port's rate.
+    pub utilisation: Vec<f64>,
+    /// Time this port was held by PFC pauses (all priorities, summed).
+    pub paused_ps: Vec<u64>,
+    pub peak_queue_bytes: Vec<u64>,
+}
+
+/// Whole-run counters.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct Counters {
+    pub events: u64,
+    pub packets_sent: u64,
+    pub data_bytes_sent: u64,
+    pub data_bytes_delivered: u64,
+    pub data_bytes_dropped: u64,
+    pub drops: u64,
+    pub ack_bytes: u64,
+    pub nack_bytes: u64,
+    pub cnp_bytes: u64,
+    pub pfc_bytes: u64,
+    pub pauses_sent: u64,
+    pub resumes_sent: u64,
+    pub timeouts: u64,
+    pub nacks: u64,
+    pub cnps: u64,
+    pub flows: u64,
+    pub flows_finished: u64,
+    pub end_time_ps: u64,
+    pub peak_packets_alive: u64,
+    pub max_switch_buffer_bytes: u64,
+}
+
+/// Everything a run measured.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct RunStats {
+    pub flows: FlowTable,
+    pub pauses: PauseLog,
+    pub buffer: BufferSamples,
+    pub queues: QueueSeries,
+    pub ports: PortTable,
+    pub counters: Counters,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[test]
+    fn hop_classes() {
+        assert_eq!(HopClass::of(None, Some(0)), HopClass::HostUp);
+        assert_eq!(HopClass::of(Some(0), None), HopClass::TorDown);
+        assert_eq!(HopClass::of(Some(0), Some(1)), HopClass::TorUp);
+        assert_eq!(HopClass::of(Some(1), Some(0)), HopClass::AggDown);
+        assert_eq!(HopClass::of(Some(1), Some(2)), HopClass::AggUp);
+        assert_eq!(HopClass::of(Some(2), Some(1)), HopClass::CoreDown);
+    }
+}

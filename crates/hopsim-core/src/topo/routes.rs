@@ -1,0 +1,376 @@
+//! ECMP routing over shortest paths: per node and destination host, every egress port that lies
+//! on a shortest (hop-count) path.
+//!
+//! Why hop-count ECMP: it is what the papers' fabrics run (BFC §6: "flow-level ECMP"; HPCC's
+//! ns-3 code installs every shortest-path next hop), and on Clos topologies shortest paths are
+//! exactly the up-down paths. Hosts are endpoints only: a path never transits a host other than
+//! its destination. Tables are flattened and de-duplicated (a switch sends every destination of
+//! a remote pod through the same port set), and single-homed hosts get no row at all, because
+//! their only port is their only route.
+
+use super::{NodeKind, Topology};
+use crate::rng::mix;
+use std::collections::{HashMap, VecDeque};
+
+/// `(port at n, node at the other end)` per node `n`, in increasing port order.
+pub(crate) fn adjacency(topo: &Topology) -> Vec<Vec<(u32, u32)>> {
+    let mut adj = vec![Vec::new(); topo.nodes.len()];
+    for (l, s) in topo.links.iter().enumerate() {
+        let l = l as u32;
+        adj[s.a as usize].push((2 * l, s.b));
+        adj[s.b as usize].push((2 * l + 1, s.a));
+    }
+    adj
+}
+
+/// The ports of every node, in increasing port order (port numbering as in `topo`'s module doc).
+/// Panics if a link names an unknown node (`Topology::validate` catches that first).
+pub fn node_ports(topo: &Topology) -> Vec<Vec<u32>> {
+    adjacency(topo).into_iter().map(|v| v.into_iter().map(|(p, _)| p).collect()).collect()
+}
+
+const NONE: u32 = u32::MAX;
+
+/// A candidate list: `pool[start .. start + len]`. (`len` is `u32`: the struct is 8 bytes either
+/// way, and no port count can overflow it.)
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Entry {
+    start: u32,
+    len: u32,
+}
+
+/// Shortest-path ECMP next hops for every (node, destination host) pair.
+#[derive(Clone, Debug)]
+pub struct Routes {
+    /// Dense index of each node that is a host, `NONE` for switches.
+    host_index: Vec<u32>,
+    /// Node id of each host index.
+    host_node: Vec<u32>,
+    /// Node at the far end of each port.
+    port_peer: Vec<u32>,
+    /// Table row of each node, `NONE` for single-homed hosts.
+    row: Vec<u32>,
+    n_rows: usize,
+    /// The only port of each host index (`NONE` unless single-homed).
+    host_port: Vec<u32>,
+    /// `table[dst_index * n_rows + row]`.
+    table: Vec<Entry>,
+    pool: Vec<u32>,
+}
+
+impl Routes {
+    /// One BFS from each destination host, O(H * (V + E)). Expects a topology that passes
+    /// `Topology::validate`; unreachable pairs simply get no next hops.
+    pub fn build(topo: &Topology) -> Routes {
+        let n = topo.nodes.len();
+        let adj = adjacency(topo);
+        let is_host = |i: u32| topo.nodes[i as usize] == NodeKind::Host;
+        let host_node = topo.host_ids();
+        let mut host_index = vec![NONE; n];
+        let mut host_port = vec![NONE; host_node.len()];
+        for (hi, &h) in host_node.iter().enumerate() {
+            host_index[h as usize] = hi as u32;
+            if adj[h as usize].len() == 1 {
+                host_port[hi] = adj[h as usize][0].0;
+            }
+        }
+        let mut row = vec![NONE; n];
+        let mut row_node = Vec::new();
+        for i in 0..n as u32 {
+            if !(is_host(i) && adj[i as usize].len() == 1) {
+                row[i as usize] = row_node.len() as u32;
+                row_node.push(i);
+            }
+        }
+        let mut port_peer = vec![0; 2 * topo.links.len()];
+        for (l, s) in topo.links.iter().enumerate() {
+            port_peer[2 * l] = s.b;
+            port_peer[2 * l + 1] = s.a;
+        }
+
+        let n_rows = row_node.len();
+        let mut table = vec![Entry::default(); host_node.len() * n_rows];
+        let mut pool = Vec::new();
+        let mut interned: HashMap<Vec<u32>, u32> = HashMap::new();
+        let mut last = vec![Entry::default(); n_rows];
+        let mut dist = vec![NONE; n];
+        let mut queue = VecDeque::new();
+        let mut cand = Vec::new();
+        for (di, &d) in host_node.iter().enumerate() {
+            dist.fill(NONE);
+            dist[d as usize] = 0;
+            queue.push_back(d);
+            while let Some(u) = queue.pop_front() {
+                if u != d && is_host(u) {
+                    continue; // hosts do not forward
+                }
+                for &(_, v) in &adj[u as usize] {
+                    if dist[v as usize] == NONE {
+                        dist[v as usize] = dist[u as usize] + 1;
+                        queue.push_back(v);
+                    }
+                }
+            }
+            let out = &mut table[di * n_rows..(di + 1) * n_rows];
+            for (r, &u) in row_node.iter().enumerate() {
+                let du = dist[u as usize];
+                if u == d || du == NONE {
+                    continue;
+                }
+                cand.clear();
+                cand.extend(
+                    adj[u as usize]
+                        .iter()
+                        .filter(|&&(_, v)| dist[v as usize] == du - 1 && (v == d || !is_host(v)))
+                        .map(|&(p, _)| p),
+                );
+                let prev = last[r];
+                let e = if pool[prev.start as usize..(prev.start + prev.len) as usize] == cand[..] {
+                    prev
+                } else if let Some(&start) = interned.get(&cand[..]) {
+                    Entry { start, len: cand.len() as u32 }
+                } else {
+                    let start = pool.len() as u32;
+                    pool.extend_from_slice(&cand);
+                    interned.insert(cand.clone(), start);
+                    Entry { start, len: cand.len() as u32 }
+                };
+                out[r] = e;
+                last[r] = e;
+            }
+        }
+        pool.shrink_to_fit();
+        Routes { host_index, host_node, port_peer, row, n_rows, host_port, table, pool }
+    }
+
+    pub fn n_hosts(&self) -> usize {
+        self.host_node.len()
+    }
+
+    /// Dense index (0..H, in node-id order) of a host, or `None` for a switch or unknown id.
+    #[inline]
+    pub fn host_index(&self, node: u32) -> Option<u32> {
+        match self.host_index.get(node as usize) {
+            Some(&i) if i != NONE => Some(i),
+            _ => None,
+        }
+    }
+
+    /// Node id of host index `idx`.
+    #[inline]
+    pub fn host_node(&self, idx: u32) -> u32 {
+        self.host_node[idx as usize]
+    }
+
+    /// The node at the far end of port `p`.
+    #[inline]
+    pub fn peer_node(&self, p: u32) -> u32 {
+        self.port_peer[p as usize]
+    }
+
+    /// Ports at `node` on shortest paths to host `dst_node`, in increasing port order. Empty
+    /// when `node == dst_node`, when `dst_node` is not a host, or when there is no route.
+    #[inline]
+    pub fn next_hops(&self, node: u32, dst_node: u32) -> &[u32] {
+        let Some(di) = self.host_index(dst_node) else { return &[] };
+        let Some(&r) = self.row.get(node as usize) else { return &[] };
+        if r != NONE {
+            let e = self.table[di as usize * self.n_rows + r as usize];
+            return &self.pool[e.start as usize..(e.start + e.len) as usize];
+        }
+        // A single-homed host: its one port, if the far end delivers or forwards to dst.
+        let hi = self.host_index[node as usize] as usize;
+        let p = &self.host_port[hi];
+        let peer = self.port_peer[*p as usize];
+        let ok = node != dst_node
+            && (peer == dst_node
+                || (self.host_index(peer).is_none() && !self.next_hops(peer, dst_node).is_empty()));
+        if ok {
+            std::slice::from_ref(p)
+        } else {
+            &[]
+        }
+    }
+
+    /// One of `next_hops(node, dst_node)`, chosen by a per-switch mix of the flow hash so that
+    /// successive switches choose independently. Panics if there is no next hop.
+    #[inline]
+    pub fn pick(&self, node: u32, dst_node: u32, flow_hash: u64) -> u32 {
+        let c = self.next_hops(node, dst_node);
+        match c.len() {
+            0 => panic!("no route from node {node} to node {dst_node}"),
+            1 => c[0],
+            n => c[(mix(&[flow_hash, node as u64]) % n as u64) as usize],
+        }
+    }
+
+    /// The egress ports from `src` to `dst` that `pick` chooses for `flow_hash`, starting with
+    /// `src`'s own port. Empty if `src == dst` or there is no route.
+    pub fn path(&self, src: u32, dst: u32, flow_hash: u64) -> Vec<u32> {
+        let mut ports = Vec::new();
+        let mut cur = src;
+        while cur != dst {
+            if self.next_hops(cur, dst).is_empty() {
+                return Vec::new();
+            }
+            let p = self.pick(cur, dst, flow_hash);
+            ports.push(p);
+            cur = self.port_peer[p as usize];
+        }
+        ports
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::time::{Rate, Time};
+    use crate::topo::{star, FatTree, LeafSpine, MultiDc};
+
+    fn check_path(t: &Topology, r: &Routes, src: u32, dst: u32, h: u64) -> Vec<u32> {
+        let p = r.path(src, dst, h);
+        let mut cur = src;
+        for &port in &p {
+            assert_eq!(t.port_node(port), cur);
+            cur = r.peer_node(port);
+        }
+        assert_eq!(cur, dst);
+        p
+    }
+
+    #[test]
+    fn star_paths() {
+        let t = star(4, Rate::gbps(100), Time::from_us(1));
+        let r = Routes::build(&t);
+        assert_eq!(r.path(0, 1, 7), vec![0, 3]);
+        assert_eq!(check_path(&t, &r, 3, 2, 1).len(), 2);
+        assert_eq!(r.next_hops(4, 2), &[5]);
+        assert!(r.path(1, 1, 0).is_empty());
+        assert!(r.next_hops(0, 4).is_empty()); // a switch is no destination
+        assert_eq!(node_ports(&t)[4], vec![1, 3, 5, 7]);
+        assert_eq!(
+            (r.n_hosts(), r.host_index(3), r.host_index(4), r.host_node(2)),
+            (4, Some(3), None, 2)
+        );
+    }
+
+    #[test]
+    fn leaf_spine_ecmp() {
+        let ls = LeafSpine::bfc_nsdi22();
+        let t = ls.build();
+        let r = Routes::build(&t);
+        let tor0 = ls.tor_id(0);
+        assert_eq!(r.next_hops(tor0, 20).len(), ls.spines); // host 20 sits on ToR 1
+        assert_eq!(r.next_hops(tor0, 3).len(), 1);
+        assert_eq!(check_path(&t, &r, 0, 20, 9).len(), 4);
+        assert_eq!(check_path(&t, &r, 0, 3, 9).len(), 2);
+        // parallel links multiply the choices.
+        let ls2 = LeafSpine { links_per_spine: 2, ..ls.clone() };
+        let r2 = Routes::build(&ls2.build());
+        assert_eq!(r2.next_hops(tor0, 20).len(), 2 * ls.spines);
+        let c = r.next_hops(tor0, 127);
+        assert!(c.windows(2).all(|w| w[0] < w[1]));
+    }
+
+    #[test]
+    fn fat_tree_k4() {
+        let f = FatTree::new(4, Rate::gbps(100), Rate::gbps(100), Time::from_us(1)).unwrap();
+        let t = f.build().unwrap();
+        let r = Routes::build(&t);
+        // host 0: pod 0 edge 0; host 15: pod 3.
+        assert_eq!(r.next_hops(f.edge_id(0, 0), 15).len(), 2);
+        assert_eq!(r.next_hops(f.agg_id(0, 1), 15).len(), 2);
+        assert_eq!(r.next_hops(f.core_id(0), 15).len(), 1);
+        assert_eq!(r.next_hops(f.agg_id(3, 0), 15).len(), 1);
+        for h in 0..32 {
+            assert_eq!(check_path(&t, &r, 0, 15, h).len(), 6);
+        }
+        assert_eq!(check_path(&t, &r, 0, 2, 1).len(), 4); // same pod, other edge
+        assert_eq!(check_path(&t, &r, 0, 1, 1).len(), 2); // same edge
+                                                          // every (src, dst) pair routes.
+        for s in 0..16 {
+            for d in 0..16 {
+                if s != d {
+                    check_path(&t, &r, s, d, s as u64 * 31 + d as u64);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn hashes_spread_and_decorrelate() {
+        let ls = LeafSpine::bfc_nsdi22();
+        let r = Routes::build(&ls.build());
+        let c = r.next_hops(ls.tor_id(0), 20).to_vec();
+        let mut count = vec![0usize; c.len()];
+        for h in 0..8000u64 {
+            let p = r.pick(ls.tor_id(0), 20, h);
+            count[c.iter().position(|&x| x == p).unwrap()] += 1;
+        }
+        assert!(count.iter().all(|&k| (800..1200).contains(&k)), "{count:?}");
+        // Two switches with the same candidate count choose differently for the same hashes.
+        let f = FatTree::new(4, Rate::gbps(100), Rate::gbps(100), Time::ZERO).unwrap();
+        let r = Routes::build(&f.build().unwrap());
+        let (e, a) = (f.edge_id(0, 0), f.agg_id(0, 0));
+        let idx = |node: u32, h: u64| {
+            let c = r.next_hops(node, 15);
+            c.iter().position(|&x| x == r.pick(node, 15, h)).unwrap()
+        };
+        let same = (0..1000u64).filter(|&h| idx(e, h) == idx(a, h)).count();
+        assert!((350..650).contains(&same), "{same}");
+    }
+
+    #[test]
+    fn multi_dc_goes_through_gateways() {
+        let m = MultiDc::default();
+        let t = m.build();
+        let r = Routes::build(&t);
+        let p = check_path(&t, &r, 0, 100, 5);
+        assert_eq!(p.len(), 7); // host, ToR, spine, gateway, gateway, spine, ToR
+        assert!(p.contains(&(2 * m.long_link_id())));
+        assert_eq!(r.next_hops(m.tor_id(0, 0), 100).len(), 8);
+        assert_eq!(r.next_hops(m.gateway_id(1), 100).len(), 8);
+    }
+
+    #[test]
+    fn hosts_do_not_transit_and_multihomed_hosts_route() {
+        // host 0 dual-homed to switches 2 and 3; host 1 on switch 3; switch 2 only reaches host 1
+        // through host 0, which must not forward.
+        let mut t = Topology::default();
+        for k in [
+            NodeKind::Host,
+            NodeKind::Host,
+            NodeKind::Switch { tier: 0 },
+            NodeKind::Switch { tier: 0 },
+        ] {
+            t.add_node(k);
+        }
+        let (r1, z) = (Rate::gbps(1), Time::ZERO);
+        t.add_link(0, 2, r1, z);
+        t.add_link(0, 3, r1, z);
+        t.add_link(1, 3, r1, z);
+        let r = Routes::build(&t);
+        assert!(r.next_hops(2, 1).is_empty());
+        assert_eq!(r.next_hops(0, 1), &[2]);
+        assert_eq!(r.path(0, 1, 0), vec![2, 4 + 1]);
+        assert_eq!(r.next_hops(1, 0), &[4]);
+        assert_eq!(r.next_hops(3, 0), &[3]);
+    }
+
+    #[test]
+    fn hpcc_file_routes_fast() {
+        let t = crate::topo::hpcc_file::tests::hpcc_320();
+        let start = std::time::Instant::now();
+        let r = Routes::build(&t);
+        let took = start.elapsed();
+        assert!(took.as_secs_f64() < 1.0, "{took:?}");
+        // ToR 320 serves hosts 0..16; cross-pod traffic fans out over its 4 uplinks.
+        assert_eq!(r.next_hops(320, 5).len(), 1);
+        let far = r.next_hops(320, 319).len();
+        assert_eq!(far, 4);
+        for (s, d) in [(0, 319), (0, 17), (5, 6), (100, 200)] {
+            check_path(&t, &r, s, d, 42);
+        }
+        assert_eq!(r.path(0, 319, 1).len(), 6);
+    }
+}

@@ -1,0 +1,165 @@
+//! Background traffic: open-loop flow arrivals with uniform random source/destination pairs.
+//!
+//! Why one aggregate process rather than one per host: with exponential gaps the two are the
+//! same process (a superposition of Poisson processes is Poisson), and BFC (§6.2.1 "Workloads":
+//! "For each flow arrival, the source-destination pair is derived from a uniform distribution";
+//! `nsdifinal.cc` draws one lognormal gap per flow for the whole network) defines its bursty
+//! lognormal arrivals on the aggregate. FlowSail (§VI-B) and Pulser (§IV) also draw sources and
+//! destinations uniformly at random.
+//!
+//! Sizes, gaps and pairs come from three separate streams (`rng::stream::FLOW_SIZE`, `ARRIVAL`,
+//! `PAIRS`), so changing the load (the gaps) leaves the sequence of sizes and pairs unchanged.
+
+use super::arrivals::{arrival_times, mean_gap_ps, Arrival, Limit, LoadBasis};
+use super::cdf::Cdf;
+use super::{check_hosts, FlowSpec};
+use crate::rng::{stream, Rng};
+use crate::time::Time;
+use serde::{Deserialize, Serialize};
+
+/// Everything but the size distribution (which is not serialisable data but a parsed file).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BackgroundSpec {
+    /// Node ids of the hosts that send and receive; at least two, no duplicates.
+    pub hosts: Vec<u32>,
+    pub arrival: Arrival,
+    pub basis: LoadBasis,
+    /// Offered load as a fraction of `basis` (0.3 = 30%).
+    pub load: f64,
+    pub start: Time,
+    pub limit: Limit,
+    pub prio: u8,
+    pub seed: u64,
+    /// Tells apart several generators under one master seed (stream index of all three streams).
+    pub stream_index: u64,
+}
+
+/// Draws the flows of `spec` with sizes from `cdf`, sorted by start time.
+pub fn background_flows(spec: &BackgroundSpec, cdf: &Cdf) -> Result<Vec<FlowSpec>, String> {
+    check_hosts(&spec.hosts, 2)?;
+    spec.arrival.validate()?;
+    let gap = mean_gap_ps(spec.load, &spec.basis, cdf.mean())?;
+    let mut arrivals = Rng::stream(spec.seed, stream::ARRIVAL, spec.stream_index);
+    let mut sizes = Rng::stream(spec.seed, stream::FLOW_SIZE, spec.stream_index);
+    let mut pairs = Rng::stream(spec.seed, stream::PAIRS, spec.stream_index);
+    let times = arrival_times(spec.arrival, gap, spec.start, spec.limit, &mut arrivals);
+    let n = spec.hosts.len() as u64;
+    let flows = times
+        .into_iter()
+        .map(|start| {
+            let s = pairs.below(n);
+            // Uniform over the other n-1 hosts: draw in [0, n-1) and skip the source's slot.
+            let mut d = pairs.below(n - 1);
+            if d >= s {
+                d += 1;
+            }
+            FlowSpec {
+                src: spec.hosts[s as usize],
+                dst: spec.hosts[d as usize],
+                size: cdf.sample(&mut sizes),
+                start,
+                prio: spec.prio,
+                incast: false,
+            }
+        })
+        .collect();
+    Ok(flows)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::time::Rate;
+
+    fn spec(limit: Limit) -> BackgroundSpec {
+        BackgroundSpec {
+            hosts: (10..26).collect(),
+            arrival: Arrival::Poisson,
+            basis: LoadBasis::HostLinks { hosts: 16, host_rate: Rate::gbps(100) },
+            load: 0.5,
+            start: Time::from_us(10),
+            limit,
+            prio: 3,
+            seed: 42,
+            stream_index: 0,
+        }
+    }
+
+    #[test]
+    fn deterministic_sorted_and_valid_pairs() {
+        let cdf = Cdf::uniform(1_000, 100_000).unwrap();
+        let s = spec(Limit::Count(5_000));
+        let a = background_flows(&s, &cdf).unwrap();
+        assert_eq!(a, background_flows(&s, &cdf).unwrap());
+        assert_eq!(a.len(), 5_000);
+        assert!(a.windows(2).all(|w| w[0].start <= w[1].start));
+        assert!(a
+            .iter()
+            .all(|f| f.src != f.dst && (10..26).contains(&f.src) && (10..26).contains(&f.dst)));
+        assert!(a.iter().all(|f| f.prio == 3 && !f.incast && f.start > s.start));
+        let mut other = s.clone();
+        other.seed = 43;
+        assert_ne!(a, background_flows(&other, &cdf).unwrap());
+    }
+
+    #[test]
+    fn offered_load_matches_target() {
+        let cdf = Cdf::uniform(1_000, 100_000).unwrap();
+        let d = Time::from_ms(20);
+        let flows = background_flows(&spec(Limit::Duration(d)), &cdf).unwrap();
+        let bytes: u64 = flows.iter().map(|f| f.size).sum();
+        let offered = bytes as f64 * 8.0 / d.as_secs_f64();
+        let target = 0.5 * 16.0 * 100e9;
+        assert!((offered / target - 1.0).abs() < 0.03, "{offered} vs {target}");
+    }
+
+    #[test]
+    fn pairs_are_uniform_over_ordered_pairs() {
+        let cdf = Cdf::constant(1000);
+        let mut s = spec(Limit::Count(120_000));
+        s.hosts = vec![0, 1, 2, 3];
+        let flows = background_flows(&s, &cdf).unwrap();
+        let mut count = [[0usize; 4]; 4];
+        for f in &flows {
+            count[f.src as usize][f.dst as usize] += 1;
+        }
+        for (i, row) in count.iter().enumerate() {
+            for (j, &c) in row.iter().enumerate() {
+                if i == j {
+                    assert_eq!(c, 0);
+                } else {
+                    assert!((c as f64 / 10_000.0 - 1.0).abs() < 0.05, "{i}->{j}: {c}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn load_change_keeps_sizes_and_pairs() {
+        let cdf = Cdf::uniform(1_000, 100_000).unwrap();
+        let a = background_flows(&spec(Limit::Count(100)), &cdf).unwrap();
+        let mut s = spec(Limit::Count(100));
+        s.load = 0.9;
+        let b = background_flows(&s, &cdf).unwrap();
+        for (x, y) in a.iter().zip(&b) {
+            assert_eq!((x.src, x.dst, x.size), (y.src, y.dst, y.size));
+        }
+        assert!(b.last().unwrap().start < a.last().unwrap().start);
+    }
+
+    #[test]
+    fn bad_specs_are_errors() {
+        let cdf = Cdf::constant(1000);
+        let mut s = spec(Limit::Count(10));
+        s.hosts = vec![1];
+        assert!(background_flows(&s, &cdf).unwrap_err().contains("at least 2"));
+        s.hosts = vec![1, 2, 1];
+        assert!(background_flows(&s, &cdf).unwrap_err().contains("more than once"));
+        let mut s = spec(Limit::Count(10));
+        s.load = -1.0;
+        assert!(background_flows(&s, &cdf).is_err());
+        let mut s = spec(Limit::Count(10));
+        s.arrival = Arrival::LogNormal { sigma: -1.0 };
+        assert!(background_flows(&s, &cdf).is_err());
+    }
+}

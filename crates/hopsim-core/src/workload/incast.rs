@@ -1,0 +1,318 @@
+//! Incast: bursts of `degree` flows that start together towards one destination host.
+//!
+//! Why a separate generator: every paper under study stresses its scheme with N-to-1 bursts on
+//! top of background traffic, and each sets the burst differently (fixed or random destination,
+//! total or per-flow size, periodic or load-driven). `IncastSpec` covers all of them; the
+//! named constructors record each paper's setting and the section it comes from.
+//! Flows are tagged `incast = true` so metrics can split their FCTs from the background's.
+
+use super::arrivals::{arrival_times, Arrival, Limit};
+use super::{check_hosts, sort_flows, FlowSpec, DEFAULT_PRIO};
+use crate::rng::{stream, Rng};
+use crate::time::{Rate, Time, PS_PER_S};
+use serde::{Deserialize, Serialize};
+
+/// Size of the flows of one burst.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub enum IncastSize {
+    /// Each flow uniform in [min, max] bytes, drawn independently.
+    PerFlowRange { min: u64, max: u64 },
+    /// The burst carries this many bytes, split equally (the first `bytes % degree` flows get
+    /// one byte more, so the total is exact).
+    Total(u64),
+}
+
+/// When bursts happen.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub enum IncastTiming {
+    /// One burst every period, the first at the window start.
+    Period(Time),
+    /// Poisson bursts whose mean period makes the incast bytes average `load * host_rate`
+    /// into a fixed destination: period = degree * mean_flow_size * 8 / (load * host_rate).
+    /// With a random destination each of the H hosts is equally likely the target, so the
+    /// aggregate burst rate is H times higher and every host still receives `load` on average.
+    LoadShare { load: f64, host_rate: Rate },
+    /// A single burst at this absolute instant (the window is ignored).
+    Once(Time),
+}
+
+/// How the senders of one burst are drawn among the hosts other than the destination.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Senders {
+    /// `degree` distinct senders (an N-to-1 incast as the papers' text describes it).
+    Distinct,
+    /// Each flow's sender drawn independently, so a host may send several flows (what the
+    /// Floodgate-NS3 and BFC simulators' code does).
+    WithReplacement,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct IncastSpec {
+    /// Flows per burst.
+    pub degree: usize,
+    pub size: IncastSize,
+    pub timing: IncastTiming,
+    /// Fixed destination, or `None` for a destination drawn uniformly among the hosts per burst.
+    pub dst: Option<u32>,
+    pub senders: Senders,
+    /// Each flow starts at the burst instant plus a uniform offset in [0, jitter); 0 = together.
+    pub jitter: Time,
+    pub prio: u8,
+}
+
+impl IncastSpec {
+    /// Random destination, distinct senders, no jitter, default priority.
+    pub fn new(degree: usize, size: IncastSize, timing: IncastTiming) -> IncastSpec {
+        IncastSpec {
+            degree,
+            size,
+            timing,
+            dst: None,
+            senders: Senders::Distinct,
+            jitter: Time::ZERO,
+            prio: DEFAULT_PRIO,
+        }
+    }
+
+    /// Mean bytes of one flow.
+    pub fn mean_flow_size(&self) -> f64 {
+        match self.size {
+            IncastSize::PerFlowRange { min, max } => (min as f64 + max as f64) / 2.0,
+            IncastSize::Total(b) => b as f64 / self.degree.max(1) as f64,
+        }
+    }
+
+    /// Mean bytes of one burst.
+    pub fn mean_burst_bytes(&self) -> f64 {
+        self.mean_flow_size() * self.degree as f64
+    }
+
+    /// Mean time between bursts given the number of hosts (`None` for `Once`).
+    pub fn mean_period(&self, n_hosts: usize) -> Result<Option<Time>, String> {
+        match self.timing {
+            IncastTiming::Once(_) => Ok(None),
+            IncastTiming::Period(p) => Ok(Some(p)),
+            IncastTiming::LoadShare { load, host_rate } => {
+                let targets = if self.dst.is_some() { 1.0 } else { n_hosts as f64 };
+                let bps = load * host_rate.bps() as f64 * targets;
+                if !(bps.is_finite() && bps > 0.0) {
+                    return Err(format!("incast load {load} x {host_rate} gives no positive rate"));
+                }
+                Ok(Some(secs_to_time(self.mean_burst_bytes() * 8.0 / bps)))
+            }
+        }
+    }
+
+    fn validate(&self, hosts: &[u32]) -> Result<Vec<u32>, String> {
+        check_hosts(hosts, if self.dst.is_some() { 1 } else { 2 })?;
+        if self.degree == 0 {
+            return Err("incast degree must be at least 1".to_string());
+        }
+        match self.size {
+            IncastSize::PerFlowRange { min, max } if min == 0 || min > max => {
+                return Err(format!("incast flow size range [{min}, {max}] must have 1 <= min <= max"))
+            }
+            IncastSize::Total(b) if b < self.degree as u64 => {
+                return Err(format!(
+                    "incast total {b} B is less than 1 B per flow for {} flows",
+                    self.degree
+                ))
+            }
+            _ => {}
+        }
+        if let IncastTiming::Period(p) = self.timing {
+            if p == Time::ZERO {
+                return Err("incast period must be positive".to_string());
+            }
+        }
+        let candidates: Vec<u32> = match self.dst {
+            Some(d) => hosts.iter().copied().filter(|&h| h != d).collect(),
+            None => hosts.to_vec(),
+        };
+        // With a random destination one more host is excluded per burst.
+        let available = candidates.len() - usize::from(self.dst.is_none());
+        if self.senders == Senders::Distinct && self.degree > available {
+            return Err(format!(
+                "incast degree {} needs that many distinct senders, \
+                 only {available} hosts besides the destination",
+                self.degree
+            ));
+        }
+        if available == 0 {
+            return Err("no host can send: the only host is the destination".to_string());
+        }
+        Ok(candidates)
+    }
+}
+
+/// Seconds to a positive time (at least 1 ps, so a period can never be zero).
+pub(super) fn secs_to_time(s: f64) -> Time {
+    Time((s * PS_PER_S as f64).round().max(1.0) as u64)
+}
+
+/// Burst instants of `spec` in the window (`start`, `limit`).
+fn burst_times(
+    spec: &IncastSpec,
+    n_hosts: usize,
+    start: Time,
+    limit: Limit,
+    rng: &mut Rng,
+) -> Result<Vec<Time>, String> {
+    Ok(match spec.timing {
+        IncastTiming::Once(at) => vec![at],
+        IncastTiming::Period(p) => {
+            // start + k*p for k = 0, 1, ... until the limit (or u64 overflow).
+            let inside = |k: u64, t: u64| match limit {
+                Limit::Count(n) => k < n as u64,
+                Limit::Duration(d) => t < start.0.saturating_add(d.0),
+            };
+            (0u64..)
+                .map_while(|k| p.0.checked_mul(k).and_then(|o| start.0.checked_add(o)).map(|t| (k, t)))
+                .take_while(|&(k, t)| inside(k, t))
+                .map(|(_, t)| Time(t))
+                .collect()
+        }
+        IncastTiming::LoadShare { .. } => {
+            let mean = spec.mean_period(n_hosts)?.map_or(0, |t| t.0) as f64;
+            arrival_times(Arrival::Poisson, mean, start, limit, rng)
+        }
+    })
+}
+
+/// All flows of the incast bursts of `spec` among `hosts` within the window, sorted.
+/// Streams: `rng::stream::INCAST` with indices `4*stream_index + {0: hosts, 1: sizes,
+/// 2: burst times, 3: jitter}`, so e.g. a new size range leaves destinations unchanged.
+pub fn incast_flows(
+    spec: &IncastSpec,
+    hosts: &[u32],
+    start: Time,
+    limit: Limit,
+    seed: u64,
+    stream_index: u64,
+) -> Result<Vec<FlowSpec>, String> {
+    let candidates = spec.validate(hosts)?;
+    let rng = |k: u64| Rng::stream(seed, stream::INCAST, stream_index.wrapping_mul(4).wrapping_add(k));
+    let (mut pick, mut sizes, mut times, mut jitter) = (rng(0), rng(1), rng(2), rng(3));
+    let bursts = burst_times(spec, hosts.len(), start, limit, &mut times)?;
+    let mut flows = Vec::with_capacity(bursts.len().saturating_mul(spec.degree).min(1 << 24));
+    let mut pool = Vec::with_capacity(candidates.len());
+    for t in bursts {
+        let dst = match spec.dst {
+            Some(d) => d,
+            None => candidates[pick.below(candidates.len() as u64) as usize],
+        };
+        pool.clear();
+        pool.extend(candidates.iter().copied().filter(|&h| h != dst));
+        for i in 0..spec.degree {
+            let src = match spec.senders {
+                // Partial Fisher-Yates: position i gets a uniform pick of the rest.
+                Senders::Distinct => {
+                    let j = i + pick.below((pool.len() - i) as u64) as usize;
+                    pool.swap(i, j);
+                    pool[i]
+                }
+                Senders::WithReplacement => pool[pick.below(pool.len() as u64) as usize],
+            };
+            let size = match spec.size {
+                IncastSize::PerFlowRange { min, max } => sizes.range_inclusive(min, max),
+                IncastSize::Total(b) => {
+                    let n = spec.degree as u64;
+                    b / n + u64::from((i as u64) < b % n)
+                }
+            };
+            let off = if spec.jitter.0 > 0 { jitter.below(spec.jitter.0) } else { 0 };
+            flows.push(FlowSpec {
+                src,
+                dst,
+                size,
+                start: Time(t.0.saturating_add(off)),
+                prio: spec.prio,
+                incast: true,
+            });
+        }
+    }
+    sort_flows(&mut flows);
+    Ok(flows)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeSet;
+
+    fn hosts(n: u32) -> Vec<u32> {
+        (100..100 + n).collect()
+    }
+
+    #[test]
+    fn total_split_is_exact() {
+        let mut s = IncastSpec::new(3, IncastSize::Total(10), IncastTiming::Once(Time::from_us(1)));
+        s.dst = Some(100);
+        let flows = incast_flows(&s, &hosts(8), Time::ZERO, Limit::Count(0), 1, 0).unwrap();
+        let mut sizes: Vec<u64> = flows.iter().map(|f| f.size).collect();
+        sizes.sort();
+        assert_eq!(sizes, vec![3, 3, 4]);
+        assert!(flows.iter().all(|f| f.dst == 100 && f.src != 100 && f.start == Time::from_us(1)));
+    }
+
+    #[test]
+    fn load_share_gives_the_target_load_per_destination() {
+        let rate = Rate::gbps(100);
+        let mut s = IncastSpec::new(
+            10,
+            IncastSize::PerFlowRange { min: 10_000, max: 30_000 },
+            IncastTiming::LoadShare { load: 0.5, host_rate: rate },
+        );
+        s.dst = Some(105);
+        // period = 10 * 20 KB * 8 / 50 Gb/s = 32 us.
+        assert_eq!(s.mean_period(16).unwrap(), Some(Time::from_us(32)));
+        let d = Time::from_ms(100);
+        let flows = incast_flows(&s, &hosts(16), Time::ZERO, Limit::Duration(d), 7, 0).unwrap();
+        let load = flows.iter().map(|f| f.size).sum::<u64>() as f64 * 8.0 / d.as_secs_f64() / 100e9;
+        assert!((load - 0.5).abs() < 0.03, "{load}");
+        // Random destination: H times more bursts, each host still gets 0.5 on average.
+        s.dst = None;
+        assert_eq!(s.mean_period(16).unwrap(), Some(Time::from_us(2)));
+        let flows = incast_flows(&s, &hosts(16), Time::ZERO, Limit::Duration(d), 7, 0).unwrap();
+        let load =
+            flows.iter().map(|f| f.size).sum::<u64>() as f64 * 8.0 / d.as_secs_f64() / 100e9 / 16.0;
+        assert!((load - 0.5).abs() < 0.03, "{load}");
+    }
+
+    #[test]
+    fn jitter_spreads_starts_within_bound() {
+        let mut s = IncastSpec::pulser(100_000, IncastTiming::Once(Time::from_us(10)));
+        s.jitter = Time::from_ns(500);
+        let flows = incast_flows(&s, &hosts(40), Time::ZERO, Limit::Count(1), 5, 0).unwrap();
+        assert_eq!(flows.len(), 24);
+        assert!(flows.iter().all(|f| f.start >= Time::from_us(10) && f.start < Time::ps(10_500_000)));
+        assert!(flows.iter().map(|f| f.start).collect::<BTreeSet<_>>().len() > 1);
+    }
+
+    #[test]
+    fn deterministic_and_bad_specs_rejected() {
+        let s = IncastSpec::bfc();
+        let a = incast_flows(&s, &hosts(128), Time::ZERO, Limit::Count(3), 9, 0).unwrap();
+        assert_eq!(a, incast_flows(&s, &hosts(128), Time::ZERO, Limit::Count(3), 9, 0).unwrap());
+        assert_ne!(a, incast_flows(&s, &hosts(128), Time::ZERO, Limit::Count(3), 9, 1).unwrap());
+        // 100 distinct senders need 101 hosts.
+        assert!(incast_flows(&s, &hosts(100), Time::ZERO, Limit::Count(1), 9, 0)
+            .unwrap_err()
+            .contains("distinct"));
+        let mut w = s;
+        w.senders = Senders::WithReplacement;
+        assert_eq!(incast_flows(&w, &hosts(10), Time::ZERO, Limit::Count(1), 9, 0).unwrap().len(), 100);
+        let mut z = s;
+        z.degree = 0;
+        assert!(incast_flows(&z, &hosts(10), Time::ZERO, Limit::Count(1), 9, 0).is_err());
+        let mut r = s;
+        r.size = IncastSize::PerFlowRange { min: 5, max: 4 };
+        assert!(incast_flows(&r, &hosts(200), Time::ZERO, Limit::Count(1), 9, 0).is_err());
+        let mut p = s;
+        p.timing = IncastTiming::Period(Time::ZERO);
+        assert!(incast_flows(&p, &hosts(200), Time::ZERO, Limit::Count(1), 9, 0).is_err());
+        let mut l = s;
+        l.timing = IncastTiming::LoadShare { load: 0.0, host_rate: Rate::gbps(100) };
+        assert!(incast_flows(&l, &hosts(200), Time::ZERO, Limit::Count(1), 9, 0).is_err());
+    }
+}

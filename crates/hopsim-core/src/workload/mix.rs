@@ -1,0 +1,130 @@
+//! Composite workloads: "incastmix" (background + incast bursts) and long-lived flows.
+//!
+//! Why: Floodgate's main scenario (§6 "Workloads", §6.1 "Simulations Under Incastmix
+//! Scenarios") is Poisson background flows mixed with periodic incast; BFC (§6.2.2, Fig. 9)
+//! and FlowSail (§VI-B) run the same kind of mix. The incast bursts span the background's
+//! time window, as Floodgate-NS3 does (`incast_time = max_time / incast_interval`).
+//! Long-lived flows serve throughput micro-benchmarks such as BFC §2.1 Fig. 3 ("a long-lived
+//! flow competing on a single link" with cross traffic).
+
+use super::arrivals::Limit;
+use super::background::{background_flows, BackgroundSpec};
+use super::cdf::Cdf;
+use super::incast::{incast_flows, IncastSpec};
+use super::{sort_flows, FlowSpec};
+use crate::time::Time;
+
+/// Size given to a long-lived flow: 2^50 B (about 1.1 PB) never finishes in a simulated
+/// run (over 6 hours at 400 Gb/s), yet leaves headroom so that byte counters (size * 8, size
+/// plus headers) cannot overflow a u64.
+pub const LONG_LIVED_SIZE: u64 = 1 << 50;
+
+/// Background flows of `bg` plus incast bursts of `incast` among the same hosts, sorted by
+/// start time. The bursts cover the background's window: [start, start + duration) for a
+/// duration limit, [start, last background start] for a count limit. The incast streams use
+/// the background's seed and stream index, under their own stream keys.
+pub fn incastmix(bg: &BackgroundSpec, cdf: &Cdf, incast: &IncastSpec) -> Result<Vec<FlowSpec>, String> {
+    let mut flows = background_flows(bg, cdf)?;
+    let window = match bg.limit {
+        Limit::Duration(d) => d,
+        Limit::Count(_) => {
+            let last = flows.last().map_or(bg.start, |f| f.start);
+            // +1 ps so that a burst at the last background start is still inside.
+            Time((last.0 - bg.start.0).saturating_add(1))
+        }
+    };
+    let bursts =
+        incast_flows(incast, &bg.hosts, bg.start, Limit::Duration(window), bg.seed, bg.stream_index)?;
+    flows.extend(bursts);
+    sort_flows(&mut flows);
+    Ok(flows)
+}
+
+/// One flow per (src, dst) pair, all starting at `start`, of `size` bytes (use
+/// `LONG_LIVED_SIZE` for flows that last the whole run).
+pub fn long_lived(
+    pairs: &[(u32, u32)],
+    size: u64,
+    start: Time,
+    prio: u8,
+) -> Result<Vec<FlowSpec>, String> {
+    if size == 0 {
+        return Err("long-lived flow size must be at least 1 byte".to_string());
+    }
+    if let Some((s, _)) = pairs.iter().find(|(s, d)| s == d) {
+        return Err(format!("long-lived flow from host {s} to itself"));
+    }
+    let mut v: Vec<FlowSpec> = pairs
+        .iter()
+        .map(|&(src, dst)| FlowSpec { src, dst, size, start, prio, incast: false })
+        .collect();
+    sort_flows(&mut v);
+    Ok(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::time::Rate;
+    use crate::workload::arrivals::{Arrival, LoadBasis};
+    use crate::workload::incast::{IncastSize, IncastTiming};
+    use crate::workload::DEFAULT_PRIO;
+
+    fn bg(limit: Limit) -> BackgroundSpec {
+        BackgroundSpec {
+            hosts: (0..32).collect(),
+            arrival: Arrival::Poisson,
+            basis: LoadBasis::HostLinks { hosts: 32, host_rate: Rate::gbps(100) },
+            load: 0.5,
+            start: Time::from_us(30),
+            limit,
+            prio: DEFAULT_PRIO,
+            seed: 5,
+            stream_index: 0,
+        }
+    }
+
+    #[test]
+    fn incastmix_merges_sorted_and_keeps_tags() {
+        let cdf = Cdf::uniform(1_000, 50_000).unwrap();
+        let inc =
+            IncastSpec::new(8, IncastSize::Total(800_000), IncastTiming::Period(Time::from_us(100)));
+        let spec = bg(Limit::Duration(Time::from_ms(1)));
+        let mix = incastmix(&spec, &cdf, &inc).unwrap();
+        let bgs = background_flows(&spec, &cdf).unwrap();
+        let n_inc = mix.iter().filter(|f| f.incast).count();
+        assert_eq!(n_inc, 10 * 8);
+        assert_eq!(mix.len(), bgs.len() + n_inc);
+        assert!(mix
+            .windows(2)
+            .all(|w| (w[0].start, w[0].src, w[0].dst) <= (w[1].start, w[1].src, w[1].dst)));
+        assert!(mix.iter().all(|f| f.start >= spec.start && f.start < Time::from_us(1030)));
+        // Background flows are the same with or without incast.
+        let only_bg: Vec<FlowSpec> = mix.iter().filter(|f| !f.incast).copied().collect();
+        let mut sorted_bg = bgs;
+        sort_flows(&mut sorted_bg);
+        assert_eq!(only_bg, sorted_bg);
+    }
+
+    #[test]
+    fn count_limit_spans_background_window() {
+        let cdf = Cdf::constant(10_000);
+        let inc = IncastSpec::new(4, IncastSize::Total(40_000), IncastTiming::Period(Time::from_us(1)));
+        let spec = bg(Limit::Count(1000));
+        let mix = incastmix(&spec, &cdf, &inc).unwrap();
+        let last_bg = mix.iter().filter(|f| !f.incast).map(|f| f.start).max().unwrap();
+        let last_inc = mix.iter().filter(|f| f.incast).map(|f| f.start).max().unwrap();
+        assert!(last_inc <= last_bg && last_bg.0 - last_inc.0 < Time::from_us(1).0);
+    }
+
+    #[test]
+    fn long_lived_flows() {
+        let v = long_lived(&[(3, 1), (0, 2)], LONG_LIVED_SIZE, Time::from_us(5), 3).unwrap();
+        assert_eq!(v.len(), 2);
+        assert_eq!((v[0].src, v[0].dst), (0, 2));
+        assert!(v.iter().all(|f| f.size == LONG_LIVED_SIZE && f.start == Time::from_us(5) && !f.incast));
+        assert!(LONG_LIVED_SIZE.checked_mul(8).is_some());
+        assert!(long_lived(&[(1, 1)], 10, Time::ZERO, 3).is_err());
+        assert!(long_lived(&[(1, 2)], 0, Time::ZERO, 3).is_err());
+    }
+}

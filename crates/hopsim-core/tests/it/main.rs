@@ -1,0 +1,5 @@
+//! Scenario tests: whole simulations checked against closed-form results and the papers'
+//! defining behaviours. One test binary, one module per concern.
+
+mod common;
+mod lone_flow;
