@@ -13,6 +13,7 @@ pub mod fc;
 pub mod net;
 pub mod packet;
 pub mod rng;
+pub mod scenario;
 pub mod sim;
 pub mod stats;
 pub mod time;

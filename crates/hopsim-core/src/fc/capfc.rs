@@ -1,8 +1,436 @@
-// TEMPORARY compile placeholder, replaced by the real module before commit.
+//! CaPFC, congestion-aware PFC (Avci, Li & Liu, IFIP Networking 2016), the baseline P-PFC is
+//! compared with in §5.6 of the P-PFC paper (Tian et al., TPDS 2020).
+//!
+//! What the P-PFC paper says CaPFC does, which is what this module implements:
+//! - §2.3: "CaPFC monitors the length of egress queues. CaPFC sets a fixed threshold of egress
+//!   queue length to trigger PFC proactively."
+//! - §5.6: "CaPFC also monitors egress queues to increase congestion control awareness. CaPFC
+//!   introduces a WARN threshold at each egress buffer to measure the congestion."
+//! - §7: "CaPFC monitors both ingress and egress queues, and triggers PFC with a fixed threshold
+//!   value of per-input counters."
+//!
+//! So: when an egress queue passes WARN, every ingress (port, priority) feeding it — holding more
+//! than `feeder_bytes` of it, the per-input counter of §7 — is paused with a PFC frame; an ingress
+//! that starts feeding the queue while it is warned is paused too. When the queue has drained to
+//! the resume level, those ingresses are resumed with zero quanta. Ingresses that do not feed a
+//! warned queue are never touched: that is CaPFC's point over plain PFC, which pauses by ingress
+//! occupancy whatever the egress.
+//!
+//! Pauses are XON/XOFF style: `pause_quanta` (0xFFFF by default) refreshed at half its duration
+//! while the queue stays warned, as [`Pfc`] does, so a long congestion never lapses and a lost
+//! resume never wedges a link; the queue's drain, not a computed time, ends the pause. (A computed
+//! duration is P-PFC's contribution, §4.4; the baseline should not borrow it.)
+//!
+//! Standard PFC stays underneath as the safety net. The two share the upstream's single pause
+//! timer per priority, so each must not undo the other: a PFC resume for an ingress CaPFC holds
+//! is withheld (CaPFC's refresh keeps the pause alive), and CaPFC withholds its resume for an
+//! ingress PFC still holds (PFC resumes it later itself).
+
+use super::pfc::{Pfc, PfcConfig};
+use super::ppfc::EgressComposition;
+use super::{quanta_duration, Actions, FcAction, FcMsg, FlowControl, PktMeta, SwitchView};
+use crate::time::Time;
 use serde::{Deserialize, Serialize};
-use super::{FlowControl, pfc::{Pfc, PfcConfig}};
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Default)]
-pub struct CapfcConfig {}
-pub struct Capfc(Pfc);
-impl Capfc { pub fn new(_c: CapfcConfig, p: PfcConfig, np: usize, npr: usize) -> Capfc { Capfc(Pfc::new(p, np, npr)) } }
-impl FlowControl for Capfc {}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct CapfcConfig {
+    /// WARN threshold on an egress queue's bytes. Neither paper in `papers/` gives a value; the
+    /// default is P-PFC's Kmax, 200 KB (P-PFC Table 2, the DCQCN ECN Kmax), so both egress-queue
+    /// schemes of §5.6 start acting at the same queue length and DCQCN marks before either.
+    pub warn_bytes: u64,
+    /// Resume the paused ingresses once the warned queue has drained to this many bytes.
+    /// `None` (default): `warn_bytes / 2`, a hysteresis so that a queue hovering at WARN does not
+    /// toggle its feeders on every packet.
+    pub resume_bytes: Option<u64>,
+    /// Per-input counter threshold (§7 of the P-PFC paper): an ingress is paused for a warned
+    /// queue when it holds more than this many bytes of it. Default 0: every ingress feeding it.
+    pub feeder_bytes: u64,
+    /// Quanta of CaPFC's pause frames; 0xFFFF = until resumed (refreshed at half this time).
+    pub pause_quanta: u16,
+}
+
+impl Default for CapfcConfig {
+    fn default() -> Self {
+        CapfcConfig { warn_bytes: 200_000, resume_bytes: None, feeder_bytes: 0, pause_quanta: u16::MAX }
+    }
+}
+
+impl CapfcConfig {
+    /// The queue length at or below which a warned queue's feeders are resumed.
+    pub fn resume_level(&self) -> u64 {
+        self.resume_bytes.unwrap_or(self.warn_bytes / 2)
+    }
+}
+
+/// CaPFC on one switch.
+pub struct Capfc {
+    pub cfg: CapfcConfig,
+    /// Standard PFC underneath, the safety net.
+    pub pfc: Pfc,
+    nports: usize,
+    nprio: usize,
+    nqueues: usize,
+    /// Bytes of each ingress (port, priority) in each egress queue: who feeds a queue.
+    packets: EgressComposition,
+    /// Per egress queue: above WARN and not yet drained to the resume level.
+    warned: Vec<bool>,
+    /// Per egress queue: the ingresses (`port * nprio + prio`) it holds paused.
+    held: Vec<Vec<usize>>,
+    /// Per ingress (port, priority): how many warned queues hold it paused.
+    holds: Vec<u32>,
+    /// Per ingress (port, priority): when CaPFC last sent it a pause, while it holds it.
+    sent_at: Vec<Option<Time>>,
+    /// Ingresses CaPFC holds now; the refresh timer is disarmed when none is left.
+    nheld: usize,
+    timer: Option<Time>,
+    /// Pause and resume frames CaPFC itself sent (refreshes included in `pauses_sent`).
+    pub pauses_sent: u64,
+    pub resumes_sent: u64,
+}
+
+impl Capfc {
+    pub fn new(cfg: CapfcConfig, pfc: PfcConfig, nports: usize, nprio: usize) -> Capfc {
+        let n = nports * nprio;
+        Capfc {
+            cfg,
+            pfc: Pfc::new(pfc, nports, nprio),
+            nports,
+            nprio,
+            nqueues: 0,
+            packets: EgressComposition::new(nports, nprio),
+            warned: Vec::new(),
+            held: Vec::new(),
+            holds: vec![0; n],
+            sent_at: vec![None; n],
+            nheld: 0,
+            timer: None,
+            pauses_sent: 0,
+            resumes_sent: 0,
+        }
+    }
+
+    /// Whether CaPFC holds ingress (port, prio) paused.
+    pub fn is_held(&self, port: usize, prio: usize) -> bool {
+        self.holds[port * self.nprio + prio] > 0
+    }
+
+    /// Whether egress queue (egress, queue) is above WARN (and not yet drained).
+    pub fn is_warned(&self, egress: usize, queue: usize) -> bool {
+        self.warned.get(egress * self.nqueues + queue).copied().unwrap_or(false)
+    }
+
+    fn ensure_queues(&mut self, nqueues: usize) {
+        if self.warned.is_empty() {
+            self.nqueues = nqueues;
+            self.warned = vec![false; self.nports * nqueues];
+            self.held = vec![Vec::new(); self.nports * nqueues];
+        }
+    }
+
+    fn refresh_after(&self, view: &SwitchView, port: usize) -> Time {
+        Time(quanta_duration(self.cfg.pause_quanta, view.port_rate[port]).0 / 2)
+    }
+
+    fn send_pause(&mut self, now: Time, view: &SwitchView, ip: usize, out: &mut Actions) {
+        let (port, prio) = (ip / self.nprio, ip % self.nprio);
+        out.push(FcAction::Send { port: port as u16, msg: FcMsg::Pfc { prio: prio as u8, quanta: self.cfg.pause_quanta } });
+        self.pauses_sent += 1;
+        self.sent_at[ip] = Some(now);
+        let t = now + self.refresh_after(view, port);
+        if self.timer.is_none_or(|x| t < x) {
+            self.timer = Some(t);
+        }
+    }
+
+    /// Warned queue `qi` holds ingress `ip` paused; the first holder sends the frame.
+    fn hold(&mut self, now: Time, view: &SwitchView, qi: usize, ip: usize, out: &mut Actions) {
+        self.held[qi].push(ip);
+        self.holds[ip] += 1;
+        if self.holds[ip] == 1 {
+            self.nheld += 1;
+            self.send_pause(now, view, ip, out);
+        }
+    }
+
+    /// Warned queue `qi` has drained: release its ingresses; the last holder resumes them.
+    fn release_all(&mut self, qi: usize, out: &mut Actions) {
+        self.warned[qi] = false;
+        let held = std::mem::take(&mut self.held[qi]);
+        for &ip in &held {
+            self.holds[ip] -= 1;
+            if self.holds[ip] == 0 {
+                self.nheld -= 1;
+                self.sent_at[ip] = None;
+                let (port, prio) = (ip / self.nprio, ip % self.nprio);
+                // PFC still holds it: its own resume will come when the ingress drains.
+                if !self.pfc.is_paused(port, prio) {
+                    out.push(FcAction::Send { port: port as u16, msg: FcMsg::Pfc { prio: prio as u8, quanta: 0 } });
+                    self.resumes_sent += 1;
+                }
+            }
+        }
+        // Give the (emptied) list back to keep its capacity.
+        self.held[qi] = held;
+        self.held[qi].clear();
+        if self.nheld == 0 {
+            self.timer = None;
+        }
+    }
+
+    /// Withhold standard PFC's resumes for ingresses CaPFC holds paused.
+    fn drop_resumes_of_held(&self, start: usize, out: &mut Actions) {
+        let mut k = start;
+        while k < out.len() {
+            let FcAction::Send { port, msg: FcMsg::Pfc { prio, quanta } } = out[k];
+            if quanta == 0 && self.holds[port as usize * self.nprio + prio as usize] > 0 {
+                out.remove(k);
+            } else {
+                k += 1;
+            }
+        }
+    }
+}
+
+impl FlowControl for Capfc {
+    fn on_enqueue(&mut self, now: Time, pkt: &PktMeta, view: &SwitchView, out: &mut Actions) {
+        self.pfc.on_enqueue(now, pkt, view, out);
+        self.ensure_queues(view.nqueues);
+        self.packets.add(view.nqueues, pkt);
+        let (egress, queue) = (pkt.egress as usize, pkt.queue as usize);
+        let qi = egress * self.nqueues + queue;
+        let ip = pkt.ingress as usize * self.nprio + pkt.prio as usize;
+        if !self.warned[qi] {
+            // The queue passes WARN: pause every ingress feeding it.
+            if view.mmu.egress_bytes(egress, queue) > self.cfg.warn_bytes {
+                self.warned[qi] = true;
+                let feeder_bytes = self.cfg.feeder_bytes;
+                let feeders: Vec<usize> =
+                    self.packets.of(egress, queue).iter().enumerate().filter(|(_, &b)| b > feeder_bytes).map(|(i, _)| i).collect();
+                for f in feeders {
+                    self.hold(now, view, qi, f, out);
+                }
+            }
+        } else if self.packets.of(egress, queue)[ip] > self.cfg.feeder_bytes && !self.held[qi].contains(&ip) {
+            // A new feeder of a warned queue (or one whose counter just passed feeder_bytes).
+            self.hold(now, view, qi, ip, out);
+        }
+    }
+
+    fn on_dequeue(&mut self, now: Time, pkt: &PktMeta, view: &SwitchView, out: &mut Actions) {
+        let start = out.len();
+        self.pfc.on_dequeue(now, pkt, view, out);
+        self.drop_resumes_of_held(start, out);
+        self.packets.sub(pkt);
+        let (egress, queue) = (pkt.egress as usize, pkt.queue as usize);
+        let qi = egress * self.nqueues + queue;
+        if self.warned.get(qi).copied().unwrap_or(false) && view.mmu.egress_bytes(egress, queue) <= self.cfg.resume_level() {
+            self.release_all(qi, out);
+        }
+    }
+
+    fn on_drop(&mut self, now: Time, pkt: &PktMeta, view: &SwitchView, out: &mut Actions) {
+        self.pfc.on_drop(now, pkt, view, out);
+    }
+
+    fn on_timer(&mut self, now: Time, view: &SwitchView, out: &mut Actions) {
+        if self.pfc.next_timer().is_some_and(|t| t <= now) {
+            let start = out.len();
+            self.pfc.on_timer(now, view, out);
+            self.drop_resumes_of_held(start, out);
+        }
+        if self.timer.is_some_and(|t| t <= now) {
+            // Refresh every pause CaPFC still holds that has run half its duration.
+            self.timer = None;
+            for ip in 0..self.sent_at.len() {
+                let Some(since) = self.sent_at[ip] else { continue };
+                let due = since + self.refresh_after(view, ip / self.nprio);
+                if due <= now {
+                    self.send_pause(now, view, ip, out);
+                } else if self.timer.is_none_or(|x| due < x) {
+                    self.timer = Some(due);
+                }
+            }
+        }
+    }
+
+    fn next_timer(&self) -> Option<Time> {
+        match (self.pfc.next_timer(), self.timer) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fc::pfc::PfcThreshold;
+    use crate::net::mmu::{Charge, Mmu, MmuConfig};
+    use crate::time::Rate;
+    use std::collections::HashMap;
+
+    const PRIO: u8 = 3;
+    const PKT: u32 = 1000;
+
+    struct Sw {
+        mmu: Mmu,
+        rates: Vec<Rate>,
+        charges: HashMap<(u16, u16), Vec<Charge>>,
+    }
+
+    impl Sw {
+        fn new() -> Sw {
+            let cfg = MmuConfig { buffer_bytes: 4_000_000, ..Default::default() };
+            Sw { mmu: Mmu::new(cfg, vec![50_000; 8], 8, 8), rates: vec![Rate::gbps(40); 8], charges: HashMap::new() }
+        }
+        fn view(&self) -> SwitchView<'_> {
+            SwitchView { node: 0, mmu: &self.mmu, port_rate: &self.rates, nqueues: 8 }
+        }
+        fn pkt(ingress: u16, egress: u16) -> PktMeta {
+            PktMeta { ingress, egress, prio: PRIO, queue: PRIO, size: PKT, ..Default::default() }
+        }
+        fn enq(&mut self, fc: &mut impl FlowControl, now: Time, ingress: u16, egress: u16, n: usize, out: &mut Actions) {
+            for _ in 0..n {
+                let c = self.mmu.admit(ingress as usize, PRIO as usize, egress as usize, PRIO as usize, PKT).expect("admitted");
+                self.charges.entry((ingress, egress)).or_default().push(c);
+                fc.on_enqueue(now, &Sw::pkt(ingress, egress), &self.view(), out);
+            }
+        }
+        fn deq(&mut self, fc: &mut impl FlowControl, now: Time, ingress: u16, egress: u16, n: usize, out: &mut Actions) {
+            for _ in 0..n {
+                let c = self.charges.get_mut(&(ingress, egress)).unwrap().remove(0);
+                self.mmu.release(ingress as usize, PRIO as usize, egress as usize, PRIO as usize, PKT, c);
+                fc.on_dequeue(now, &Sw::pkt(ingress, egress), &self.view(), out);
+            }
+        }
+    }
+
+    fn capfc() -> Capfc {
+        Capfc::new(CapfcConfig::default(), PfcConfig::default(), 8, 8)
+    }
+
+    fn xoff(port: u16) -> FcAction {
+        FcAction::Send { port, msg: FcMsg::Pfc { prio: PRIO, quanta: u16::MAX } }
+    }
+    fn xon(port: u16) -> FcAction {
+        FcAction::Send { port, msg: FcMsg::Pfc { prio: PRIO, quanta: 0 } }
+    }
+
+    #[test]
+    fn pauses_exactly_the_feeders_of_the_warned_queue_and_resumes_them_after_draining() {
+        let mut sw = Sw::new();
+        let mut c = capfc();
+        let mut out = vec![];
+        // Port 3 sends to another egress the whole time.
+        sw.enq(&mut c, Time::ZERO, 3, 5, 30, &mut out);
+        // Ports 1 and 2 fill egress 0 to WARN (200 KB), not above.
+        for _ in 0..100 {
+            sw.enq(&mut c, Time::ZERO, 1, 0, 1, &mut out);
+            sw.enq(&mut c, Time::ZERO, 2, 0, 1, &mut out);
+        }
+        assert!(out.is_empty());
+        // One more byte-carrying packet passes WARN: ports 1 and 2 are paused, port 3 is not.
+        sw.enq(&mut c, Time::from_ns(10), 1, 0, 1, &mut out);
+        assert_eq!(out, vec![xoff(1), xoff(2)]);
+        assert!(c.is_warned(0, PRIO as usize));
+        // Standard PFC alone would not have paused anyone.
+        for i in 1..=3 {
+            assert!(!c.pfc.is_paused(i, PRIO as usize));
+        }
+        out.clear();
+        sw.enq(&mut c, Time::from_ns(20), 3, 5, 10, &mut out);
+        sw.enq(&mut c, Time::from_ns(20), 1, 0, 5, &mut out);
+        assert!(out.is_empty(), "no repeat pause, nothing for port 3: {out:?}");
+        // Drain egress 0 (206 KB) to the resume level, 100 KB: both feeders are resumed once.
+        sw.deq(&mut c, Time::from_us(5), 1, 0, 6, &mut out);
+        sw.deq(&mut c, Time::from_us(5), 2, 0, 99, &mut out);
+        assert!(out.is_empty());
+        sw.deq(&mut c, Time::from_us(5), 2, 0, 1, &mut out);
+        assert_eq!(out, vec![xon(1), xon(2)]);
+        assert!(!c.is_warned(0, PRIO as usize));
+        assert!(!c.is_held(1, PRIO as usize) && !c.is_held(2, PRIO as usize));
+        assert_eq!(c.next_timer(), None);
+        out.clear();
+        sw.deq(&mut c, Time::from_us(6), 1, 0, 10, &mut out);
+        assert!(out.is_empty());
+        assert_eq!((c.pauses_sent, c.resumes_sent), (2, 2));
+    }
+
+    #[test]
+    fn a_new_feeder_of_a_warned_queue_is_paused_too() {
+        let mut sw = Sw::new();
+        let mut c = capfc();
+        let mut out = vec![];
+        sw.enq(&mut c, Time::ZERO, 1, 0, 201, &mut out);
+        assert_eq!(out, vec![xoff(1)]);
+        out.clear();
+        sw.enq(&mut c, Time::from_ns(5), 4, 0, 1, &mut out);
+        assert_eq!(out, vec![xoff(4)]);
+        out.clear();
+        sw.enq(&mut c, Time::from_ns(6), 4, 0, 3, &mut out);
+        assert!(out.is_empty());
+    }
+
+    #[test]
+    fn feeder_bytes_is_a_per_input_threshold() {
+        let mut sw = Sw::new();
+        let cfg = CapfcConfig { feeder_bytes: 10_000, ..Default::default() };
+        let mut c = Capfc::new(cfg, PfcConfig::default(), 8, 8);
+        let mut out = vec![];
+        sw.enq(&mut c, Time::ZERO, 2, 0, 5, &mut out);
+        sw.enq(&mut c, Time::ZERO, 1, 0, 196, &mut out);
+        // 201 KB: port 1 (196 KB) is paused, port 2 (5 KB) is below the per-input threshold.
+        assert_eq!(out, vec![xoff(1)]);
+        out.clear();
+        sw.enq(&mut c, Time::ZERO, 2, 0, 5, &mut out);
+        assert!(out.is_empty());
+        sw.enq(&mut c, Time::ZERO, 2, 0, 1, &mut out);
+        assert_eq!(out, vec![xoff(2)]);
+    }
+
+    #[test]
+    fn pause_is_refreshed_while_the_queue_stays_warned() {
+        let mut sw = Sw::new();
+        let mut c = capfc();
+        let mut out = vec![];
+        sw.enq(&mut c, Time::ZERO, 1, 0, 201, &mut out);
+        let t = c.next_timer().unwrap();
+        // Half of 65535 quanta at 40 Gb/s (12.8 ns each).
+        assert_eq!(t, Time(65535 * 12_800 / 2));
+        out.clear();
+        c.on_timer(t, &sw.view(), &mut out);
+        assert_eq!(out, vec![xoff(1)]);
+        assert_eq!(c.next_timer(), Some(t + Time(65535 * 12_800 / 2)));
+    }
+
+    #[test]
+    fn capfc_and_standard_pfc_do_not_undo_each_others_pauses() {
+        let mut sw = Sw::new();
+        let pfc = PfcConfig { threshold: PfcThreshold::Static { xoff: 50_000, xon: 20_000 }, ..Default::default() };
+        let mut c = Capfc::new(CapfcConfig::default(), pfc, 8, 8);
+        let mut out = vec![];
+        sw.enq(&mut c, Time::ZERO, 1, 0, 60, &mut out);
+        assert_eq!(out, vec![xoff(1)], "standard PFC pauses port 1 at 50 KB");
+        out.clear();
+        sw.enq(&mut c, Time::ZERO, 2, 0, 49, &mut out);
+        sw.enq(&mut c, Time::ZERO, 3, 0, 49, &mut out);
+        sw.enq(&mut c, Time::ZERO, 4, 0, 43, &mut out);
+        assert_eq!(out, vec![xoff(1), xoff(2), xoff(3), xoff(4)], "CaPFC at 201 KB");
+        out.clear();
+        // Port 1 drains: PFC would resume it, but CaPFC holds it (queue still 141 KB).
+        sw.deq(&mut c, Time::from_us(1), 1, 0, 60, &mut out);
+        assert!(out.is_empty(), "{out:?}");
+        assert!(!c.pfc.is_paused(1, PRIO as usize) && c.is_held(1, PRIO as usize));
+        // Port 4 passes the static XOFF while held; then the queue drains to 100 KB.
+        sw.enq(&mut c, Time::from_us(1), 4, 0, 8, &mut out);
+        assert_eq!(out, vec![xoff(4)]);
+        out.clear();
+        sw.deq(&mut c, Time::from_us(2), 2, 0, 49, &mut out);
+        // Egress now 100 KB: ports 1-3 resumed by CaPFC; port 4 (51 KB) stays with PFC.
+        assert_eq!(out, vec![xon(1), xon(2), xon(3)]);
+        out.clear();
+        sw.deq(&mut c, Time::from_us(3), 4, 0, 31, &mut out);
+        assert_eq!(out, vec![xon(4)], "PFC resumes port 4 itself");
+    }
+}

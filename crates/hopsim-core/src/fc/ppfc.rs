@@ -1,8 +1,756 @@
-// TEMPORARY compile placeholder, replaced by the real module before commit.
+//! P-PFC, predictive PFC (Tian et al., "P-PFC: Reducing Tail Latency with Predictive PFC in
+//! Lossless Data Center Networks", IEEE TPDS 2020): send PFC pauses *before* the shared buffer runs
+//! out, to the ingress ports that fill the congested egress queue, for a computed duration.
+//!
+//! Why: standard PFC reacts only once an ingress has used its share of the buffer, so during an
+//! incast the queue (and the tail latency of every flow crossing it) grows to the whole buffer
+//! before anything happens (§1, Fig. 1). P-PFC watches the derivative of the buffer occupancy and
+//! pauses the ringleaders early, buying time for DCQCN/TIMELY while the queue stays short (§2.3).
+//!
+//! The procedure (§4.1, Fig. 4), as implemented here:
+//! 1. Gate: only when some egress queue is longer than the ECN threshold `Kmax` (§4.1, §5.2,
+//!    §6.2), so that end-to-end congestion control gets its ECN marks first.
+//! 2. Every `interval` (1 us, §4.1/§6.3) run Algorithm 1: sum the per-ingress (port, priority)
+//!    buffer increase of the last interval, `Increment_total`, and predict
+//!    `remaining_time = switch_space_left / Increment_total`; act only if it is below `T`.
+//! 3. Algorithm 2: for each egress queue above `Kmax`, pick ingress (port, priority)s at random
+//!    weighted by their share of that queue, keeping only those whose buffer is growing, until
+//!    the picked ones hold a fraction `R` of the queue.
+//! 4. Algorithm 3: pause each pick for `(packets + increment) / Transmission_speed` (the time to
+//!    drain its bytes in the egress queue plus those in flight), as a PFC frame with that many
+//!    quanta; a per (port, priority) register bit stops a second pause while the first runs
+//!    (§6.3).
+//!
+//! Standard PFC stays underneath as the safety net (§6.3: "P-PFC only changes the part of sending
+//! algorithm of PFC PAUSE messages"): every packet hook is forwarded to an owned [`Pfc`].
+//!
+//! Interpretation choices (the paper leaves these open; each is argued where it is coded):
+//! - `increment[port][priority]` is the *net* change of the ingress queue over the interval
+//!   (bytes enqueued minus bytes dequeued), so it can be negative; dropped bytes never entered the
+//!   buffer and do not count. `Increment_total` is their signed sum, the growth of the whole
+//!   switch memory (§4.2, §4.3; Definition 3.3 uses the net rate `v(t)`).
+//! - `switch_space_left` is the free *shared* buffer by default (§4.2 "the free space in the
+//!   shared buffer"); [`SpaceLeft::Buffer`] switches to the free space of the whole buffer.
+//! - `packets[port][priority]` is counted in bytes (Algorithm 3 divides it by a rate).
+//! - Algorithm 2 draws without replacement and stops when the candidates run out.
+//! - The register bit lasts as long as the pause it guards unless `hold` is set.
+//! - The 1 us tick runs only while some egress queue is above `Kmax`.
+
+use super::pfc::{Pfc, PfcConfig};
+use super::{quanta_duration, quanta_for, Actions, FcAction, FcMsg, FlowControl, PktMeta, SwitchView};
+use crate::rng::{stream, Rng};
+use crate::time::Time;
 use serde::{Deserialize, Serialize};
-use super::{FlowControl, pfc::{Pfc, PfcConfig}};
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Default)]
-pub struct PpfcConfig {}
-pub struct Ppfc(Pfc);
-impl Ppfc { pub fn new(_c: PpfcConfig, p: PfcConfig, _n: u32, np: usize, npr: usize, _s: u64) -> Ppfc { Ppfc(Pfc::new(p, np, npr)) } }
-impl FlowControl for Ppfc {}
+
+/// What `switch_space_left` of Algorithm 1 measures.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum SpaceLeft {
+    /// Free bytes of the shared pool, `Mmu::shared_free()`: §4.2 defines `switch_space_left` as
+    /// "the size of the free space in the shared buffer", and the event P-PFC predicts is the
+    /// shared buffer running out, after which ingresses fall back on their reserve and PFC
+    /// fires (§2.1).
+    #[default]
+    Shared,
+    /// Free bytes of the whole buffer, `Mmu::buffer_free()` (§6.3 "the left buffer of switch";
+    /// §6.1 sizes `T` with the total 9 MB buffer).
+    Buffer,
+}
+
+/// P-PFC parameters. Times are [`Time`]s (picoseconds when serialised).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct PpfcConfig {
+    /// `Kmax`: P-PFC predicts only while some egress queue is longer than this (§4.1: "whether
+    /// the length of egress queue exceeds the ECN threshold of Kmax"). Table 2: 200 KB (the
+    /// DCQCN ECN Kmax; KB = 1000 B as in the HPCC ns-3 simulator's ECN settings).
+    pub kmax_bytes: u64,
+    /// Period of Algorithm 1 and the span over which `increment` is measured. §4.1/§6.3: 1 us.
+    pub interval: Time,
+    /// `T`: predictive pauses are sent when the shared buffer would be used up in less than
+    /// this (Algorithm 1 line 6). Table 2: 100 us (§6.1: close to `T_min = B / (P V)`).
+    pub t: Time,
+    /// `R`: Algorithm 2 pauses ports until they hold this fraction of the egress queue.
+    /// Table 2 and §6.1: 80%.
+    pub r: f64,
+    /// What `switch_space_left` measures; see [`SpaceLeft`].
+    pub space_left: SpaceLeft,
+    /// How long the register bit of §6.3 stays set after a pause to a (port, priority). `None`
+    /// (default): for the duration of that pause. The paper only says the bit "will be
+    /// automatically unset after a while"; its purpose is "to avoid sending PFC PAUSE messages
+    /// repeatedly in a short time", and a second pause before the first expires would only
+    /// overwrite the upstream's pause timer, so the natural while is the pause itself.
+    pub hold: Option<Time>,
+}
+
+impl Default for PpfcConfig {
+    fn default() -> Self {
+        PpfcConfig {
+            kmax_bytes: 200_000,
+            interval: Time::from_us(1),
+            t: Time::from_us(100),
+            r: 0.8,
+            space_left: SpaceLeft::Shared,
+            hold: None,
+        }
+    }
+}
+
+/// Bytes each ingress (port, priority) holds in each egress queue: the "composition of the egress
+/// queue" that Algorithms 2 and 3 require (Fig. 5), and what CaPFC uses to find the ingresses that
+/// feed a queue.
+///
+/// Why lazily allocated: a dense (egress, queue, ingress, priority) table is
+/// `nports^2 x nqueues x nprio` counters per switch, most of them for queues that never carry
+/// traffic; a queue's row is allocated on its first packet instead.
+#[derive(Clone, Debug)]
+pub struct EgressComposition {
+    nports: usize,
+    nprio: usize,
+    nqueues: usize,
+    /// `[egress * nqueues + queue][ingress * nprio + prio]`; a row stays empty until used.
+    bytes: Vec<Vec<u64>>,
+}
+
+impl EgressComposition {
+    pub fn new(nports: usize, nprio: usize) -> EgressComposition {
+        EgressComposition { nports, nprio, nqueues: 0, bytes: Vec::new() }
+    }
+
+    #[inline]
+    fn qi(&self, egress: usize, queue: usize) -> usize {
+        egress * self.nqueues + queue
+    }
+
+    /// Count an enqueued packet; `nqueues` is the switch's queues per port (`SwitchView`).
+    #[inline]
+    pub fn add(&mut self, nqueues: usize, pkt: &PktMeta) {
+        if self.bytes.is_empty() {
+            self.nqueues = nqueues;
+            self.bytes = vec![Vec::new(); self.nports * nqueues];
+        }
+        debug_assert_eq!(self.nqueues, nqueues);
+        let qi = self.qi(pkt.egress as usize, pkt.queue as usize);
+        let row_len = self.nports * self.nprio;
+        let row = &mut self.bytes[qi];
+        if row.is_empty() {
+            *row = vec![0; row_len];
+        }
+        row[pkt.ingress as usize * self.nprio + pkt.prio as usize] += pkt.size as u64;
+    }
+
+    /// Uncount a dequeued packet.
+    #[inline]
+    pub fn sub(&mut self, pkt: &PktMeta) {
+        if self.bytes.is_empty() {
+            debug_assert!(false, "dequeue before any enqueue");
+            return;
+        }
+        let qi = self.qi(pkt.egress as usize, pkt.queue as usize);
+        let ip = pkt.ingress as usize * self.nprio + pkt.prio as usize;
+        let row = &mut self.bytes[qi];
+        if let Some(b) = row.get_mut(ip) {
+            debug_assert!(*b >= pkt.size as u64, "dequeued more than was enqueued");
+            *b = b.saturating_sub(pkt.size as u64);
+        }
+    }
+
+    /// Bytes per ingress `port * nprio + prio` in egress queue (egress, queue); empty if the queue
+    /// has never held a packet.
+    pub fn of(&self, egress: usize, queue: usize) -> &[u64] {
+        if self.bytes.is_empty() {
+            return &[];
+        }
+        &self.bytes[self.qi(egress, queue)]
+    }
+
+    /// Bytes of ingress (port, prio) in egress queue (egress, queue).
+    pub fn get(&self, egress: usize, queue: usize, port: usize, prio: usize) -> u64 {
+        self.of(egress, queue).get(port * self.nprio + prio).copied().unwrap_or(0)
+    }
+}
+
+/// P-PFC on one switch.
+pub struct Ppfc {
+    pub cfg: PpfcConfig,
+    /// Standard PFC underneath, the safety net.
+    pub pfc: Pfc,
+    node: u32,
+    nports: usize,
+    nprio: usize,
+    nqueues: usize,
+    rng: Rng,
+    /// `increment[port][priority]`: net bytes the ingress queue grew by since the interval began
+    /// (§4.2; §6.3 "a counter for each port and priority").
+    increment: Vec<i64>,
+    /// `packets[port][priority]` for every egress queue, in bytes (Algorithm 3).
+    packets: EgressComposition,
+    /// Egress queues seen above `Kmax` and not yet seen back below it, with their flags.
+    hot: Vec<bool>,
+    hot_list: Vec<usize>,
+    /// Start of the interval `increment` is measuring.
+    interval_start: Time,
+    /// When Algorithm 1 runs next; `None` while no egress queue is above `Kmax`.
+    tick: Option<Time>,
+    /// When the last predictive pause to each ingress (port, priority) ends.
+    pause_until: Vec<Time>,
+    /// When the register bit of each ingress (port, priority) unsets (§6.3).
+    bit_until: Vec<Time>,
+    /// Candidates of Algorithm 2 (kept to avoid an allocation per tick).
+    cand: Vec<(usize, u64)>,
+    /// Predictive pause frames sent.
+    pub pauses_sent: u64,
+}
+
+impl Ppfc {
+    pub fn new(cfg: PpfcConfig, pfc: PfcConfig, node: u32, nports: usize, nprio: usize, seed: u64) -> Ppfc {
+        assert!(cfg.interval.0 > 0, "P-PFC interval must be positive");
+        let n = nports * nprio;
+        Ppfc {
+            cfg,
+            pfc: Pfc::new(pfc, nports, nprio),
+            node,
+            nports,
+            nprio,
+            nqueues: 0,
+            rng: Rng::stream(seed, stream::SWITCH, node as u64),
+            increment: vec![0; n],
+            packets: EgressComposition::new(nports, nprio),
+            hot: Vec::new(),
+            hot_list: Vec::new(),
+            interval_start: Time::ZERO,
+            tick: None,
+            pause_until: vec![Time::ZERO; n],
+            bit_until: vec![Time::ZERO; n],
+            cand: Vec::new(),
+            pauses_sent: 0,
+        }
+    }
+
+    pub fn node(&self) -> u32 {
+        self.node
+    }
+
+    /// `increment[port][priority]` of the interval in progress.
+    pub fn increment(&self, port: usize, prio: usize) -> i64 {
+        self.increment[port * self.nprio + prio]
+    }
+
+    /// Bytes of ingress (port, prio) in egress queue (egress, queue).
+    pub fn packets(&self, egress: usize, queue: usize, port: usize, prio: usize) -> u64 {
+        self.packets.get(egress, queue, port, prio)
+    }
+
+    /// Whether the register bit of (port, prio) is set at `now`.
+    pub fn bit_set(&self, now: Time, port: usize, prio: usize) -> bool {
+        self.bit_until[port * self.nprio + prio] > now
+    }
+
+    fn ensure_queues(&mut self, nqueues: usize) {
+        if self.hot.is_empty() {
+            self.nqueues = nqueues;
+            self.hot = vec![false; self.nports * nqueues];
+        }
+    }
+
+    /// A fresh measuring interval: Algorithm 1 compares a rate, so the counters must cover
+    /// exactly the span `now - interval_start` (§6.3 "the increment ... in the past 1 us").
+    fn start_interval(&mut self, now: Time) {
+        self.increment.fill(0);
+        self.interval_start = now;
+    }
+
+    /// Standard PFC may resume an ingress (zero quanta) that P-PFC has paused for longer; the
+    /// upstream would then send before the computed drain time is over. Turn such a resume into a
+    /// pause for what is left of P-PFC's, so both schemes' pauses are honoured.
+    fn stretch_resumes(&self, now: Time, view: &SwitchView, start: usize, out: &mut Actions) {
+        for a in &mut out[start..] {
+            let FcAction::Send { port, msg: FcMsg::Pfc { prio, quanta } } = a;
+            if *quanta != 0 {
+                continue;
+            }
+            let ip = *port as usize * self.nprio + *prio as usize;
+            let until = self.pause_until[ip];
+            if until > now {
+                *quanta = quanta_for(until - now, view.port_rate[*port as usize]).max(1);
+            }
+        }
+    }
+
+    /// One run of Algorithm 1 at the end of an interval, then Algorithms 2 and 3 if it says so.
+    fn run_interval(&mut self, now: Time, view: &SwitchView, out: &mut Actions) {
+        // §4.1: prediction runs only under congestion, i.e. while an egress queue exceeds Kmax.
+        // Queues that have drained to Kmax or below leave the list here.
+        let (kmax, nq) = (self.cfg.kmax_bytes, self.nqueues);
+        let hot = &mut self.hot;
+        self.hot_list.retain(|&qi| {
+            let keep = view.mmu.egress_bytes(qi / nq, qi % nq) > kmax;
+            if !keep {
+                hot[qi] = false;
+            }
+            keep
+        });
+
+        if !self.hot_list.is_empty() {
+            // Algorithm 1 lines 1-4: Increment_total += increment[port][priority] over every
+            // ingress; negative terms (draining ingresses) count, so the sum is the net growth
+            // of the whole switch memory (§4.2), the v(t) of Definition 3.3.
+            let mut increment_total: i64 = 0;
+            for &inc in &self.increment {
+                increment_total += inc;
+            }
+            // A buffer that is not growing is never used up: remaining_time is infinite.
+            if increment_total > 0 {
+                let switch_space_left = match self.cfg.space_left {
+                    SpaceLeft::Shared => view.mmu.shared_free(),
+                    SpaceLeft::Buffer => view.mmu.buffer_free(),
+                };
+                // Algorithm 1 line 5: remaining_time = switch_space_left / Increment_total, in
+                // intervals; converted to time with the span the counters actually cover.
+                let elapsed = now.saturating_sub(self.interval_start).0.max(1);
+                let remaining_time =
+                    Time((switch_space_left as u128 * elapsed as u128 / increment_total as u128).min(u64::MAX as u128) as u64);
+                // Algorithm 1 line 6: if remaining_time < T, run Algorithms 2 and 3 for every
+                // congested egress queue.
+                if remaining_time < self.cfg.t {
+                    for k in 0..self.hot_list.len() {
+                        let qi = self.hot_list[k];
+                        self.choose_and_pause(now, view, qi / nq, qi % nq, out);
+                    }
+                }
+            }
+        }
+
+        // Reset the counters for the next interval; keep ticking only while congested. When a
+        // queue next crosses Kmax, on_enqueue starts a fresh interval (equivalent to the paper's
+        // free-running 1 us tick, since Algorithm 1 does nothing below Kmax; only the phase of
+        // the 1 us grid differs).
+        self.start_interval(now);
+        self.tick = if self.hot_list.is_empty() { None } else { Some(now + self.cfg.interval) };
+    }
+
+    /// Algorithm 2 (choose the ports) for egress queue (egress, queue), calling Algorithm 3 on
+    /// each chosen port.
+    fn choose_and_pause(&mut self, now: Time, view: &SwitchView, egress: usize, queue: usize, out: &mut Actions) {
+        let packets = self.packets.of(egress, queue);
+        let total: u64 = packets.iter().sum();
+        if total == 0 {
+            return;
+        }
+        // Candidates: ingresses with bytes in this egress queue (only they have a fraction > 0)
+        // and a growing buffer (Algorithm 2 line 3, `increment > 1`; §4.3 "rule out ports that
+        // have a decreasing buffer occupation"). Drawing from all ports and discarding the
+        // ineligible ones, as the pseudo-code does, picks the eligible ones in the same
+        // distribution (weighted sampling without replacement restricted to a subset is the same
+        // process on that subset), so they are filtered first.
+        let mut cand = std::mem::take(&mut self.cand);
+        cand.clear();
+        for (ip, &b) in packets.iter().enumerate() {
+            if b > 0 && self.increment[ip] > 1 {
+                cand.push((ip, b));
+            }
+        }
+        // Algorithm 2 line 1: while fraction_total < R, with fraction[port][priority] the share
+        // of the whole egress queue (including ineligible ingresses), as in Fig. 5. The draw is
+        // without replacement so that the loop ends: if the eligible ports hold less than R of
+        // the queue, all of them are chosen.
+        let need = self.cfg.r * total as f64;
+        let mut chosen_bytes: u64 = 0;
+        while (chosen_bytes as f64) < need && !cand.is_empty() {
+            // Line 2: choose a port at random with probability proportional to its fraction
+            // (§4.3, "in a similar way as in RED").
+            let w: u64 = cand.iter().map(|c| c.1).sum();
+            let mut x = self.rng.below(w);
+            let mut k = 0;
+            while x >= cand[k].1 {
+                x -= cand[k].1;
+                k += 1;
+            }
+            let (ip, b) = cand.remove(k);
+            // Lines 4-5: mark the port, fraction_total += fraction[port][priority].
+            chosen_bytes += b;
+            self.pause(now, view, ip, b, out);
+        }
+        self.cand = cand;
+    }
+
+    /// Algorithm 3 for one chosen ingress `ip` holding `packets` bytes of the egress queue.
+    fn pause(&mut self, now: Time, view: &SwitchView, ip: usize, packets: u64, out: &mut Actions) {
+        let (port, prio) = (ip / self.nprio, ip % self.nprio);
+        // §6.3: "PFC messages sending is only allowed when the bit is unset". Selection still
+        // happened above, so a port already paused keeps counting towards R.
+        if self.bit_until[ip] > now {
+            return;
+        }
+        // Standard PFC already holds this ingress with its long XOFF; a finite predictive pause
+        // would overwrite the upstream's timer and cut the safety net's pause short.
+        if self.pfc.is_paused(port, prio) {
+            return;
+        }
+        // Line 3: duration = (packets[port][priority] + increment[port][priority]) /
+        // Transmission_speed: drain what it holds in the egress queue plus what is in flight
+        // (§4.4). Transmission_speed is the rate of the link the ingress sends on.
+        let rate = view.port_rate[port];
+        let increment = self.increment[ip].max(0) as u64;
+        let duration = rate.tx_time(packets + increment);
+        let quanta = quanta_for(duration, rate);
+        out.push(FcAction::Send { port: port as u16, msg: FcMsg::Pfc { prio: prio as u8, quanta } });
+        self.pauses_sent += 1;
+        // §6.3: the register bit is set after sending and unset after a while.
+        let until = now + quanta_duration(quanta, rate);
+        self.pause_until[ip] = until;
+        self.bit_until[ip] = match self.cfg.hold {
+            Some(h) => now + h,
+            None => until,
+        };
+    }
+}
+
+impl FlowControl for Ppfc {
+    fn on_enqueue(&mut self, now: Time, pkt: &PktMeta, view: &SwitchView, out: &mut Actions) {
+        self.pfc.on_enqueue(now, pkt, view, out);
+        self.ensure_queues(view.nqueues);
+        let (egress, queue) = (pkt.egress as usize, pkt.queue as usize);
+        let qi = egress * self.nqueues + queue;
+        // §4.1: start predicting once an egress queue exceeds Kmax. The 1 us tick starts here with
+        // a fresh interval (so this packet is the first one it counts) and stops once no queue is
+        // above Kmax, instead of running forever: the same decisions for far fewer events.
+        if !self.hot[qi] && view.mmu.egress_bytes(egress, queue) > self.cfg.kmax_bytes {
+            self.hot[qi] = true;
+            self.hot_list.push(qi);
+            if self.tick.is_none() {
+                self.start_interval(now);
+                self.tick = Some(now + self.cfg.interval);
+            }
+        }
+        // §4.2: increment[port][priority], the buffer increase of the ingress queue.
+        self.increment[pkt.ingress as usize * self.nprio + pkt.prio as usize] += pkt.size as i64;
+        self.packets.add(view.nqueues, pkt);
+    }
+
+    fn on_dequeue(&mut self, now: Time, pkt: &PktMeta, view: &SwitchView, out: &mut Actions) {
+        let start = out.len();
+        self.pfc.on_dequeue(now, pkt, view, out);
+        self.stretch_resumes(now, view, start, out);
+        // A departure shrinks the ingress queue: the increment is a net change (§4.3 speaks of
+        // "ingress queues with negative buffer increase speeds").
+        self.increment[pkt.ingress as usize * self.nprio + pkt.prio as usize] -= pkt.size as i64;
+        self.packets.sub(pkt);
+    }
+
+    /// A dropped packet never entered the buffer, so it is no buffer increase; only PFC sees it.
+    fn on_drop(&mut self, now: Time, pkt: &PktMeta, view: &SwitchView, out: &mut Actions) {
+        self.pfc.on_drop(now, pkt, view, out);
+    }
+
+    fn on_timer(&mut self, now: Time, view: &SwitchView, out: &mut Actions) {
+        if self.pfc.next_timer().is_some_and(|t| t <= now) {
+            let start = out.len();
+            self.pfc.on_timer(now, view, out);
+            self.stretch_resumes(now, view, start, out);
+        }
+        if self.tick.is_some_and(|t| t <= now) {
+            self.run_interval(now, view, out);
+        }
+    }
+
+    fn next_timer(&self) -> Option<Time> {
+        match (self.pfc.next_timer(), self.tick) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fc::pfc::PfcThreshold;
+    use crate::net::mmu::{Charge, Mmu, MmuConfig};
+    use crate::time::Rate;
+    use std::collections::HashMap;
+
+    const PRIO: u8 = 3;
+    const PKT: u32 = 1000;
+
+    /// An 8-port 40 Gb/s switch with the paper's 4 MB buffer (§5), 50 KB headroom per port.
+    struct Sw {
+        mmu: Mmu,
+        rates: Vec<Rate>,
+        charges: HashMap<(u16, u16), Vec<Charge>>,
+    }
+
+    impl Sw {
+        fn new() -> Sw {
+            let cfg = MmuConfig { buffer_bytes: 4_000_000, ..Default::default() };
+            Sw { mmu: Mmu::new(cfg, vec![50_000; 8], 8, 8), rates: vec![Rate::gbps(40); 8], charges: HashMap::new() }
+        }
+        fn view(&self) -> SwitchView<'_> {
+            SwitchView { node: 0, mmu: &self.mmu, port_rate: &self.rates, nqueues: 8 }
+        }
+        fn pkt(ingress: u16, egress: u16) -> PktMeta {
+            PktMeta { ingress, egress, prio: PRIO, queue: PRIO, size: PKT, ..Default::default() }
+        }
+        fn enq(&mut self, fc: &mut impl FlowControl, now: Time, ingress: u16, egress: u16, n: usize, out: &mut Actions) {
+            for _ in 0..n {
+                let c = self.mmu.admit(ingress as usize, PRIO as usize, egress as usize, PRIO as usize, PKT).expect("admitted");
+                self.charges.entry((ingress, egress)).or_default().push(c);
+                fc.on_enqueue(now, &Sw::pkt(ingress, egress), &self.view(), out);
+            }
+        }
+        fn deq(&mut self, fc: &mut impl FlowControl, now: Time, ingress: u16, egress: u16, n: usize, out: &mut Actions) {
+            for _ in 0..n {
+                let c = self.charges.get_mut(&(ingress, egress)).unwrap().remove(0);
+                self.mmu.release(ingress as usize, PRIO as usize, egress as usize, PRIO as usize, PKT, c);
+                fc.on_dequeue(now, &Sw::pkt(ingress, egress), &self.view(), out);
+            }
+        }
+    }
+
+    fn ppfc(cfg: PpfcConfig, seed: u64) -> Ppfc {
+        Ppfc::new(cfg, PfcConfig::default(), 0, 8, 8, seed)
+    }
+
+    fn pauses(out: &Actions) -> Vec<(u16, u8, u16)> {
+        out.iter().map(|FcAction::Send { port, msg: FcMsg::Pfc { prio, quanta } }| (*port, *prio, *quanta)).collect()
+    }
+
+    const T0: Time = Time::from_ns(100);
+
+    /// Fill egress 0 to exactly Kmax (200 KB, not above) with `pre` packets per ingress at time 0,
+    /// then enqueue `during` packets per ingress at T0: the first of them crosses Kmax and starts
+    /// the interval, so `increment` is exactly `during` (whose egress may differ from 0).
+    fn scenario(p: &mut Ppfc, sw: &mut Sw, pre: &[(u16, usize)], during: &[(u16, u16, usize)]) -> Actions {
+        let mut out = vec![];
+        assert_eq!(pre.iter().map(|x| x.1).sum::<usize>() * PKT as usize, 200_000);
+        for &(i, n) in pre {
+            sw.enq(p, Time::ZERO, i, 0, n, &mut out);
+        }
+        assert_eq!(p.next_timer(), None, "at Kmax, not above: no tick");
+        for &(i, e, n) in during {
+            sw.enq(p, T0, i, e, n, &mut out);
+        }
+        out
+    }
+
+    /// Run the tick that is due, returning what it sent.
+    fn tick(p: &mut Ppfc, sw: &Sw) -> (Time, Actions) {
+        let t = p.next_timer().expect("tick armed");
+        let mut out = vec![];
+        p.on_timer(t, &sw.view(), &mut out);
+        (t, out)
+    }
+
+    #[test]
+    fn defaults_are_the_papers() {
+        let c = PpfcConfig::default();
+        assert_eq!(c.kmax_bytes, 200_000);
+        assert_eq!(c.interval, Time::from_us(1));
+        assert_eq!(c.t, Time::from_us(100));
+        assert_eq!(c.r, 0.8);
+        assert_eq!(c.space_left, SpaceLeft::Shared);
+        assert_eq!(c.hold, None);
+    }
+
+    #[test]
+    fn no_pause_below_kmax_even_with_fast_increment() {
+        let mut sw = Sw::new();
+        let mut p = ppfc(PpfcConfig::default(), 1);
+        let mut out = vec![];
+        // 180 KB in 100 ns: the buffer would be used up in ~2 us, but the egress is below Kmax.
+        for i in 1..=4 {
+            sw.enq(&mut p, Time::ZERO, i, 0, 45, &mut out);
+        }
+        assert!(out.is_empty());
+        assert_eq!(p.next_timer(), None);
+        p.on_timer(Time::from_us(1), &sw.view(), &mut out);
+        assert!(out.is_empty());
+        assert_eq!(p.pauses_sent, 0);
+    }
+
+    #[test]
+    fn pauses_above_kmax_before_standard_pfc_would() {
+        let mut sw = Sw::new();
+        let mut p = ppfc(PpfcConfig::default(), 1);
+        let out = scenario(&mut p, &mut sw, &[(1, 50), (2, 50), (3, 50), (4, 50)], &[(1, 0, 15), (2, 0, 15), (3, 0, 15), (4, 0, 15)]);
+        assert!(out.is_empty());
+        assert_eq!(p.next_timer(), Some(T0 + Time::from_us(1)));
+        let (_, out) = tick(&mut p, &sw);
+        let sent = pauses(&out);
+        assert!(!sent.is_empty());
+        for &(port, prio, quanta) in &sent {
+            assert!((1..=4).contains(&port) && prio == PRIO && quanta > 0 && quanta < u16::MAX);
+        }
+        // Standard PFC alone would not pause any of these ingresses yet.
+        let mut pfc = Pfc::new(PfcConfig::default(), 8, 8);
+        let mut pfc_out = vec![];
+        for i in 1..=4 {
+            assert!(!p.pfc.is_paused(i, PRIO as usize));
+            pfc.check_pause(Time::ZERO, &sw.view(), i, PRIO as usize, &mut pfc_out);
+        }
+        assert!(pfc_out.is_empty());
+    }
+
+    #[test]
+    fn no_pause_when_remaining_time_is_at_least_t() {
+        let mut sw = Sw::new();
+        let mut p = ppfc(PpfcConfig::default(), 1);
+        // 10 KB per us against ~3.3 MB free: ~330 us > T.
+        scenario(&mut p, &mut sw, &[(1, 100), (2, 100)], &[(1, 0, 5), (2, 0, 5)]);
+        let (t, out) = tick(&mut p, &sw);
+        assert!(out.is_empty());
+        // Still above Kmax: the tick goes on.
+        assert_eq!(p.next_timer(), Some(t + Time::from_us(1)));
+    }
+
+    #[test]
+    fn pause_duration_is_bytes_in_egress_plus_increment_over_rate() {
+        let mut sw = Sw::new();
+        let mut p = ppfc(PpfcConfig::default(), 1);
+        scenario(&mut p, &mut sw, &[(1, 200)], &[(1, 0, 60)]);
+        assert_eq!(p.increment(1, PRIO as usize), 60_000);
+        assert_eq!(p.packets(0, PRIO as usize, 1, PRIO as usize), 260_000);
+        let (_, out) = tick(&mut p, &sw);
+        // (260 KB + 60 KB) at 40 Gb/s = 64 us = 5000 quanta of 12.8 ns.
+        let expect = quanta_for(Rate::gbps(40).tx_time(320_000), Rate::gbps(40));
+        assert_eq!(expect, 5000);
+        assert_eq!(pauses(&out), vec![(1, PRIO, 5000)]);
+    }
+
+    #[test]
+    fn register_bit_suppresses_repeat_pause_until_the_first_expires() {
+        let mut sw = Sw::new();
+        let mut p = ppfc(PpfcConfig::default(), 1);
+        scenario(&mut p, &mut sw, &[(1, 200)], &[(1, 0, 60)]);
+        let (t1, out) = tick(&mut p, &sw);
+        assert_eq!(pauses(&out).len(), 1);
+        let expiry = t1 + Time::from_us(64);
+        assert!(p.bit_set(t1, 1, PRIO as usize));
+        // Next interval: the port still grows fast, but its bit is set.
+        let mut o = vec![];
+        sw.enq(&mut p, t1, 1, 0, 40, &mut o);
+        let (_, out) = tick(&mut p, &sw);
+        assert!(out.is_empty(), "{out:?}");
+        // Idle ticks until the pause has run out.
+        let mut t = t1;
+        while t < expiry {
+            let (tt, out) = tick(&mut p, &sw);
+            assert!(out.is_empty());
+            t = tt;
+        }
+        assert!(!p.bit_set(t, 1, PRIO as usize));
+        sw.enq(&mut p, t, 1, 0, 40, &mut o);
+        let (_, out) = tick(&mut p, &sw);
+        assert_eq!(pauses(&out).len(), 1);
+        assert_eq!(
+            out[0],
+            FcAction::Send {
+                port: 1,
+                msg: FcMsg::Pfc { prio: PRIO, quanta: quanta_for(Rate::gbps(40).tx_time(340_000 + 40_000), Rate::gbps(40)) }
+            }
+        );
+        assert_eq!(p.pauses_sent, 2);
+    }
+
+    #[test]
+    fn hold_sets_the_register_bit_length() {
+        let mut sw = Sw::new();
+        let cfg = PpfcConfig { hold: Some(Time::from_us(2)), ..Default::default() };
+        let mut p = ppfc(cfg, 1);
+        scenario(&mut p, &mut sw, &[(1, 200)], &[(1, 0, 60)]);
+        let (t1, _) = tick(&mut p, &sw);
+        assert!(p.bit_set(t1 + Time::from_us(1), 1, PRIO as usize));
+        assert!(!p.bit_set(t1 + Time::from_us(2), 1, PRIO as usize));
+    }
+
+    #[test]
+    fn choice_is_weighted_by_share_and_skips_non_contributors() {
+        // Egress 0 (240 KB): port 1 holds 150 KB, port 2 50 KB, both growing; port 4 holds 40 KB
+        // but did not grow; port 3 grows but only towards egress 5. R tiny: one pick per tick.
+        let cfg = PpfcConfig { r: 0.01, ..Default::default() };
+        let mut count = [0usize; 8];
+        let runs = 400;
+        for seed in 0..runs {
+            let mut sw = Sw::new();
+            let mut p = ppfc(cfg.clone(), seed);
+            scenario(&mut p, &mut sw, &[(1, 120), (2, 40), (4, 40)], &[(1, 0, 30), (2, 0, 10), (3, 5, 20)]);
+            let (_, out) = tick(&mut p, &sw);
+            let sent = pauses(&out);
+            assert_eq!(sent.len(), 1);
+            count[sent[0].0 as usize] += 1;
+        }
+        assert_eq!(count[3], 0, "a port with no bytes in the egress queue is never chosen");
+        assert_eq!(count[4], 0, "a port whose buffer did not grow is never chosen");
+        assert_eq!(count[1] + count[2], runs as usize);
+        assert!(count[1] > count[2]);
+        let f = count[1] as f64 / runs as f64;
+        assert!((0.65..0.85).contains(&f), "port 1 chosen {f} of the time, expected ~0.75");
+    }
+
+    #[test]
+    fn chosen_share_reaches_r_and_no_more_ports_than_needed() {
+        // Shares 40/30/20/10 % of a 250 KB queue, all growing.
+        let shares = [(1u16, 100_000u64), (2, 75_000), (3, 50_000), (4, 25_000)];
+        let incs: HashMap<u16, u64> = [(1, 20_000), (2, 15_000), (3, 10_000), (4, 5_000)].into_iter().collect();
+        for seed in 0..100 {
+            let mut sw = Sw::new();
+            let mut p = ppfc(PpfcConfig::default(), seed);
+            scenario(&mut p, &mut sw, &[(1, 80), (2, 60), (3, 40), (4, 20)], &[(1, 0, 20), (2, 0, 15), (3, 0, 10), (4, 0, 5)]);
+            let (_, out) = tick(&mut p, &sw);
+            let sent = pauses(&out);
+            let share = |port: u16| shares.iter().find(|s| s.0 == port).unwrap().1 as f64 / 250_000.0;
+            let total: f64 = sent.iter().map(|s| share(s.0)).sum();
+            let before_last: f64 = sent[..sent.len() - 1].iter().map(|s| share(s.0)).sum();
+            assert!(total >= 0.8 - 1e-9, "seed {seed}: chosen share {total}");
+            assert!(before_last < 0.8, "seed {seed}: chose one port more than needed");
+            for &(port, _, q) in &sent {
+                let bytes = shares.iter().find(|s| s.0 == port).unwrap().1 + incs[&port];
+                assert_eq!(q, quanta_for(Rate::gbps(40).tx_time(bytes), Rate::gbps(40)));
+            }
+        }
+    }
+
+    #[test]
+    fn tick_stops_below_kmax_and_restarts_with_a_fresh_interval() {
+        let mut sw = Sw::new();
+        let mut p = ppfc(PpfcConfig::default(), 1);
+        scenario(&mut p, &mut sw, &[(1, 100), (2, 100)], &[(1, 0, 5), (2, 0, 5)]);
+        let mut o = vec![];
+        sw.deq(&mut p, T0, 1, 0, 20, &mut o);
+        let (t, out) = tick(&mut p, &sw);
+        assert!(out.is_empty());
+        assert_eq!(p.next_timer(), None, "no queue above Kmax: the tick stops");
+        // A burst while below Kmax is not part of the next interval...
+        sw.enq(&mut p, t, 3, 0, 10, &mut o);
+        assert_eq!(p.next_timer(), None);
+        // ...which starts when the queue crosses Kmax again: only 5 KB counted, ~660 us > T.
+        let t2 = t + Time::from_us(3);
+        sw.enq(&mut p, t2, 3, 0, 5, &mut o);
+        assert_eq!(p.increment(3, PRIO as usize), 5_000, "the crossing packet opens the interval");
+        assert_eq!(p.next_timer(), Some(t2 + Time::from_us(1)));
+        let (_, out) = tick(&mut p, &sw);
+        assert!(out.is_empty() && o.is_empty());
+    }
+
+    #[test]
+    fn standard_pfc_resume_does_not_cut_a_predictive_pause_short() {
+        let mut sw = Sw::new();
+        let pfc = PfcConfig { threshold: PfcThreshold::Static { xoff: 300_000, xon: 250_000 }, ..Default::default() };
+        let mut p = Ppfc::new(PpfcConfig::default(), pfc, 0, 8, 8, 1);
+        scenario(&mut p, &mut sw, &[(1, 200)], &[(1, 0, 60)]);
+        let (t1, out) = tick(&mut p, &sw);
+        assert_eq!(pauses(&out), vec![(1, PRIO, 5000)]);
+        // In-flight bytes push the ingress over the static XOFF: standard PFC pauses it.
+        let mut o = vec![];
+        sw.enq(&mut p, t1, 1, 0, 40, &mut o);
+        assert_eq!(pauses(&o), vec![(1, PRIO, u16::MAX)]);
+        assert!(p.pfc.is_paused(1, PRIO as usize));
+        // It drains below XON 10 us later; PFC's resume becomes a pause for the 54 us left.
+        o.clear();
+        let t = t1 + Time::from_us(10);
+        sw.deq(&mut p, t, 1, 0, 60, &mut o);
+        let left = quanta_for(Time::from_us(54), Rate::gbps(40));
+        assert_eq!(pauses(&o), vec![(1, PRIO, left)]);
+        assert!(!p.pfc.is_paused(1, PRIO as usize));
+    }
+}

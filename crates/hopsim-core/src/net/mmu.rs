@@ -99,7 +99,7 @@ impl Mmu {
         self.cfg.buffer_bytes.saturating_sub(self.total_headroom + self.total_reserve + self.shared_used)
     }
 
-    /// Free bytes of the whole buffer (what P-PFC's `switch_space_left` measures).
+    /// Free bytes of the whole buffer (P-PFC can use it for `switch_space_left`; see `SpaceLeft`).
     #[inline]
     pub fn buffer_free(&self) -> u64 {
         self.cfg.buffer_bytes.saturating_sub(self.used)

@@ -25,7 +25,7 @@ pub struct LinkSpec {
 
 /// A whole network: `nodes[i]` is node `i`; hosts and switches may interleave (the HPCC format
 /// lets them).
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 pub struct Topology {
     pub nodes: Vec<NodeKind>,
     pub links: Vec<LinkSpec>,

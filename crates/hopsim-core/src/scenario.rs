@@ -1,0 +1,196 @@
+//! A whole run as one serde value: topology, workload and network settings. This is the only
+//! thing the Python front hands to the core (as JSON), so everything a scenario file can say is
+//! here, typed; file contents (CDFs, HPCC topology and flow files) arrive as text, because the
+//! models never touch the file system.
+
+use crate::config::NetConfig;
+use crate::stats::RunStats;
+use crate::time::{Rate, Time};
+use crate::topo::{dumbbell, parse_hpcc_topology, star, FatTree, LeafSpine, MultiDc, NodeKind, Topology};
+use crate::workload::arrivals::{Arrival, LoadBasis, Limit};
+use crate::workload::background::{background_flows, BackgroundSpec};
+use crate::workload::cdf::Cdf;
+use crate::workload::explicit::{explicit_flows, ExplicitFlow};
+use crate::workload::flow_file::parse_hpcc_flows;
+use crate::workload::incast::{incast_flows, IncastSpec};
+use crate::workload::mix::long_lived;
+use crate::workload::{sort_flows, FlowSpec};
+use crate::Simulation;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum TopologySpec {
+    Star { hosts: usize, rate: Rate, delay: Time },
+    Dumbbell { left: usize, right: usize, host_rate: Rate, bottleneck_rate: Rate, delay: Time },
+    LeafSpine(LeafSpine),
+    FatTree(FatTree),
+    MultiDc(MultiDc),
+    /// The HPCC ns-3 simulator's topology file, as text.
+    Hpcc { text: String },
+    Explicit(Topology),
+}
+
+impl TopologySpec {
+    pub fn build(&self) -> Result<Topology, String> {
+        let t = match self {
+            TopologySpec::Star { hosts, rate, delay } => star(*hosts, *rate, *delay),
+            TopologySpec::Dumbbell { left, right, host_rate, bottleneck_rate, delay } => dumbbell(*left, *right, *host_rate, *bottleneck_rate, *delay),
+            TopologySpec::LeafSpine(l) => l.build(),
+            TopologySpec::FatTree(f) => f.build()?,
+            TopologySpec::MultiDc(m) => m.build(),
+            TopologySpec::Hpcc { text } => parse_hpcc_topology(text)?,
+            TopologySpec::Explicit(t) => t.clone(),
+        };
+        t.validate().map_err(|e| format!("topology: {e}"))?;
+        Ok(t)
+    }
+}
+
+/// What a load fraction refers to.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum LoadOn {
+    /// Every host link carries `load` of its rate on average (HPCC, Floodgate).
+    HostLinks,
+    /// The ToR uplinks together carry `load` of their capacity (BFC, FlowSail: "core links").
+    CoreLinks,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Background {
+    /// Flow-size CDF file contents (`size_bytes cdf` lines).
+    pub cdf: String,
+    pub load: f64,
+    pub load_on: LoadOn,
+    pub arrival: Arrival,
+    pub start: Time,
+    pub duration: Time,
+    #[serde(default = "default_prio")]
+    pub prio: u8,
+}
+
+fn default_prio() -> u8 {
+    crate::workload::DEFAULT_PRIO
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum WorkloadSpec {
+    Flows { flows: Vec<ExplicitFlow> },
+    /// The HPCC simulator's flow file, as text; `time_offset` is subtracted from its start times
+    /// (its files start traffic at 2 s).
+    HpccFlows { text: String, time_offset: Time },
+    Background(Background),
+    Incast { incast: IncastSpec, start: Time, limit: Limit },
+    /// Poisson (or lognormal) background with incast bursts over the same window.
+    IncastMix { background: Background, incast: IncastSpec },
+    LongLived { pairs: Vec<(u32, u32)>, size: u64, start: Time },
+}
+
+/// A whole scenario.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    pub topology: TopologySpec,
+    pub workload: WorkloadSpec,
+    #[serde(default)]
+    pub net: NetConfig,
+}
+
+/// Capacity of the links from tier-0 switches up into the fabric (one direction).
+fn core_capacity(t: &Topology) -> Result<f64, String> {
+    let tier = |n: u32| match t.nodes[n as usize] {
+        NodeKind::Switch { tier } => Some(tier),
+        NodeKind::Host => None,
+    };
+    let bps: u64 = t
+        .links
+        .iter()
+        .filter(|l| matches!((tier(l.a), tier(l.b)), (Some(0), Some(x)) | (Some(x), Some(0)) if x > 0))
+        .map(|l| l.rate.0)
+        .sum();
+    if bps == 0 {
+        return Err("workload.load_on = \"core_links\" needs a topology with ToR uplinks (allowed here: \"host_links\")".into());
+    }
+    Ok(bps as f64)
+}
+
+impl Background {
+    fn spec(&self, t: &Topology, seed: u64, stream_index: u64) -> Result<(BackgroundSpec, Cdf), String> {
+        let cdf = Cdf::parse(&self.cdf).map_err(|e| format!("workload.cdf: {e}"))?;
+        let hosts = t.host_ids();
+        let basis = match self.load_on {
+            LoadOn::HostLinks => {
+                let h0 = hosts[0];
+                let rate = t.links.iter().find(|l| l.a == h0 || l.b == h0).map(|l| l.rate).unwrap_or(Rate(0));
+                LoadBasis::HostLinks { hosts: hosts.len(), host_rate: rate }
+            }
+            LoadOn::CoreLinks => LoadBasis::Capacity { bps: core_capacity(t)? },
+        };
+        let spec = BackgroundSpec {
+            hosts,
+            arrival: self.arrival,
+            basis,
+            load: self.load,
+            start: self.start,
+            limit: Limit::Duration(self.duration),
+            prio: self.prio,
+            seed,
+            stream_index,
+        };
+        Ok((spec, cdf))
+    }
+}
+
+impl WorkloadSpec {
+    pub fn build(&self, t: &Topology, seed: u64) -> Result<Vec<FlowSpec>, String> {
+        let hosts = t.host_ids();
+        let mut flows = match self {
+            WorkloadSpec::Flows { flows } => explicit_flows(flows)?,
+            WorkloadSpec::HpccFlows { text, time_offset } => {
+                let mut v = parse_hpcc_flows(text)?;
+                for f in &mut v {
+                    if f.start < *time_offset {
+                        return Err(format!("workload.time_offset {} is after a flow's start {}", time_offset, f.start));
+                    }
+                    f.start = f.start - *time_offset;
+                }
+                v
+            }
+            WorkloadSpec::Background(b) => {
+                let (spec, cdf) = b.spec(t, seed, 0)?;
+                background_flows(&spec, &cdf)?
+            }
+            WorkloadSpec::Incast { incast, start, limit } => incast_flows(incast, &hosts, *start, *limit, seed, 0)?,
+            WorkloadSpec::IncastMix { background, incast } => {
+                let (spec, cdf) = background.spec(t, seed, 0)?;
+                crate::workload::mix::incastmix(&spec, &cdf, incast)?
+            }
+            WorkloadSpec::LongLived { pairs, size, start } => long_lived(pairs, *size, *start, default_prio())?,
+        };
+        sort_flows(&mut flows);
+        Ok(flows)
+    }
+}
+
+impl Scenario {
+    /// Build the topology, the flows and the simulation.
+    pub fn build(&self) -> Result<Simulation, String> {
+        let topo = self.topology.build()?;
+        let flows = self.workload.build(&topo, self.net.seed)?;
+        Simulation::new(&topo, &flows, self.net.clone())
+    }
+
+    /// Build and run.
+    pub fn run(&self) -> Result<RunStats, String> {
+        let mut sim = self.build()?;
+        sim.run();
+        Ok(std::mem::take(&mut sim.stats))
+    }
+
+    pub fn from_json(s: &str) -> Result<Scenario, String> {
+        serde_json::from_str(s).map_err(|e| format!("scenario: {e}"))
+    }
+}
