@@ -252,38 +252,73 @@ impl Simulation {
 
     // ---------------------------------------------------------------- ports and wires
 
-    /// Start serving an idle port now (it may have a wake-up pending for later: that one becomes
-    /// stale).
+    /// Something was queued at port `p`: serve it now if the port is free, or make sure it is
+    /// served when its current serialisation ends.
     #[inline]
     pub(crate) fn kick(&mut self, p: u32) {
-        let port = &self.ports[p as usize];
-        if port.tx.is_none() && port.pending.is_none_or(|t| t > self.now) {
-            self.port_service(p);
+        let now = self.now;
+        let port = &mut self.ports[p as usize];
+        if port.busy_until <= now {
+            if port.pending.is_none_or(|t| t > now) {
+                self.port_service(p);
+            }
+        } else if port.pending.is_none_or(|t| t > port.busy_until) {
+            port.gen = port.gen.wrapping_add(1);
+            port.pending = Some(port.busy_until);
+            self.sched.push(port.busy_until, Event::PortTx { port: p, gen: port.gen });
         }
     }
 
-    /// Pick the next packet of an idle port and start serialising it, or arrange a wake-up.
+    /// Pick the next packet of a free port and start serialising it (it goes onto the wire at
+    /// once, stamped with its arrival time), or arrange a wake-up for pacing or pause expiry.
     pub(crate) fn port_service(&mut self, p: u32) {
         let pi = p as usize;
-        let next = match self.ports[pi].ctrl.pop_front() {
-            Some(id) => Some(id),
+        let (next, is_host) = match self.ports[pi].ctrl.pop_front() {
+            Some(id) => (Some(id), matches!(self.node_ref[self.ports[pi].node as usize], NodeRef::Host(_))),
             None => match self.node_ref[self.ports[pi].node as usize] {
-                NodeRef::Switch(s) => self.switch_dequeue(s, p),
-                NodeRef::Host(h) => self.host_next_packet(h),
+                NodeRef::Switch(s) => (self.switch_dequeue(s, p), false),
+                NodeRef::Host(h) => (self.host_next_packet(h), true),
             },
         };
+        let now = self.now;
         let port = &mut self.ports[pi];
         port.gen = port.gen.wrapping_add(1);
+        port.pending = None;
         match next {
             Some(id) => {
-                let t = self.now + port.clock.tx_time(self.slab.get(id).size);
-                port.tx = Some(id);
-                port.pending = Some(t);
-                self.sched.push(t, Event::PortTx { port: p, gen: port.gen });
+                let pkt = self.slab.get(id);
+                let end = now + port.clock.tx_time(pkt.size);
+                port.busy_until = end;
+                port.tx_bytes += pkt.size as u64;
+                let c = &mut self.stats.counters;
+                c.packets_sent += 1;
+                match pkt.kind {
+                    PktKind::Data => port.tx_data_bytes += pkt.size as u64,
+                    k => {
+                        port.ctrl_bytes += pkt.size as u64;
+                        match k {
+                            PktKind::Ack => c.ack_bytes += pkt.size as u64,
+                            PktKind::Nack => c.nack_bytes += pkt.size as u64,
+                            PktKind::Cnp => c.cnp_bytes += pkt.size as u64,
+                            _ => c.pfc_bytes += pkt.size as u64,
+                        }
+                    }
+                }
+                let arrive = end + port.delay;
+                if port.wire.is_empty() {
+                    self.sched.push(arrive, Event::Wire { port: p });
+                }
+                port.wire.push_back((arrive, id));
+                let more = port.has_backlog() || (is_host && !self.hosts[self.host_of_port(p) as usize].active.is_empty());
+                if more {
+                    let port = &mut self.ports[pi];
+                    port.pending = Some(end);
+                    self.sched.push(end, Event::PortTx { port: p, gen: port.gen });
+                }
             }
             None => {
                 let wake = match self.node_ref[port.node as usize] {
-                    NodeRef::Switch(_) => port.next_unpause(self.now),
+                    NodeRef::Switch(_) => port.next_unpause(now),
                     NodeRef::Host(h) => self.host_wake_time(h),
                 };
                 let port = &mut self.ports[pi];
@@ -296,36 +331,23 @@ impl Simulation {
         self.apply_actions();
     }
 
+    #[inline]
+    fn host_of_port(&self, p: u32) -> u32 {
+        match self.node_ref[self.ports[p as usize].node as usize] {
+            NodeRef::Host(h) => h,
+            NodeRef::Switch(_) => unreachable!("not a host port"),
+        }
+    }
+
     fn on_port_tx(&mut self, p: u32, gen: u32) {
         let port = &mut self.ports[p as usize];
         if port.gen != gen {
             return;
         }
         port.pending = None;
-        if let Some(id) = port.tx.take() {
-            let pkt = self.slab.get(id);
-            port.tx_bytes += pkt.size as u64;
-            let c = &mut self.stats.counters;
-            c.packets_sent += 1;
-            match pkt.kind {
-                PktKind::Data => port.tx_data_bytes += pkt.size as u64,
-                k => {
-                    port.ctrl_bytes += pkt.size as u64;
-                    match k {
-                        PktKind::Ack => c.ack_bytes += pkt.size as u64,
-                        PktKind::Nack => c.nack_bytes += pkt.size as u64,
-                        PktKind::Cnp => c.cnp_bytes += pkt.size as u64,
-                        _ => c.pfc_bytes += pkt.size as u64,
-                    }
-                }
-            }
-            let arrive = self.now + port.delay;
-            if port.wire.is_empty() {
-                self.sched.push(arrive, Event::Wire { port: p });
-            }
-            port.wire.push_back((arrive, id));
+        if port.busy_until <= self.now {
+            self.port_service(p);
         }
-        self.port_service(p);
     }
 
     fn on_wire(&mut self, p: u32) {
@@ -491,6 +513,7 @@ impl Simulation {
         c.flows_finished = self.flows.iter().filter(|f| f.finish.is_some()).count() as u64;
         c.end_time_ps = now.0;
         c.peak_packets_alive = self.slab.capacity_used() as u64;
+        c.peak_pending_events = self.sched.peak_len as u64;
         c.max_switch_buffer_bytes = self.switches.iter().map(|s| s.mmu.peak_used).max().unwrap_or(0);
     }
 

@@ -1,1 +1,59 @@
-fn main() {}
+//! The standard benchmark: the HPCC simulator's 320-host fat-tree with its 6,706-flow WebSearch
+//! list at 30% load (DCQCN + PFC, 32 MB buffers, 1000-byte payloads), as that simulator runs it.
+//!
+//! `cargo run --release --bin hopsim-bench [-- TOPO FLOWS]` prints wall time, peak memory,
+//! events/s and simulated packets/s, and a one-line FCT summary to compare runs by.
+
+use hopsim_core::cc::{dcqcn::DcqcnConfig, CcConfig};
+use hopsim_core::config::{NetConfig, RecordConfig};
+use hopsim_core::scenario::{Scenario, TopologySpec, WorkloadSpec};
+use hopsim_core::Time;
+use std::time::Instant;
+
+fn peak_rss_mb() -> f64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| s.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| l.split_whitespace().nth(1)).and_then(|v| v.parse::<f64>().ok()))
+        .map(|kb| kb / 1024.0)
+        .unwrap_or(f64::NAN)
+}
+
+fn main() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../benchmarks/");
+    let args: Vec<String> = std::env::args().collect();
+    let topo_path = args.get(1).cloned().unwrap_or(format!("{root}hpcc-fat-tree-320.topo.txt"));
+    let flow_path = args.get(2).cloned().unwrap_or(format!("{root}websearch-320h-load30-10ms.flows.txt"));
+    let read = |p: &str| std::fs::read_to_string(p).unwrap_or_else(|e| panic!("cannot read {p}: {e}"));
+    let mut net = NetConfig { cc: CcConfig::Dcqcn(DcqcnConfig::default()), record: RecordConfig { buffer_interval: None, ..Default::default() }, ..Default::default() };
+    net.switch.buffer_bytes = 32_000_000;
+    net.host.mtu = 1000;
+    let sc = Scenario {
+        topology: TopologySpec::Hpcc { text: read(&topo_path) },
+        workload: WorkloadSpec::HpccFlows { text: read(&flow_path), time_offset: Time::from_secs_f64(2.0) },
+        net,
+    };
+    let t0 = Instant::now();
+    let mut sim = sc.build().unwrap_or_else(|e| panic!("{e}"));
+    let build = t0.elapsed().as_secs_f64();
+    let t1 = Instant::now();
+    sim.run();
+    let wall = t1.elapsed().as_secs_f64();
+    let c = &sim.stats.counters;
+    let f = &sim.stats.flows;
+    let mut sd: Vec<f64> = f.slowdown.iter().copied().filter(|x| x.is_finite()).collect();
+    sd.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    let mean = sd.iter().sum::<f64>() / sd.len().max(1) as f64;
+    let p99 = sd.get(((sd.len() as f64) * 0.99) as usize).copied().unwrap_or(f64::NAN);
+    println!("build_s {build:.3}");
+    println!("wall_s {wall:.3}");
+    println!("peak_rss_mb {:.1}", peak_rss_mb());
+    println!("events {}", c.events);
+    println!("events_per_s {:.0}", c.events as f64 / wall);
+    println!("packets {}", c.packets_sent);
+    println!("packets_per_s {:.0}", c.packets_sent as f64 / wall);
+    println!("sim_time_ms {:.3}", c.end_time_ps as f64 / 1e9);
+    println!("flows {} finished {}", c.flows, c.flows_finished);
+    println!("slowdown_mean {mean:.3} p99 {p99:.3}");
+    println!("peak_pending_events {} peak_packets_alive {}", c.peak_pending_events, c.peak_packets_alive);
+    println!("pauses {} drops {} cnps {} timeouts {}", c.pauses_sent, c.drops, c.cnps, c.timeouts);
+}

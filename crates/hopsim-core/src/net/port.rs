@@ -5,6 +5,12 @@
 //! so the port needs one pending event for its serialiser and one for the wire's head, however
 //! many packets are in flight: the event heap stays as small as the number of ports.
 //!
+//! A packet goes onto the wire the moment its serialisation starts, stamped with its arrival time
+//! (start + serialisation + propagation), and the port is busy until the serialisation ends. The
+//! port schedules its own service event at that end only when something is waiting to be sent;
+//! an idle port that gets a packet later simply starts at once. On a lightly loaded port that is
+//! one event per packet (the wire's) instead of two.
+//!
 //! Switch ports have a strict-priority control queue and `N` data queues served by deficit round
 //! robin; each data queue can be paused by its priority (PFC) or, later, individually (BFC). Host
 //! ports use only the control queue here: their data comes from the NIC's queue pairs.
@@ -25,14 +31,18 @@ pub struct Port {
     pub queues: Vec<VecDeque<PacketId>>,
     /// Bytes queued per data queue.
     pub qbytes: Vec<u64>,
+    /// Bytes queued over all data queues.
+    total: u64,
+    /// Bit `q` set when data queue `q` is non-empty.
+    nonempty: u64,
     deficit: Vec<u32>,
     credited: bool,
     rr: usize,
     pub quantum: u32,
     /// Priority `p` may not be sent before `pause_until[p]` (PFC frames received on this port).
     pub pause_until: [Time; NPRIO],
-    /// Packet being serialised.
-    pub tx: Option<PacketId>,
+    /// End of the current serialisation: the port is free from then on.
+    pub busy_until: Time,
     /// Generation of the live `PortTx` event; older ones are stale.
     pub gen: u32,
     /// Time of the live `PortTx` event, if any.
@@ -59,12 +69,14 @@ impl Port {
             ctrl: VecDeque::new(),
             queues: (0..nqueues).map(|_| VecDeque::new()).collect(),
             qbytes: vec![0; nqueues],
+            total: 0,
+            nonempty: 0,
             deficit: vec![0; nqueues],
             credited: false,
             rr: 0,
             quantum,
             pause_until: [Time::ZERO; NPRIO],
-            tx: None,
+            busy_until: Time::ZERO,
             gen: 0,
             pending: None,
             wire: VecDeque::new(),
@@ -119,26 +131,65 @@ impl Port {
     pub fn enqueue_data(&mut self, q: usize, id: PacketId, size: u32) {
         self.queues[q].push_back(id);
         self.qbytes[q] += size as u64;
-        let total: u64 = self.qbytes.iter().sum();
-        if total > self.peak_qbytes {
-            self.peak_qbytes = total;
+        self.total += size as u64;
+        self.nonempty |= 1 << q;
+        if self.total > self.peak_qbytes {
+            self.peak_qbytes = self.total;
         }
     }
 
+    /// Remove the head of data queue `q` (the one `pick_data` chose).
+    #[inline]
+    pub fn dequeue_data(&mut self, q: usize, size: u32) -> PacketId {
+        let id = self.queues[q].pop_front().expect("picked queue is non-empty");
+        self.qbytes[q] -= size as u64;
+        self.total -= size as u64;
+        if self.queues[q].is_empty() {
+            self.nonempty &= !(1 << q);
+        }
+        id
+    }
+
+    /// Anything waiting in the control or data queues.
+    #[inline]
+    pub fn has_backlog(&self) -> bool {
+        !self.ctrl.is_empty() || self.nonempty != 0
+    }
+
+    #[inline]
     pub fn queued_bytes(&self) -> u64 {
-        self.qbytes.iter().sum()
+        self.total
+    }
+
+    /// Non-empty data queues whose priority is not paused now.
+    #[inline]
+    fn eligible(&self, now: Time) -> u64 {
+        let mut m = self.nonempty;
+        let mut bits = m;
+        while bits != 0 {
+            let q = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            if self.is_paused(Self::queue_prio(q), now) {
+                m &= !(1 << q);
+            }
+        }
+        m
     }
 
     /// Deficit round robin over the unpaused, non-empty data queues; returns the queue served.
+    /// A queue that is alone eligible is served directly: DRR would give it every turn anyway.
     pub fn pick_data(&mut self, now: Time, slab: &Slab) -> Option<usize> {
-        let n = self.queues.len();
-        if n == 0 {
+        let elig = self.eligible(now);
+        if elig == 0 {
             return None;
         }
+        if elig.count_ones() == 1 {
+            return Some(elig.trailing_zeros() as usize);
+        }
+        let n = self.queues.len();
         for _ in 0..(2 * n + 1) {
             let q = self.rr;
-            let eligible = !self.queues[q].is_empty() && !self.is_paused(Self::queue_prio(q), now);
-            if eligible {
+            if elig & (1 << q) != 0 {
                 if !self.credited {
                     self.deficit[q] += self.quantum;
                     self.credited = true;
@@ -148,7 +199,7 @@ impl Port {
                     self.deficit[q] -= size;
                     return Some(q);
                 }
-            } else if self.queues[q].is_empty() {
+            } else if self.nonempty & (1 << q) == 0 {
                 self.deficit[q] = 0;
             }
             self.credited = false;
@@ -193,7 +244,7 @@ mod tests {
         }
         let mut order = vec![];
         while let Some(q) = p.pick_data(Time(0), &slab) {
-            p.queues[q].pop_front();
+            p.dequeue_data(q, 1000);
             order.push(q);
         }
         // quantum 1500 with 1000 B packets: one packet per visit, alternating

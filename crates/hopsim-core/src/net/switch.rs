@@ -104,10 +104,10 @@ impl Simulation {
         let nq = self.cfg.switch.nqueues;
         let port = &mut self.ports[p as usize];
         let q = port.pick_data(now, &self.slab)?;
-        let id = port.queues[q].pop_front().expect("picked queue is non-empty");
+        let head = port.queues[q][0];
+        let pkt = self.slab.get_mut(head);
+        let id = port.dequeue_data(q, pkt.size);
         let egress = port.local;
-        let pkt = self.slab.get_mut(id);
-        port.qbytes[q] -= pkt.size as u64;
         let sw = &mut self.switches[s as usize];
         sw.mmu.release(pkt.ingress as usize, pkt.prio as usize, egress as usize, q, pkt.size, pkt.charge);
         let meta = Self::meta(pkt, egress);

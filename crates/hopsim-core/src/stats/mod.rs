@@ -136,6 +136,7 @@ pub struct Counters {
     pub flows_finished: u64,
     pub end_time_ps: u64,
     pub peak_packets_alive: u64,
+    pub peak_pending_events: u64,
     pub max_switch_buffer_bytes: u64,
 }
 
