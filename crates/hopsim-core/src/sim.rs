@@ -490,6 +490,7 @@ impl Simulation {
             ft.incast.push(f.spec.incast);
             ft.retx_bytes.push(f.retx_bytes);
             ft.dropped_bytes.push(f.dropped_bytes);
+            ft.delivered_bytes.push(f.rcv_nxt);
         }
         let pt = &mut self.stats.ports;
         for (p, port) in self.ports.iter().enumerate() {

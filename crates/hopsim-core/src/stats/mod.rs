@@ -23,6 +23,8 @@ pub struct FlowTable {
     pub incast: Vec<bool>,
     pub retx_bytes: Vec<u64>,
     pub dropped_bytes: Vec<u64>,
+    /// Bytes the receiver holds in order at the end of the run (the size, for finished flows).
+    pub delivered_bytes: Vec<u64>,
 }
 
 /// Every PFC frame sent: time, sending switch, its local port, priority, quanta, and the pause

@@ -3,3 +3,8 @@
 
 mod common;
 mod lone_flow;
+mod mdl;
+mod incast_pfc;
+mod dcqcn_fair;
+mod ppfc;
+mod conservation;
