@@ -44,8 +44,8 @@ pub struct Simulation {
     next_flow: usize,
     /// Flow-control actions waiting to be carried out, with the switch that asked.
     pub(crate) acts: Vec<(u32, FcAction)>,
-    /// Reused buffer handed to flow-control hooks (avoids an allocation per packet).
-    pub(crate) scratch_acts: Vec<FcAction>,
+    /// Buffer the flow-control hooks write their actions into (reused: no allocation per packet).
+    pub(crate) fc_out: Vec<FcAction>,
     pub stats: RunStats,
     pub(crate) flows_done: usize,
 }
@@ -154,7 +154,7 @@ impl Simulation {
             arrival_order: vec![],
             next_flow: 0,
             acts: vec![],
-            scratch_acts: vec![],
+            fc_out: vec![],
             stats: RunStats::default(),
             flows_done: 0,
         };

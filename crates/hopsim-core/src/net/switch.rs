@@ -39,6 +39,18 @@ macro_rules! view {
 
 const PFC_FRAME_BYTES: u32 = 64;
 
+/// Queue what the last hook of switch `$s` asked for (usually nothing). A macro, not a method,
+/// so that it borrows only the two buffers while a packet is still borrowed from the slab.
+macro_rules! collect_actions {
+    ($self:ident, $s:expr) => {
+        if !$self.fc_out.is_empty() {
+            for a in $self.fc_out.drain(..) {
+                $self.acts.push(($s, a));
+            }
+        }
+    };
+}
+
 impl Simulation {
     #[inline]
     fn meta(pkt: &Packet, egress: u16) -> PktMeta {
@@ -74,10 +86,8 @@ impl Simulation {
         meta.queue = q as u8;
         match sw.mmu.admit(meta.ingress as usize, meta.prio as usize, egress as usize, q, meta.size) {
             None => {
-                let mut acts = std::mem::take(&mut self.scratch_acts);
-                sw.fc.on_drop(now, &meta, &view!(sw, nq), &mut acts);
-                self.acts.extend(acts.drain(..).map(|a| (s, a)));
-                self.scratch_acts = acts;
+                sw.fc.on_drop(now, &meta, &view!(sw, nq), &mut self.fc_out);
+                collect_actions!(self, s);
                 let c = &mut self.stats.counters;
                 c.drops += 1;
                 c.data_bytes_dropped += pkt.payload as u64;
@@ -87,10 +97,8 @@ impl Simulation {
             Some(charge) => {
                 pkt.charge = charge;
                 self.ports[out as usize].enqueue_data(q, id, meta.size);
-                let mut acts = std::mem::take(&mut self.scratch_acts);
-                sw.fc.on_enqueue(now, &meta, &view!(sw, nq), &mut acts);
-                self.acts.extend(acts.drain(..).map(|a| (s, a)));
-                self.scratch_acts = acts;
+                sw.fc.on_enqueue(now, &meta, &view!(sw, nq), &mut self.fc_out);
+                collect_actions!(self, s);
                 self.kick(out);
             }
         }
@@ -111,10 +119,8 @@ impl Simulation {
         let sw = &mut self.switches[s as usize];
         sw.mmu.release(pkt.ingress as usize, pkt.prio as usize, egress as usize, q, pkt.size, pkt.charge);
         let meta = Self::meta(pkt, egress);
-        let mut acts = std::mem::take(&mut self.scratch_acts);
-        sw.fc.on_dequeue(now, &meta, &view!(sw, nq), &mut acts);
-        self.acts.extend(acts.drain(..).map(|a| (s, a)));
-        self.scratch_acts = acts;
+        sw.fc.on_dequeue(now, &meta, &view!(sw, nq), &mut self.fc_out);
+        collect_actions!(self, s);
         if self.cfg.switch.ecn.enabled && !pkt.ecn {
             let (kmin, kmax) = sw.ecn[egress as usize];
             let qlen = sw.mmu.egress_bytes(egress as usize, q);
@@ -170,10 +176,8 @@ impl Simulation {
     pub(crate) fn switch_control(&mut self, s: u32, from: u16, msg: FcMsg) {
         let nq = self.cfg.switch.nqueues;
         let sw = &mut self.switches[s as usize];
-        let mut acts = std::mem::take(&mut self.scratch_acts);
-        sw.fc.on_control(self.now, from, &msg, &view!(sw, nq), &mut acts);
-        self.acts.extend(acts.drain(..).map(|a| (s, a)));
-        self.scratch_acts = acts;
+        sw.fc.on_control(self.now, from, &msg, &view!(sw, nq), &mut self.fc_out);
+        collect_actions!(self, s);
         self.arm_fc_timer(s);
         self.apply_actions();
     }
@@ -181,9 +185,7 @@ impl Simulation {
     pub(crate) fn switch_fc_timer(&mut self, s: u32) {
         let nq = self.cfg.switch.nqueues;
         let sw = &mut self.switches[s as usize];
-        let mut acts = std::mem::take(&mut self.scratch_acts);
-        sw.fc.on_timer(self.now, &view!(sw, nq), &mut acts);
-        self.acts.extend(acts.drain(..).map(|a| (s, a)));
-        self.scratch_acts = acts;
+        sw.fc.on_timer(self.now, &view!(sw, nq), &mut self.fc_out);
+        collect_actions!(self, s);
     }
 }
