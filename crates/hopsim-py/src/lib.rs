@@ -1,0 +1,137 @@
+//! `hopsim._native`: the Python binding of `hopsim-core`. Three functions and nothing else:
+//!
+//! - `run(scenario_json) -> dict`: build and run one scenario with the GIL released, and hand back
+//!   its columnar results;
+//! - `validate(scenario_json) -> None`: build without running (topology, routes, flows); raises
+//!   `ValueError` with the core's message;
+//! - `version() -> str`: the binding crate's version.
+//!
+//! How results cross the boundary: `run` returns `{"tables": {table: {column: value}},
+//! "counters": {name: int}}`. A numeric column is a `(dtype, bytes)` pair: the column's `Vec`
+//! copied once into a Python `bytes` in native (little-endian) layout, with a NumPy dtype string
+//! (`"<u8"`, `"<f8"`, `"|b1"`, ...), so the Python side wraps it with `numpy.frombuffer` without
+//! creating one Python object per value. Text columns are lists of `str`. The scenario itself
+//! arrives as the core's serde JSON (`hopsim_core::scenario::Scenario`), produced by
+//! `python/hopsim/scenario.py` from a validated TOML file.
+
+use hopsim_core::scenario::Scenario;
+use hopsim_core::stats::RunStats;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyList};
+
+/// A plain-old-data element type that NumPy can read straight from bytes.
+trait Pod: Copy {
+    const DTYPE: &'static str;
+}
+impl Pod for u8 {
+    const DTYPE: &'static str = "|u1";
+}
+impl Pod for u16 {
+    const DTYPE: &'static str = "<u2";
+}
+impl Pod for u32 {
+    const DTYPE: &'static str = "<u4";
+}
+impl Pod for u64 {
+    const DTYPE: &'static str = "<u8";
+}
+impl Pod for f64 {
+    const DTYPE: &'static str = "<f8";
+}
+impl Pod for bool {
+    // Rust guarantees a bool is one byte holding 0 or 1, which is NumPy's bool layout.
+    const DTYPE: &'static str = "|b1";
+}
+
+#[cfg(not(target_endian = "little"))]
+compile_error!("hopsim._native hands columns over in little-endian layout");
+
+/// One column as `(dtype, bytes)`.
+fn col<'py, T: Pod>(py: Python<'py>, v: &[T]) -> PyResult<Bound<'py, PyAny>> {
+    // SAFETY: `T: Pod` are plain integer/float/bool types without padding; any byte view of a
+    // slice of them is valid to read, and the length covers exactly the slice.
+    let bytes = unsafe { std::slice::from_raw_parts(v.as_ptr() as *const u8, std::mem::size_of_val(v)) };
+    Ok((T::DTYPE, PyBytes::new(py, bytes)).into_pyobject(py)?.into_any())
+}
+
+fn text_col<'py>(py: Python<'py>, v: &[String]) -> PyResult<Bound<'py, PyAny>> {
+    Ok(PyList::new(py, v)?.into_any())
+}
+
+macro_rules! table {
+    ($py:expr, $tables:expr, $name:literal, $src:expr, [$($field:ident),* $(,)?] $(, text [$($tfield:ident),*])?) => {{
+        let t = PyDict::new($py);
+        $( t.set_item(stringify!($field), col($py, &$src.$field)?)?; )*
+        $( $( t.set_item(stringify!($tfield), text_col($py, &$src.$tfield)?)?; )* )?
+        $tables.set_item($name, t)?;
+    }};
+}
+
+fn stats_to_py<'py>(py: Python<'py>, s: &RunStats) -> PyResult<Bound<'py, PyDict>> {
+    let tables = PyDict::new(py);
+    let f = &s.flows;
+    table!(py, tables, "flows", f, [flow_id, src, dst, size_bytes, start_ps, finish_ps, fct_ps, ideal_fct_ps, slowdown, incast, retx_bytes, dropped_bytes, delivered_bytes]);
+    let p = &s.pauses;
+    table!(py, tables, "pauses", p, [time_ps, node, port, prio, quanta, duration_ps]);
+    let b = &s.buffer;
+    table!(py, tables, "buffer_switch", b, [switch_time_ps, switch_node, switch_bytes]);
+    table!(py, tables, "buffer_port", b, [port_time_ps, port_row, port_bytes]);
+    let q = &s.queues;
+    table!(py, tables, "queues", q, [time_ps, node, port, bytes]);
+    let pt = &s.ports;
+    table!(py, tables, "ports", pt, [node, port, peer_node, rate_bps, tx_bytes, ctrl_bytes, utilisation, paused_ps, peak_queue_bytes], text [hop_class]);
+
+    // Counters go through serde so that a counter the core adds shows up without a binding change.
+    let counters = PyDict::new(py);
+    let v = serde_json::to_value(&s.counters).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+    if let serde_json::Value::Object(m) = v {
+        for (k, v) in m {
+            match v {
+                serde_json::Value::Number(n) if n.is_u64() => counters.set_item(k, n.as_u64())?,
+                serde_json::Value::Number(n) if n.is_i64() => counters.set_item(k, n.as_i64())?,
+                serde_json::Value::Number(n) => counters.set_item(k, n.as_f64())?,
+                serde_json::Value::Bool(b) => counters.set_item(k, b)?,
+                other => counters.set_item(k, other.to_string())?,
+            }
+        }
+    }
+    let out = PyDict::new(py);
+    out.set_item("tables", tables)?;
+    out.set_item("counters", counters)?;
+    Ok(out)
+}
+
+fn parse(scenario_json: &str) -> PyResult<Scenario> {
+    Scenario::from_json(scenario_json).map_err(PyValueError::new_err)
+}
+
+/// Run one scenario (the core's JSON) and return its columnar results. The GIL is released for
+/// the whole build and run, so threads (and a Dask worker's other tasks) keep going.
+#[pyfunction]
+fn run<'py>(py: Python<'py>, scenario_json: &str) -> PyResult<Bound<'py, PyDict>> {
+    let sc = parse(scenario_json)?;
+    let stats = py.detach(move || sc.run()).map_err(PyValueError::new_err)?;
+    stats_to_py(py, &stats)
+}
+
+/// Build a scenario without running it; raises ValueError naming what is wrong.
+#[pyfunction]
+fn validate(py: Python<'_>, scenario_json: &str) -> PyResult<()> {
+    let sc = parse(scenario_json)?;
+    py.detach(move || sc.build().map(|_| ())).map_err(PyValueError::new_err)
+}
+
+/// Version of this binding crate, which is released together with the core.
+#[pyfunction]
+fn version() -> &'static str {
+    env!("CARGO_PKG_VERSION")
+}
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(version, m)?)?;
+    Ok(())
+}

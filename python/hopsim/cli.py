@@ -1,0 +1,264 @@
+"""The `hopsim` command.
+
+Bad input (a scenario, sweep or HPCC config that cannot be used) prints one line per problem,
+each naming the field and what is allowed, and exits with code 2 leaving no output behind.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Callable, Iterator, Optional
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from .errors import ScenarioError
+
+app = typer.Typer(
+    name="hopsim",
+    help="hopsim: a fast packet-level datacenter network simulator for incast and per-hop flow control.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+out_console = Console()
+err_console = Console(stderr=True)
+
+BAD_INPUT = 2
+
+
+def _error(msg: object) -> None:
+    err_console.print("[bold red]error:[/]", end=" ")
+    err_console.print(str(msg), markup=False, highlight=False, soft_wrap=True)
+
+
+@contextmanager
+def _bad_input() -> Iterator[None]:
+    try:
+        yield
+    except ScenarioError as e:
+        _error(e)
+        raise typer.Exit(BAD_INPUT) from None
+
+
+@contextmanager
+def _spinner(text: str) -> Iterator[Callable[[str], None]]:
+    """A spinner with elapsed time on stderr while a long step runs; yields a function that
+    changes its text."""
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
+                  console=err_console, transient=True) as p:
+        task = p.add_task(text, total=None)
+        yield lambda s: p.update(task, description=s)
+
+
+def _parse_set(items: list[str]) -> dict[str, Any]:
+    """`--set key=value`: the value is read as TOML (so 16, "pfc", true, [1, 2] work), else a string."""
+    import tomllib
+
+    out: dict[str, Any] = {}
+    for it in items:
+        if "=" not in it:
+            raise ScenarioError(f"--set {it!r}: expected KEY=VALUE, e.g. flow_control.scheme=ppfc")
+        k, v = it.split("=", 1)
+        try:
+            out[k.strip()] = tomllib.loads(f"v = {v}")["v"]
+        except tomllib.TOMLDecodeError:
+            out[k.strip()] = v
+    return out
+
+
+SetOpt = typer.Option([], "--set", help="Override a key, e.g. --set flow_control.scheme=ppfc (repeatable).")
+
+
+@app.command()
+def run(
+    scenario: Path = typer.Argument(..., help="Scenario TOML file."),
+    out: Path = typer.Option(..., "--out", "-o", help="Run folder to create."),
+    force: bool = typer.Option(False, "--force", help="Replace the run folder if it exists."),
+    set_: list[str] = SetOpt,
+) -> None:
+    """Run one scenario and write a run folder (Parquet tables + summary.json)."""
+    from .run import run as run_scenario
+    from .scenario import load_scenario
+    from .store import write_run
+
+    with _bad_input():
+        sc = load_scenario(scenario, _parse_set(set_), validate=True)
+        if out.exists() and not force:
+            raise ScenarioError(f"--out {out}: already exists; choose another folder or pass --force")
+        with _spinner(f"running {sc.name}"):
+            res = run_scenario(sc)
+        path = write_run(res, sc, out, overwrite=force)
+    s = res.summary
+    eps = s.get("events_per_s")
+    out_console.print(
+        f"{s['flows_finished']}/{s['flows']} flows finished, {s['pause_frames']} pause frames, {s['drops']} drops, "
+        f"{s['events']:,} events in {s['wall_time_s']:.2f} s" + (f" ({eps / 1e6:.1f} M events/s)" if eps else "")
+    )
+    out_console.print(f"run folder: {path}")
+
+
+@app.command()
+def validate(
+    scenario: Path = typer.Argument(..., help="Scenario TOML file."),
+    set_: list[str] = SetOpt,
+) -> None:
+    """Check a scenario (schema, files, topology, flows) without running it."""
+    from .scenario import load_scenario
+
+    with _bad_input():
+        sc = load_scenario(scenario, _parse_set(set_), validate=True)
+    out_console.print(f"{scenario}: ok (sha256 {sc.hash[:16]})")
+
+
+@app.command()
+def sweep(
+    sweep_file: Path = typer.Argument(..., metavar="SWEEP", help="Sweep TOML file."),
+    out: Path = typer.Option(..., "--out", "-o", help="Folder of run folders (created; reused to resume)."),
+    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", min=1, help="Worker processes (default: one per core)."),
+    cluster: Optional[str] = typer.Option(None, "--cluster", help="Dask scheduler address, e.g. tcp://10.0.0.1:8786."),
+) -> None:
+    """Run a grid of scenario variants x seeds, locally or on a Dask cluster; resumes."""
+    from .sweep import run_sweep
+
+    with _bad_input():
+        progress = Progress(
+            SpinnerColumn(), TextColumn("sweep"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+            TextColumn("{task.description}"), console=err_console, transient=False,
+        )
+        task = None
+        with progress:
+            def on_plan(total: int, todo: int) -> None:
+                nonlocal task
+                task = progress.add_task("", total=total, completed=total - todo)
+
+            def on_done(run_id: str) -> None:
+                progress.update(task, advance=1, description=run_id)
+
+            t0 = time.perf_counter()
+            try:
+                rep = run_sweep(sweep_file, out, jobs=jobs, cluster=cluster, on_plan=on_plan, on_done=on_done)
+            except KeyboardInterrupt:
+                progress.stop()
+                err_console.print("interrupted: the runs completed so far are kept; "
+                                  "run the same command again to resume", markup=False)
+                raise typer.Exit(130) from None
+    where = f"on {cluster}" if cluster else "locally"
+    out_console.print(
+        f"{len(rep.planned)} runs: {len(rep.ran)} ran {where}, {len(rep.skipped)} already complete "
+        f"({time.perf_counter() - t0:.1f} s)"
+    )
+    out_console.print(f"results: {rep.out}")
+
+
+@app.command()
+def query(
+    root: Path = typer.Argument(..., metavar="DIR", help="A run folder or a folder of them."),
+    sql: str = typer.Argument(..., help="SQL over the views flows, pauses, buffer, queues, ports and runs."),
+    fmt: str = typer.Option("table", "--format", "-f", help="table, csv or json."),
+) -> None:
+    """Answer SQL over every run in a folder (DuckDB)."""
+    from .query import query as run_query
+
+    if fmt not in ("table", "csv", "json"):
+        _error(f"--format: {fmt!r} is not allowed; allowed: table, csv, json")
+        raise typer.Exit(BAD_INPUT)
+    try:
+        df = run_query(root, sql)
+    except FileNotFoundError as e:
+        _error(e)
+        raise typer.Exit(BAD_INPUT) from None
+    except Exception as e:  # duckdb errors: bad SQL
+        _error(f"{type(e).__name__}: {e}")
+        raise typer.Exit(BAD_INPUT) from None
+    if fmt == "csv":
+        sys.stdout.write(df.to_csv(index=False))
+    elif fmt == "json":
+        sys.stdout.write(df.to_json(orient="records") + "\n")
+    else:
+        t = Table(show_lines=False)
+        for c in df.columns:
+            t.add_column(str(c))
+        for row in df.itertuples(index=False):
+            t.add_row(*[_cell(v) for v in row])
+        # piped output: no terminal width to respect, so never truncate cells
+        (out_console if out_console.is_terminal else Console(width=400)).print(t)
+
+
+def _cell(v: Any) -> str:
+    if isinstance(v, float):
+        return f"{v:.6g}"
+    return str(v)
+
+
+@app.command()
+def report(
+    root: Path = typer.Argument(..., metavar="DIR", help="A run folder or a folder of them."),
+    out: Path = typer.Option(Path("report.html"), "--out", "-o", help="HTML file to write."),
+) -> None:
+    """Build one HTML page with the figures and summary tables."""
+    from .report import build_report
+
+    try:
+        with _spinner("building report") as say:
+            path = build_report(root, out, on_step=lambda s: say(f"report: {s}"))
+    except FileNotFoundError as e:
+        _error(e)
+        raise typer.Exit(BAD_INPUT) from None
+    out_console.print(f"report: {path}")
+
+
+@app.command("import-hpcc")
+def import_hpcc_cmd(
+    config: Path = typer.Argument(..., help="The HPCC simulator's config.txt."),
+    out: Path = typer.Option(..., "--out", "-o", help="Scenario TOML to write."),
+) -> None:
+    """Turn an HPCC ns-3 simulator config into a hopsim scenario."""
+    from .hpcc_import import import_hpcc
+
+    with _bad_input():
+        path, warnings = import_hpcc(config, out)
+    for w in warnings:
+        err_console.print("[yellow]note:[/]", end=" ")
+        err_console.print(w, markup=False, highlight=False)
+    out_console.print(f"scenario: {path}")
+
+
+@app.command("export-fct")
+def export_fct_cmd(
+    run_dir: Path = typer.Argument(..., help="A run folder."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="File to write (default RUN_DIR/fct.txt)."),
+) -> None:
+    """Write per-flow results in the HPCC simulator's fct.txt format."""
+    from .hpcc_export import export_fct
+
+    try:
+        path, n = export_fct(run_dir, out)
+    except FileNotFoundError as e:
+        _error(e)
+        raise typer.Exit(BAD_INPUT) from None
+    out_console.print(f"{n} flows -> {path}")
+
+
+@app.command()
+def version() -> None:
+    """Print the versions of the package and the core."""
+    from importlib.metadata import version as v
+
+    from . import _native
+
+    out_console.print(json.dumps({"hopsim": v("hopsim"), "core": _native.version()}))
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,23 @@
+"""The one error type that the CLI turns into exit code 2."""
+
+from __future__ import annotations
+
+
+class ScenarioError(ValueError):
+    """Bad input: a scenario, sweep or HPCC config that cannot be used as written.
+
+    ``problems`` holds one line per problem, each starting with the field it is about
+    (``topology.rate: ...``), so a user can find it in the file.
+    """
+
+    def __init__(self, problems: list[str] | str, source: str | None = None):
+        if isinstance(problems, str):
+            problems = [problems]
+        self.problems = list(problems)
+        self.source = source
+        head = f"{source}: " if source else ""
+        if len(self.problems) == 1:
+            msg = head + self.problems[0]
+        else:
+            msg = head + f"{len(self.problems)} problems:\n" + "\n".join("  " + p for p in self.problems)
+        super().__init__(msg)

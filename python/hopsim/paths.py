@@ -1,0 +1,54 @@
+"""Where input files named in a scenario are found.
+
+A scenario names files (a CDF, an HPCC topology or flow file) relative to the scenario file or to
+the repository. A bare CDF name such as ``WebSearch_HPCC.txt`` is looked up in ``workloads/``.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Mapping
+
+from pydantic_core import PydanticCustomError
+
+_PACKAGE_REPO = Path(__file__).resolve().parents[2]
+
+
+def repo_roots(base_dir: Path) -> list[Path]:
+    """Directories a relative path may be relative to: the scenario's folder and its ancestors,
+    the repository this package was installed from (an editable install), the working
+    directory."""
+    out: list[Path] = []
+    for d in [base_dir, *base_dir.parents, _PACKAGE_REPO, Path.cwd()]:
+        if d not in out:
+            out.append(d)
+    return out
+
+
+def resolve_input(name: str, context: Mapping[str, Any] | None, kind: str, subdir: str | None = None) -> Path:
+    """The absolute path of input file `name`; a PydanticCustomError listing where it looked."""
+    base = Path((context or {}).get("base_dir") or Path.cwd()).resolve()
+    p = Path(name).expanduser()
+    if p.is_absolute():
+        if p.is_file():
+            return p
+        tried = [p]
+    else:
+        tried = []
+        for root in repo_roots(base):
+            # normpath: "out/../data/x" must not need "out" to exist yet
+            cands = [Path(os.path.normpath(root / p))]
+            if subdir:
+                cands.append(Path(os.path.normpath(root / subdir / p)))
+            for c in cands:
+                tried.append(c)
+                if c.is_file():
+                    return c.resolve()
+    shown = ", ".join(str(t) for t in tried[:4]) + (" ..." if len(tried) > 4 else "")
+    hint = f"; a bare name is looked up in {subdir}/" if subdir else ""
+    raise PydanticCustomError(
+        "file_not_found",
+        "{msg}",
+        {"msg": f"{kind} {name!r} not found (give a path relative to the scenario file or the repository{hint}); looked at {shown}"},
+    )

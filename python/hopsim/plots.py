@@ -1,0 +1,290 @@
+"""The papers' figures, one function each, from the tables of one or more runs.
+
+Every function takes DataFrames with a ``label`` column (one line or bar group per label, e.g.
+one per flow-control scheme; runs of the same label, such as seeds, are pooled) and returns a
+matplotlib Figure. `hopsim.query` views and `load_tables` give such frames.
+
+- `fct_slowdown`: FCT slowdown vs flow size, average / p95 / p99, flows binned by size
+  percentile (HPCC Fig. 11, BFC Fig. 9, Floodgate Fig. 9 style);
+- `buffer_cdf`: CDF of switch buffer occupancy samples (BFC Fig. 10);
+- `buffer_by_hop`: port buffer occupancy by hop class (ToR-up / agg / core / ToR-down);
+- `queue_timeseries`: queue length over time at one port (P-PFC Fig. 1, 6);
+- `pause_time_by_hop`: total PFC pause time per hop class (Floodgate Fig. 2, FlowSail Fig. 1);
+- `throughput_timeseries`: delivered throughput over time (each flow's bytes spread evenly over
+  its lifetime).
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+from typing import Any, Iterable
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.ticker as ticker  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+import pyarrow.parquet as pq  # noqa: E402
+
+__all__ = [
+    "fct_slowdown",
+    "buffer_cdf",
+    "buffer_by_hop",
+    "queue_timeseries",
+    "pause_time_by_hop",
+    "throughput_timeseries",
+    "load_tables",
+    "ALL_FIGURES",
+]
+
+_STYLE = {
+    "font.size": 9,
+    "axes.titlesize": 10,
+    "axes.grid": True,
+    "grid.alpha": 0.3,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "legend.fontsize": 8,
+    "legend.frameon": False,
+    "figure.dpi": 100,
+    "savefig.dpi": 110,
+}
+_MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
+HOP_ORDER = ["host-up", "tor-up", "agg-up", "core-down", "agg-down", "tor-down", "other"]
+
+
+def _styled(fn):
+    """Draw inside the papers' style without touching the caller's rcParams."""
+
+    @functools.wraps(fn)
+    def wrapper(*a, **k):
+        with plt.rc_context(_STYLE):
+            return fn(*a, **k)
+
+    return wrapper
+
+
+def _fig(ncols: int = 1, width: float = 5.2, height: float = 3.2):
+    fig, axes = plt.subplots(1, ncols, figsize=(width * ncols, height), squeeze=False)
+    return fig, list(axes.flat)
+
+
+def _empty(ax, what: str) -> None:
+    ax.text(0.5, 0.5, f"no {what} in these runs", ha="center", va="center", transform=ax.transAxes, color="0.4")
+    ax.set_xticks([])
+    ax.set_yticks([])
+
+
+def _labels(df: pd.DataFrame) -> list[str]:
+    return list(dict.fromkeys(df["label"])) if "label" in df else ["run"]
+
+
+def _with_label(df: pd.DataFrame) -> pd.DataFrame:
+    return df if "label" in df else df.assign(label="run")
+
+
+def _size_label(b: float) -> str:
+    for unit, s in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
+        if b >= s:
+            v = b / s
+            return f"{v:.3g}{unit}"
+    return f"{b:.0f}B"
+
+
+@_styled
+def fct_slowdown(flows: pd.DataFrame, nbins: int = 10, incast: bool | None = None):
+    """FCT slowdown vs flow size: three panels (average, p95, p99), flows binned by size
+    percentile (equal-count bins over all runs' flows), one line per label. `incast` keeps only
+    incast (True) or background (False) flows."""
+    flows = _with_label(flows)
+    f = flows[flows["finished"]] if "finished" in flows else flows.dropna(subset=["slowdown"])
+    if incast is not None:
+        f = f[f["incast"] == incast]
+    fig, axes = _fig(3, width=3.6, height=3.0)
+    if f.empty:
+        for ax in axes:
+            _empty(ax, "finished flows")
+        return fig
+    sizes = f["size_bytes"].to_numpy(dtype=float)
+    edges = np.unique(np.quantile(sizes, np.linspace(0, 1, nbins + 1)))
+    if len(edges) == 1:
+        edges = np.array([edges[0], edges[0]])
+    idx = np.clip(np.searchsorted(edges, sizes, side="left") - 1, 0, len(edges) - 2)
+    f = f.assign(_bin=idx)
+    xt = np.arange(len(edges) - 1)
+    xlabels = [_size_label(e) for e in edges[1:]]
+    for ax, (title, q) in zip(axes, [("average", None), ("p95", 0.95), ("p99", 0.99)]):
+        for i, lab in enumerate(_labels(f)):
+            by_bin = f[f["label"] == lab].groupby("_bin")["slowdown"]
+            g = by_bin.mean() if q is None else by_bin.quantile(q)
+            ax.plot(g.index, g.values, marker=_MARKERS[i % len(_MARKERS)], ms=4, lw=1.4, label=lab)
+        ax.set_title(f"{title} FCT slowdown")
+        ax.set_xticks(xt)
+        ax.set_xticklabels(xlabels, rotation=45, ha="right")
+        ax.set_xlabel("flow size (upper edge of size-percentile bin)")
+        ax.set_yscale("log")
+        ax.yaxis.set_major_formatter(ticker.ScalarFormatter())
+        ax.yaxis.set_minor_formatter(ticker.NullFormatter())
+    axes[0].set_ylabel("FCT slowdown")
+    axes[0].legend()
+    fig.tight_layout()
+    return fig
+
+
+@_styled
+def buffer_cdf(buffer: pd.DataFrame):
+    """CDF of whole-switch buffer occupancy samples, one line per label."""
+    b = _with_label(buffer)
+    b = b[b["scope"] == "switch"] if "scope" in b else b
+    fig, (ax,) = _fig()
+    if b.empty:
+        _empty(ax, "buffer samples")
+        return fig
+    for lab in _labels(b):
+        v = np.sort(b.loc[b["label"] == lab, "bytes"].to_numpy(dtype=float)) / 1e3
+        ax.step(v, np.arange(1, len(v) + 1) / len(v), where="post", lw=1.4, label=lab)
+    ax.set_xlabel("switch buffer occupancy (KB)")
+    ax.set_ylabel("CDF")
+    ax.set_ylim(0, 1.02)
+    ax.legend()
+    fig.tight_layout()
+    return fig
+
+
+def _grouped_bars(ax, table: pd.DataFrame, ylabel: str) -> None:
+    """`table`: index = hop classes, columns = labels."""
+    classes = [c for c in HOP_ORDER if c in table.index] + [c for c in table.index if c not in HOP_ORDER]
+    table = table.reindex(classes)
+    n = max(len(table.columns), 1)
+    w = 0.8 / n
+    x = np.arange(len(classes))
+    for i, lab in enumerate(table.columns):
+        ax.bar(x + (i - (n - 1) / 2) * w, table[lab].fillna(0).to_numpy(), width=w, label=lab)
+    ax.set_xticks(x)
+    ax.set_xticklabels(classes)
+    ax.set_ylabel(ylabel)
+    ax.legend()
+
+
+@_styled
+def buffer_by_hop(buffer: pd.DataFrame, quantile: float = 0.99):
+    """Port buffer occupancy by hop class: the `quantile` of samples (bars), one group per
+    hop class, one bar per label."""
+    b = _with_label(buffer)
+    b = b[b["scope"] == "port"] if "scope" in b else b
+    fig, (ax,) = _fig()
+    if b.empty:
+        _empty(ax, "port buffer samples")
+        return fig
+    t = b.groupby(["hop_class", "label"])["bytes"].quantile(quantile).unstack("label") / 1e3
+    t = t[[c for c in _labels(b) if c in t.columns]]
+    _grouped_bars(ax, t, f"p{quantile * 100:g} port queue (KB)")
+    ax.set_xlabel("hop class of the egress port")
+    fig.tight_layout()
+    return fig
+
+
+@_styled
+def queue_timeseries(queues: pd.DataFrame, node: int | None = None, port: int | None = None):
+    """Queue length over time at one port (default: the first recorded), one line per label
+    (the first run of each label)."""
+    q = _with_label(queues)
+    fig, (ax,) = _fig()
+    if q.empty:
+        _empty(ax, "queue series (set record.queue_ports)")
+        return fig
+    if node is None or port is None:
+        node, port = int(q["node"].iloc[0]), int(q["port"].iloc[0])
+    q = q[(q["node"] == node) & (q["port"] == port)]
+    for lab in _labels(q):
+        g = q[q["label"] == lab]
+        if "run" in g:
+            g = g[g["run"] == g["run"].iloc[0]]
+        ax.plot(g["time_ns"] / 1e3, g["bytes"] / 1e3, lw=1.2, label=lab)
+    ax.set_xlabel("time (us)")
+    ax.set_ylabel(f"queue at node {node} port {port} (KB)")
+    ax.legend()
+    fig.tight_layout()
+    return fig
+
+
+@_styled
+def pause_time_by_hop(ports: pd.DataFrame):
+    """Total time ports were paused by PFC, per hop class (mean over the runs of a label)."""
+    p = _with_label(ports)
+    fig, (ax,) = _fig()
+    if p.empty or float(p["paused_ns"].sum()) == 0.0:
+        _empty(ax, "PFC pauses")
+        return fig
+    run_col = "run" if "run" in p else None
+    keys = ["hop_class", "label"] + ([run_col] if run_col else [])
+    per_run = p.groupby(keys)["paused_ns"].sum()
+    t = (per_run.groupby(level=["hop_class", "label"]).mean() / 1e3).unstack("label")
+    t = t[[c for c in _labels(p) if c in t.columns]]
+    _grouped_bars(ax, t, "total pause time (us)")
+    ax.set_xlabel("hop class of the paused port")
+    fig.tight_layout()
+    return fig
+
+
+@_styled
+def throughput_timeseries(flows: pd.DataFrame, bins: int = 100):
+    """Delivered throughput over time (Gb/s), each finished flow's bytes spread evenly over
+    [start, finish]; mean over the runs of a label."""
+    f = _with_label(flows)
+    f = f[f["finished"]] if "finished" in f else f.dropna(subset=["finish_ns"])
+    fig, (ax,) = _fig()
+    if f.empty:
+        _empty(ax, "finished flows")
+        return fig
+    t0, t1 = float(f["start_ns"].min()), float(f["finish_ns"].max())
+    if t1 <= t0:
+        t1 = t0 + 1.0
+    edges = np.linspace(t0, t1, bins + 1)
+    width = edges[1] - edges[0]
+    for lab in _labels(f):
+        g = f[f["label"] == lab]
+        nruns = g["run"].nunique() if "run" in g else 1
+        bits_per_bin = np.zeros(bins)
+        for lo in range(0, len(g), 10_000):  # in chunks: a (flows x bins) matrix at a time
+            c = g.iloc[lo : lo + 10_000]
+            s = c["start_ns"].to_numpy()[:, None]
+            e = c["finish_ns"].to_numpy()[:, None]
+            bits = (c["size_bytes"].to_numpy(dtype=float) * 8)[:, None]
+            overlap = np.clip(np.minimum(e, edges[1:][None, :]) - np.maximum(s, edges[:-1][None, :]), 0, None)
+            bits_per_bin += (bits * overlap / np.maximum(e - s, 1e-9)).sum(axis=0)
+        gbps = bits_per_bin / width / nruns  # bits per ns = Gb/s
+        ax.plot((edges[:-1] + width / 2) / 1e3, gbps, lw=1.2, label=lab)
+    ax.set_xlabel("time (us)")
+    ax.set_ylabel("throughput (Gb/s)")
+    ax.legend()
+    fig.tight_layout()
+    return fig
+
+
+ALL_FIGURES = {
+    "fct_slowdown": ("FCT slowdown vs flow size", fct_slowdown, "flows"),
+    "buffer_cdf": ("CDF of switch buffer occupancy", buffer_cdf, "buffer"),
+    "buffer_by_hop": ("Buffer occupancy by hop class", buffer_by_hop, "buffer"),
+    "queue_timeseries": ("Queue length over time", queue_timeseries, "queues"),
+    "pause_time_by_hop": ("Total pause time per hop class", pause_time_by_hop, "ports"),
+    "throughput_timeseries": ("Throughput over time", throughput_timeseries, "flows"),
+}
+
+
+def load_tables(runs: pd.DataFrame, names: Iterable[str]) -> dict[str, pd.DataFrame]:
+    """Each named table of every run in `runs` (a `query.runs_frame`), with run and label
+    columns, concatenated."""
+    out: dict[str, Any] = {}
+    for name in names:
+        parts = []
+        for _, r in runs.iterrows():
+            df = pq.read_table(Path(r["path"]) / f"{name}.parquet").to_pandas()
+            df.insert(0, "label", r["label"])
+            df.insert(0, "run", r["run"])
+            parts.append(df)
+        out[name] = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+    return out

@@ -1,0 +1,112 @@
+"""SQL over run folders with DuckDB.
+
+``connect(DIR)`` opens an in-memory DuckDB database with one view per table across every
+complete run under DIR — ``flows``, ``pauses``, ``buffer``, ``queues``, ``ports`` — each with the
+columns ``run`` (the run folder's path below DIR), ``label`` (its swept values other than the seed) and one
+column per swept parameter (named by the last part of its key, ``scheme`` for
+``flow_control.scheme``, unless two keys share it), plus a ``runs`` table with each run's
+parameters and summary numbers.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from .run import TABLES
+from .store import find_runs
+
+__all__ = ["connect", "query", "runs_frame", "param_columns", "label_of"]
+
+_SUMMARY_COLS = (
+    "flows", "flows_finished", "incast_flows", "drops", "dropped_bytes", "pause_frames", "resume_frames",
+    "pause_time_ns", "max_switch_buffer_bytes", "end_time_ns", "events", "wall_time_s", "events_per_s",
+    "slowdown_mean", "slowdown_p99", "fct_ns_p99", "scenario_hash", "name",
+)
+
+
+def param_columns(keys: list[str]) -> dict[str, str]:
+    """Column name of each swept key: its last dotted part when that is unique."""
+    last = [k.split(".")[-1] for k in keys]
+    return {k: (l if last.count(l) == 1 else k.replace(".", "_")) for k, l in zip(keys, last)}
+
+
+def label_of(params: dict[str, Any], cols: dict[str, str] | None = None, fallback: str = "") -> str:
+    """A run's label: its swept values other than the seed (what one line of a plot stands for)."""
+    cols = cols or param_columns(list(params))
+    parts = [f"{cols[k]}={v}" for k, v in params.items() if k != "seed"]
+    return ", ".join(parts) or fallback or "run"
+
+
+def runs_frame(root: Path | str) -> pd.DataFrame:
+    """One row per complete run under `root`: run, path, label, params (one column each), summary."""
+    root = Path(root)
+    runs = find_runs(root)
+    params_all: list[dict[str, Any]] = []
+    summaries = []
+    for r in runs:
+        s = json.loads((r / "summary.json").read_text())
+        params_all.append(s.get("params") or {})
+        summaries.append(s)
+    keys: list[str] = []
+    for p in params_all:
+        for k in p:
+            if k not in keys:
+                keys.append(k)
+    cols = param_columns(keys)
+    rows = []
+    for r, p, s in zip(runs, params_all, summaries):
+        name = r.name if r == root else r.relative_to(root).as_posix()
+        row: dict[str, Any] = {"run": name, "path": str(r.resolve())}
+        row["label"] = label_of(p, cols, fallback=r.name if len(runs) > 1 else (s.get("name") or r.name))
+        for k in keys:
+            v = p.get(k)
+            row[cols[k]] = json.dumps(v) if isinstance(v, (list, dict)) else v
+        for c in _SUMMARY_COLS:
+            row[c] = s.get(c)
+        rows.append(row)
+    df = pd.DataFrame(rows, columns=["run", "path", "label", *[cols[k] for k in keys], *_SUMMARY_COLS])
+    df.attrs["param_columns"] = [cols[k] for k in keys]
+    return df
+
+
+def connect(root: Path | str):
+    """A DuckDB connection with the views described in the module doc."""
+    import duckdb
+
+    runs = runs_frame(root)
+    if runs.empty:
+        raise FileNotFoundError(f"no complete run folders under {root}")
+    con = duckdb.connect()
+    con.register("_runs_df", runs)
+    con.execute("CREATE TABLE runs AS SELECT * FROM _runs_df")
+    con.unregister("_runs_df")
+    pcols = runs.attrs["param_columns"]
+    sel = ", ".join(["r.run", "r.label", *[f'r."{c}"' for c in pcols]])
+    for t in TABLES:
+        files = [str(Path(p) / f"{t}.parquet") for p in runs["path"]]
+        con.execute(f"CREATE TABLE _files_{t} AS SELECT unnest(?) AS file, unnest(?) AS run", [files, list(runs["run"])])
+        con.execute(
+            f"""CREATE VIEW {t} AS
+                SELECT {sel}, x.* EXCLUDE (filename)
+                FROM read_parquet({_sql_list(files)}, filename = true, union_by_name = true) x
+                JOIN _files_{t} fl ON x.filename = fl.file
+                JOIN runs r ON r.run = fl.run"""
+        )
+    return con
+
+
+def _sql_list(items: list[str]) -> str:
+    return "[" + ", ".join("'" + s.replace("'", "''") + "'" for s in items) + "]"
+
+
+def query(root: Path | str, sql: str) -> pd.DataFrame:
+    """Run `sql` over the views of `connect(root)` and return a DataFrame."""
+    con = connect(root)
+    try:
+        return con.execute(sql).df()
+    finally:
+        con.close()

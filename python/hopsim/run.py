@@ -1,0 +1,229 @@
+"""Running one scenario: `hopsim.run(scenario) -> Results`.
+
+The core hands back columns as raw little-endian buffers (see ``crates/hopsim-py/src/lib.rs``);
+here they become Arrow tables with the units users read: times in nanoseconds as floats
+(``start_ns``, ``fct_ns``; exact to the picosecond up to about 100 days), with the integer
+picosecond columns kept beside them (``start_ps``) for exact arithmetic.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pyarrow as pa
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+    from .scenario import Scenario
+
+__all__ = ["Results", "run", "execute", "results_from_native", "TABLES"]
+
+TABLES = ("flows", "pauses", "buffer", "queues", "ports")
+_U64_MAX = np.uint64(2**64 - 1)
+
+
+def execute(core_json: str) -> dict[str, Any]:
+    """Run the core on one scenario JSON; the raw columnar result plus wall time.
+
+    This is the unit of work of sweeps, on a local process pool and on Dask workers alike:
+    plain bytes in, plain bytes out, so both give identical results.
+    """
+    from . import _native
+
+    t0 = time.perf_counter()
+    out = _native.run(core_json)
+    out["wall_time_s"] = time.perf_counter() - t0
+    return out
+
+
+def _np(col: Any) -> np.ndarray:
+    dtype, buf = col
+    return np.frombuffer(buf, dtype=np.dtype(dtype))
+
+
+def _ns(ps: np.ndarray) -> np.ndarray:
+    return ps.astype(np.float64) / 1000.0
+
+
+def _strings(values: list[str], idx: np.ndarray) -> pa.Array:
+    """values[idx] as an Arrow string column, built in Arrow (no Python object per row)."""
+    d = pa.DictionaryArray.from_arrays(pa.array(np.asarray(idx, dtype=np.int32)), pa.array(values, pa.string()))
+    return d.cast(pa.string())
+
+
+def results_from_native(raw: dict[str, Any], scenario_hash: str = "", name: str = "") -> "Results":
+    """Arrow tables and the summary from `execute`'s output."""
+    t = raw["tables"]
+    counters = dict(raw["counters"])
+
+    # ports first: other tables take their hop class from it
+    p = {k: (v if k == "hop_class" else _np(v)) for k, v in t["ports"].items()}
+    ports = pa.table({
+        "node": p["node"], "port": p["port"], "peer_node": p["peer_node"],
+        "hop_class": pa.array(p["hop_class"], pa.string()),
+        "rate_bps": p["rate_bps"], "tx_bytes": p["tx_bytes"], "ctrl_bytes": p["ctrl_bytes"],
+        "utilisation": p["utilisation"], "paused_ns": _ns(p["paused_ps"]), "paused_ps": p["paused_ps"],
+        "peak_queue_bytes": p["peak_queue_bytes"],
+    })
+    hop_names = list(p["hop_class"]) + ["other"]  # "other": a row naming no known port
+    pkey = p["node"].astype(np.int64) * 65536 + p["port"]
+    order = np.argsort(pkey, kind="stable")
+    sorted_keys = pkey[order]
+
+    def port_rows(nodes: np.ndarray, portnos: np.ndarray) -> np.ndarray:
+        """Row of `ports` for each (node, local port); len(ports) where there is none."""
+        if len(sorted_keys) == 0:
+            return np.full(len(nodes), 0, dtype=np.int64)
+        k = nodes.astype(np.int64) * 65536 + portnos
+        i = np.clip(np.searchsorted(sorted_keys, k), 0, len(sorted_keys) - 1)
+        return np.where(sorted_keys[i] == k, order[i], len(pkey))
+
+    def hop_cols(rows: np.ndarray) -> tuple[pa.Array, pa.Array]:
+        found = rows < len(pkey)
+        peers = np.append(p["peer_node"], np.uint32(0))[rows]
+        return _strings(hop_names, rows), pa.array(peers, mask=~found)
+
+    f = {k: _np(v) for k, v in t["flows"].items()}
+    done = f["finish_ps"] != _U64_MAX
+    finish_ps = pa.array(f["finish_ps"], mask=~done)
+    fct_ps = pa.array(f["fct_ps"], mask=~done)
+    flows = pa.table({
+        "flow_id": f["flow_id"], "src": f["src"], "dst": f["dst"], "size_bytes": f["size_bytes"],
+        "start_ns": _ns(f["start_ps"]),
+        "finish_ns": np.where(done, _ns(f["finish_ps"]), np.nan),
+        "fct_ns": np.where(done, _ns(f["fct_ps"]), np.nan),
+        "ideal_fct_ns": _ns(f["ideal_fct_ps"]),
+        "slowdown": f["slowdown"],
+        "incast": f["incast"],
+        "finished": done,
+        "retx_bytes": f["retx_bytes"], "dropped_bytes": f["dropped_bytes"],
+        "delivered_bytes": f["delivered_bytes"],
+        "start_ps": f["start_ps"], "finish_ps": finish_ps, "fct_ps": fct_ps, "ideal_fct_ps": f["ideal_fct_ps"],
+    })
+
+    pz = {k: _np(v) for k, v in t["pauses"].items()}
+    ph, ppeer = hop_cols(port_rows(pz["node"], pz["port"]))
+    pauses = pa.table({
+        "time_ns": _ns(pz["time_ps"]), "node": pz["node"], "port": pz["port"], "peer_node": ppeer, "hop_class": ph,
+        "prio": pz["prio"], "kind": _strings(["pause", "resume"], (pz["quanta"] == 0).astype(np.int32)),
+        "quanta": pz["quanta"], "duration_ns": _ns(pz["duration_ps"]),
+        "time_ps": pz["time_ps"], "duration_ps": pz["duration_ps"],
+    })
+
+    bs = {k: _np(v) for k, v in t["buffer_switch"].items()}
+    bp = {k: _np(v) for k, v in t["buffer_port"].items()}
+    rows = bp["port_row"].astype(np.int64)
+    ns_, np_ = len(bs["switch_time_ps"]), len(rows)
+    is_switch = np.arange(ns_ + np_) < ns_
+    buffer = pa.table({
+        "time_ns": np.concatenate([_ns(bs["switch_time_ps"]), _ns(bp["port_time_ps"])]),
+        "scope": _strings(["switch", "port"], (~is_switch).astype(np.int32)),
+        "node": np.concatenate([bs["switch_node"], p["node"][rows]]).astype(np.uint32),
+        "port": pa.array(np.concatenate([np.zeros(ns_, np.uint16), p["port"][rows]]), mask=is_switch),
+        "peer_node": pa.array(np.concatenate([np.zeros(ns_, np.uint32), p["peer_node"][rows]]), mask=is_switch),
+        "hop_class": _strings(hop_names[:-1] + ["switch"], np.concatenate([np.full(ns_, len(pkey)), rows])),
+        "bytes": np.concatenate([bs["switch_bytes"], bp["port_bytes"]]),
+        "time_ps": np.concatenate([bs["switch_time_ps"], bp["port_time_ps"]]),
+    })
+
+    qz = {k: _np(v) for k, v in t["queues"].items()}
+    qh, qpeer = hop_cols(port_rows(qz["node"], qz["port"]))
+    queues = pa.table({
+        "time_ns": _ns(qz["time_ps"]), "node": qz["node"], "port": qz["port"], "peer_node": qpeer, "hop_class": qh,
+        "bytes": qz["bytes"], "time_ps": qz["time_ps"],
+    })
+
+    wall = float(raw.get("wall_time_s", 0.0))
+    events = int(counters.get("events", 0))
+    sd = f["slowdown"][done]
+    summary: dict[str, Any] = {
+        "name": name,
+        "scenario_hash": scenario_hash,
+        "flows": int(len(f["flow_id"])),
+        "flows_finished": int(done.sum()),
+        "incast_flows": int(f["incast"].sum()),
+        "drops": int(counters.get("drops", 0)),
+        "dropped_bytes": int(counters.get("data_bytes_dropped", 0)),
+        "pause_frames": int((pz["quanta"] != 0).sum()),
+        "resume_frames": int((pz["quanta"] == 0).sum()),
+        "pause_time_ns": float(p["paused_ps"].sum()) / 1000.0,
+        "max_switch_buffer_bytes": int(counters.get("max_switch_buffer_bytes", 0)),
+        "end_time_ns": int(counters.get("end_time_ps", 0)) / 1000.0,
+        "events": events,
+        "wall_time_s": wall,
+        "events_per_s": events / wall if wall > 0 else None,
+        "slowdown_mean": float(sd.mean()) if sd.size else None,
+        "slowdown_p99": float(np.percentile(sd, 99)) if sd.size else None,
+        "fct_ns_p99": float(np.percentile(_ns(f["fct_ps"][done]), 99)) if sd.size else None,
+        "counters": counters,
+    }
+    for k in ("slowdown_mean", "slowdown_p99", "fct_ns_p99"):
+        if summary[k] is not None and not math.isfinite(summary[k]):
+            summary[k] = None
+    return Results(tables={"flows": flows, "pauses": pauses, "buffer": buffer, "queues": queues, "ports": ports},
+                   summary=summary)
+
+
+@dataclass
+class Results:
+    """One run's measurements: Arrow tables (``tables``) and whole-run numbers (``summary``).
+    The table properties give pandas DataFrames."""
+
+    tables: dict[str, pa.Table]
+    summary: dict[str, Any] = field(default_factory=dict)
+
+    def df(self, name: str) -> "pd.DataFrame":
+        return self._frames[name]
+
+    @cached_property
+    def _frames(self) -> dict[str, "pd.DataFrame"]:
+        return {k: v.to_pandas() for k, v in self.tables.items()}
+
+    @property
+    def flows(self) -> "pd.DataFrame":
+        return self.df("flows")
+
+    @property
+    def pauses(self) -> "pd.DataFrame":
+        return self.df("pauses")
+
+    @property
+    def buffer(self) -> "pd.DataFrame":
+        return self.df("buffer")
+
+    @property
+    def queues(self) -> "pd.DataFrame":
+        return self.df("queues")
+
+    @property
+    def ports(self) -> "pd.DataFrame":
+        return self.df("ports")
+
+    def __repr__(self) -> str:
+        s = self.summary
+        return (f"Results({s.get('flows_finished')}/{s.get('flows')} flows finished, "
+                f"{s.get('pause_frames')} pauses, {s.get('drops')} drops, {s.get('events')} events)")
+
+
+def run(scenario: "Scenario | str", overrides: dict[str, Any] | None = None) -> Results:
+    """Run a scenario (a `Scenario` or a path to a TOML file) and return its results."""
+    from .scenario import Scenario, load_scenario
+
+    sc = scenario if isinstance(scenario, Scenario) else load_scenario(scenario)
+    if overrides:
+        sc = sc.with_overrides(overrides)
+    try:
+        raw = execute(sc.core_json)
+    except ValueError as e:
+        from .errors import ScenarioError
+        from .scenario import core_error_lines
+
+        raise ScenarioError(core_error_lines(str(e)), source=str(sc.source) if sc.source else None) from None
+    return results_from_native(raw, sc.hash, sc.name)
+

@@ -1,0 +1,349 @@
+"""Scenario files: TOML -> validated model -> the core's JSON, and the resolved scenario's hash.
+
+``load_scenario(path)`` reads and validates a file; ``Scenario.core_json`` is exactly what
+``hopsim._native.run`` receives (every default written out, file contents inlined), and
+``Scenario.hash`` is the SHA-256 of it in canonical form: two runs with the same hash ran the same
+thing, whatever the files were called.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import tomllib
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any, Mapping
+
+import tomli_w
+from pydantic import ValidationError
+
+from . import schema as S
+from .errors import ScenarioError
+from .units import parse_rate
+
+__all__ = ["Scenario", "load_scenario", "scenario_from_dict", "apply_overrides", "format_validation_error"]
+
+_UNION_TAGS = {"topology": set(S.TOPOLOGY_KINDS), "workload": set(S.WORKLOAD_KINDS)}
+
+
+def _loc_str(loc: tuple[Any, ...]) -> str:
+    parts = list(loc)
+    if len(parts) >= 2 and parts[0] in _UNION_TAGS and parts[1] in _UNION_TAGS[parts[0]]:
+        del parts[1]
+    out = ""
+    for p in parts:
+        if isinstance(p, int):
+            out += f"[{p}]"
+        elif isinstance(p, str) and ("[" in p or p in ("int", "str")):
+            continue  # a union member's name, not a key
+        else:
+            out += ("." if out else "") + str(p)
+    return out or "(top level)"
+
+
+def format_validation_error(e: ValidationError) -> list[str]:
+    """One line per problem: ``field.path: message``."""
+    lines = []
+    for err in e.errors(include_url=False):
+        loc = _loc_str(err["loc"])
+        t = err["type"]
+        msg = err["msg"]
+        if t == "missing":
+            msg = "missing: this key is required"
+        elif t == "union_tag_not_found":
+            section = str(err["loc"][0]) if err["loc"] else ""
+            allowed = ", ".join(sorted(_UNION_TAGS.get(section, ())))
+            msg = f"missing 'kind'; allowed kinds: {allowed}"
+        elif t == "union_tag_invalid":
+            section = str(err["loc"][0]) if err["loc"] else ""
+            allowed = ", ".join(sorted(_UNION_TAGS.get(section, ())))
+            msg = f"unknown kind {err['input'].get('kind')!r}; allowed kinds: {allowed}"
+        elif t in ("literal_error", "greater_than", "greater_than_equal", "less_than", "less_than_equal",
+                   "int_parsing", "int_type", "float_parsing", "float_type", "bool_parsing", "bool_type",
+                   "string_type", "list_type", "too_short", "tuple_type", "dict_type", "model_type",
+                   "int_from_float"):
+            msg = f"{msg}; got {err['input']!r}"
+        lines.append(f"{loc}: {msg}")
+    return lines
+
+
+def apply_overrides(raw: Mapping[str, Any], overrides: Mapping[str, Any]) -> dict[str, Any]:
+    """A copy of `raw` with dotted keys set (``{"flow_control.scheme": "ppfc"}``)."""
+    out = copy.deepcopy(dict(raw))
+    for key, value in overrides.items():
+        parts = key.split(".")
+        d = out
+        for p in parts[:-1]:
+            nxt = d.get(p)
+            if nxt is None:
+                nxt = d[p] = {}
+            elif not isinstance(nxt, dict):
+                raise ScenarioError(f"{key}: cannot set it, {p!r} is a value, not a table")
+            d = nxt
+        d[parts[-1]] = copy.deepcopy(value)
+    return out
+
+
+@dataclass
+class Scenario:
+    """A validated scenario. `raw` is the file's table (overrides applied); `model` its
+    validated form; `base_dir` where relative file names were resolved from."""
+
+    model: S.ScenarioModel
+    raw: dict[str, Any]
+    base_dir: Path
+    source: Path | None = None
+    overrides: dict[str, Any] = field(default_factory=dict)
+
+    # ---------------------------------------------------------------- conversions
+
+    @cached_property
+    def core(self) -> dict[str, Any]:
+        return to_core(self.model)
+
+    @cached_property
+    def core_json(self) -> str:
+        return json.dumps(self.core, sort_keys=True, separators=(",", ":"))
+
+    @cached_property
+    def hash(self) -> str:
+        return hashlib.sha256(self.core_json.encode()).hexdigest()
+
+    @property
+    def name(self) -> str:
+        if self.model.name:
+            return self.model.name
+        return self.source.stem if self.source else "scenario"
+
+    def resolved_dict(self) -> dict[str, Any]:
+        """The scenario with every default written out, in human units (re-loadable)."""
+        return self.model.model_dump(mode="json", exclude_none=True)
+
+    def resolved_toml(self) -> str:
+        head = (
+            f"# hopsim resolved scenario: every default written out; file names are absolute.\n"
+            f"# sha256 of the core JSON (scenario.json): {self.hash}\n"
+        )
+        if self.source:
+            head += f"# from: {self.source}\n"
+        if self.overrides:
+            head += f"# overrides: {json.dumps(self.overrides, sort_keys=True)}\n"
+        return head + tomli_w.dumps(self.resolved_dict())
+
+    def with_overrides(self, overrides: Mapping[str, Any]) -> "Scenario":
+        merged = {**self.overrides, **overrides}
+        return scenario_from_dict(apply_overrides(self.raw, overrides), self.base_dir, self.source, merged)
+
+    def validate(self) -> None:
+        """Also build the network in the core (topology connectivity, routes, flows)."""
+        from . import _native
+
+        try:
+            _native.validate(self.core_json)
+        except ValueError as e:
+            raise ScenarioError(core_error_lines(str(e)), source=str(self.source) if self.source else None) from None
+
+
+def core_error_lines(msg: str) -> list[str]:
+    """The core's error message, with the section it is about in front."""
+    for section in ("topology", "workload", "scenario", "flow_control", "congestion_control", "dcqcn"):
+        if msg.startswith(section):
+            return [msg]
+    if msg.startswith(("flow ", "incast", "need at least", "load", "lognormal", "long-lived", "host ")):
+        return ["workload: " + msg]
+    return ["scenario: " + msg]
+
+
+def scenario_from_dict(
+    raw: Mapping[str, Any],
+    base_dir: Path | str = ".",
+    source: Path | None = None,
+    overrides: Mapping[str, Any] | None = None,
+) -> Scenario:
+    base = Path(base_dir).resolve()
+    try:
+        model = S.ScenarioModel.model_validate(dict(raw), context={"base_dir": base})
+    except ValidationError as e:
+        raise ScenarioError(format_validation_error(e), source=str(source) if source else None) from None
+    return Scenario(model=model, raw=dict(raw), base_dir=base, source=source, overrides=dict(overrides or {}))
+
+
+def read_toml(path: Path | str) -> dict[str, Any]:
+    p = Path(path)
+    try:
+        text = p.read_text()
+    except FileNotFoundError:
+        raise ScenarioError(f"{p}: no such file") from None
+    except OSError as e:
+        raise ScenarioError(f"{p}: cannot read it ({e.strerror})") from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise ScenarioError(f"{p}: not valid TOML: {e}") from None
+
+
+def load_scenario(path: Path | str, overrides: Mapping[str, Any] | None = None, validate: bool = False) -> Scenario:
+    """Read and validate a scenario file. `overrides` sets dotted keys first. With `validate`,
+    the core also builds the network (as `hopsim validate` does)."""
+    p = Path(path).resolve()
+    raw = read_toml(p)
+    if overrides:
+        raw = apply_overrides(raw, overrides)
+    sc = scenario_from_dict(raw, p.parent, p, overrides)
+    if validate:
+        sc.validate()
+    return sc
+
+
+# ----------------------------------------------------------------------------- to the core
+
+
+def _topology(t: Any) -> dict[str, Any]:
+    if isinstance(t, S.Star):
+        return {"kind": "star", "hosts": t.hosts, "rate": t.rate, "delay": t.delay}
+    if isinstance(t, S.Dumbbell):
+        return {"kind": "dumbbell", "left": t.left, "right": t.right, "host_rate": t.host_rate,
+                "bottleneck_rate": t.bottleneck_rate, "delay": t.delay}
+    if isinstance(t, S.LeafSpine):
+        return {"kind": "leaf_spine", **_leaf_spine(t)}
+    if isinstance(t, S.FatTree):
+        return {"kind": "fat_tree", "k": t.k, "hosts_per_edge": t.hosts_per_edge or t.k // 2,
+                "host_rate": t.host_rate, "fabric_rate": t.fabric_rate, "delay": t.delay}
+    if isinstance(t, S.MultiDc):
+        return {"kind": "multi_dc", "dc": _leaf_spine(t.dc), "gateway_rate": t.gateway_rate,
+                "gateway_delay": t.gateway_delay, "long_rate": t.long_rate, "long_delay": t.long_delay}
+    if isinstance(t, S.HpccTopology):
+        return {"kind": "hpcc", "text": Path(t.file).read_text()}
+    if isinstance(t, S.Explicit):
+        tiers = dict(zip(t.switches, t.tiers or [0] * len(t.switches)))
+        nodes = [{"Switch": {"tier": tiers[i]}} if i in tiers else "Host" for i in range(t.nodes)]
+        links = [{"a": l.a, "b": l.b, "rate": l.rate, "delay": l.delay} for l in t.links]
+        return {"kind": "explicit", "nodes": nodes, "links": links}
+    raise TypeError(t)  # pragma: no cover
+
+
+def _leaf_spine(t: S.LeafSpineParams) -> dict[str, Any]:
+    return {"hosts_per_tor": t.hosts_per_tor, "tors": t.tors, "spines": t.spines, "host_rate": t.host_rate,
+            "fabric_rate": t.fabric_rate, "host_delay": t.host_delay, "fabric_delay": t.fabric_delay,
+            "links_per_spine": t.links_per_spine}
+
+
+def host_rate(t: Any) -> int:
+    """The rate of a host's link (bits/s): what an incast's `load` refers to by default."""
+    if isinstance(t, S.Star):
+        return t.rate
+    if isinstance(t, (S.Dumbbell, S.LeafSpine, S.FatTree)):
+        return t.host_rate
+    if isinstance(t, S.MultiDc):
+        return t.dc.host_rate
+    if isinstance(t, S.Explicit):
+        sw = set(t.switches)
+        for l in t.links:
+            if l.a not in sw or l.b not in sw:
+                return l.rate
+        raise ScenarioError("topology: the explicit topology has no host link")
+    if isinstance(t, S.HpccTopology):
+        lines = [l.split() for l in Path(t.file).read_text().splitlines() if l.strip()]
+        switches = set(lines[1]) if len(lines) > 1 else set()
+        for f in lines[2:]:
+            if len(f) >= 4 and (f[0] not in switches or f[1] not in switches):
+                return parse_rate(f[2])
+        raise ScenarioError("topology.file: no host link found")
+    raise TypeError(t)  # pragma: no cover
+
+
+def _incast(i: S.Incast, topo: Any) -> dict[str, Any]:
+    if i.flow_size is not None:
+        size: Any = {"PerFlowRange": {"min": i.flow_size, "max": i.flow_size}}
+    elif i.total_size is not None:
+        size = {"Total": i.total_size}
+    else:
+        size = {"PerFlowRange": {"min": i.flow_size_min, "max": i.flow_size_max}}
+    if i.period is not None:
+        timing: Any = {"Period": i.period}
+    elif i.load is not None:
+        timing = {"LoadShare": {"load": i.load, "host_rate": i.host_rate or host_rate(topo)}}
+    else:
+        timing = {"Once": i.at}
+    return {"degree": i.degree, "size": size, "timing": timing, "dst": i.dst,
+            "senders": {"distinct": "Distinct", "with_replacement": "WithReplacement"}[i.senders],
+            "jitter": i.jitter, "prio": i.prio}
+
+
+def _background(b: S.BackgroundParams) -> dict[str, Any]:
+    arrival: Any = "Poisson" if b.arrival == "poisson" else {"LogNormal": {"sigma": b.sigma}}
+    return {"cdf": Path(b.cdf).read_text(), "load": b.load, "load_on": b.load_on, "arrival": arrival,
+            "start": b.start, "duration": b.duration, "prio": b.prio}
+
+
+def _workload(w: Any, topo: Any) -> dict[str, Any]:
+    if isinstance(w, S.FlowsWorkload):
+        return {"kind": "flows", "flows": [
+            {"src": f.src, "dst": f.dst, "size": f.size, "start_ns": f.start // 1000, "prio": f.prio, "incast": f.incast}
+            for f in w.flows]}
+    if isinstance(w, S.HpccFlowsWorkload):
+        return {"kind": "hpcc_flows", "text": Path(w.file).read_text(), "time_offset": w.time_offset}
+    if isinstance(w, S.BackgroundWorkload):
+        return {"kind": "background", **_background(w)}
+    if isinstance(w, S.IncastWorkload):
+        limit = {"Count": w.bursts} if w.bursts is not None else {"Duration": w.duration}
+        return {"kind": "incast", "incast": _incast(w.incast, topo), "start": w.start, "limit": limit}
+    if isinstance(w, S.IncastMixWorkload):
+        return {"kind": "incast_mix", "background": _background(w), "incast": _incast(w.incast, topo)}
+    if isinstance(w, S.LongLivedWorkload):
+        return {"kind": "long_lived", "pairs": [list(p) for p in w.pairs], "size": w.size, "start": w.start}
+    raise TypeError(w)  # pragma: no cover
+
+
+def _net(m: S.ScenarioModel) -> dict[str, Any]:
+    b, q, e, fc, cc, t, r = m.buffer, m.queues, m.ecn, m.flow_control, m.congestion_control, m.transport, m.record
+    if fc.scheme == "ppfc":
+        p = fc.ppfc
+        fcj: dict[str, Any] = {"scheme": "ppfc", "kmax_bytes": p.kmax, "interval": p.interval, "t": p.T, "r": p.R,
+                               "space_left": p.space_left, "hold": p.hold}
+    elif fc.scheme == "capfc":
+        c = fc.capfc
+        fcj = {"scheme": "capfc", "warn_bytes": c.warn, "resume_bytes": c.resume, "feeder_bytes": c.feeder,
+               "pause_quanta": c.pause_quanta}
+    else:
+        fcj = {"scheme": fc.scheme}
+    pfc = fc.pfc
+    threshold: dict[str, Any] = (
+        {"mode": "dynamic"} if pfc.threshold == "dynamic" else {"mode": "static", "xoff": pfc.xoff, "xon": pfc.xon}
+    )
+    if cc.algorithm == "dcqcn":
+        d = cc.dcqcn
+        ccj: dict[str, Any] = {"algorithm": "dcqcn", "rai_at_40g": d.rai_at_40g, "rhai_at_40g": d.rhai_at_40g, "g": d.g,
+                               "rate_increase_timer": d.rate_increase_timer, "alpha_timer": d.alpha_timer,
+                               "byte_counter": d.byte_counter, "fast_recovery_stages": d.fast_recovery_stages,
+                               "rate_decrease_interval": d.rate_decrease_interval, "min_rate": d.min_rate,
+                               "clamp_target_rate": d.clamp_target_rate}
+    else:
+        ccj = {"algorithm": "none"}
+    window: Any = t.window if isinstance(t.window, str) else {"bytes": t.window}
+    return {
+        "seed": m.seed,
+        "switch": {
+            "buffer_bytes": b.size, "reserve_bytes": b.reserve, "alpha": b.alpha, "resume_offset": b.resume_offset,
+            "headroom": "auto" if b.headroom == "auto" else {"bytes": b.headroom},
+            "nqueues": q.count, "quantum": q.quantum,
+            "ecn": {"enabled": e.enabled, "kmin_bytes": e.kmin, "kmax_bytes": e.kmax, "pmax": e.pmax,
+                    "ref_rate": None if e.ref_rate == "none" else e.ref_rate},
+        },
+        "host": {"mtu": t.mtu, "header_bytes": t.header, "ack_bytes": t.ack, "window": window, "rto": t.rto,
+                 "nack_interval": t.nack_interval, "cnp_interval": t.cnp_interval},
+        "fc": fcj,
+        "pfc": {"threshold": threshold, "pause_quanta": pfc.pause_quanta},
+        "cc": ccj,
+        "record": {"buffer_interval": None if r.buffer_interval == "off" else r.buffer_interval,
+                   "queue_ports": [list(p) for p in r.queue_ports], "queue_interval": r.queue_interval},
+        "stop_time": m.duration,
+    }
+
+
+def to_core(m: S.ScenarioModel) -> dict[str, Any]:
+    """The core's `Scenario` (crates/hopsim-core/src/scenario.rs) as a JSON-ready dict."""
+    return {"topology": _topology(m.topology), "workload": _workload(m.workload, m.topology), "net": _net(m)}

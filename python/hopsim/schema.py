@@ -1,0 +1,589 @@
+"""The scenario file format: pydantic models of a TOML scenario.
+
+Every table forbids unknown keys and every value is range-checked, so a typo or a wrong unit is
+an error naming the field (``buffer.size: unknown size unit 'Mb' ...``), never a silent default.
+Defaults come from the papers and the HPCC ns-3 simulator the papers build on; each says where
+from. They mirror the core's own defaults (``crates/hopsim-core/src/config.rs`` and the scheme
+modules) but are written out in full into the resolved scenario, so a run folder records every
+value it ran with even if a default changes later.
+
+Sources cited below: HPCC = alibaba-edu/High-Precision-Congestion-Control (its ``third.cc`` and
+``run.py``); P-PFC = Tian et al., TPDS 2020 (Table 2, §4, §5); DCQCN = Zhu et al., SIGCOMM 2015;
+BFC = Goyal et al., NSDI 2022 (§6); CaPFC as described in P-PFC §2.3/§5.6/§7.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Callable, Literal, Optional, Union
+
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    PlainSerializer,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
+from pydantic_core import PydanticCustomError
+
+from .paths import resolve_input
+from .units import (
+    UnitError,
+    fmt_rate,
+    fmt_size,
+    fmt_time,
+    parse_fraction,
+    parse_rate,
+    parse_size,
+    parse_time,
+)
+
+# ----------------------------------------------------------------------------- unit types
+
+
+def _wrap(parser: Callable[[object], Any], keywords: tuple[str, ...] = ()) -> Callable[[object], Any]:
+    def v(x: object) -> Any:
+        if isinstance(x, str) and x.strip().lower() in keywords:
+            return x.strip().lower()
+        try:
+            return parser(x)
+        except UnitError as e:
+            msg = str(e)
+            if keywords:
+                msg += "; or one of: " + ", ".join(repr(k) for k in keywords)
+            raise PydanticCustomError("unit", "{msg}", {"msg": msg}) from None
+
+    return v
+
+
+def _ser(fmt: Callable[[int], str]) -> Callable[[Any], Any]:
+    return lambda v: v if isinstance(v, str) else fmt(v)
+
+
+Rate = Annotated[int, BeforeValidator(_wrap(parse_rate)), PlainSerializer(_ser(fmt_rate), when_used="json")]
+"""Bits per second; written ``100Gbps``."""
+Time = Annotated[int, BeforeValidator(_wrap(parse_time)), PlainSerializer(_ser(fmt_time), when_used="json")]
+"""Picoseconds; written ``1us``."""
+Size = Annotated[int, BeforeValidator(_wrap(parse_size)), PlainSerializer(_ser(fmt_size), when_used="json")]
+"""Bytes; written ``12MB``, ``4KiB`` or a plain integer."""
+Fraction = Annotated[float, BeforeValidator(_wrap(parse_fraction))]
+"""A fraction; written ``60%`` or ``0.6``."""
+
+SizeOrAuto = Annotated[
+    Union[Literal["auto"], int],
+    BeforeValidator(_wrap(parse_size, ("auto",))),
+    PlainSerializer(_ser(fmt_size), when_used="json"),
+]
+Window = Annotated[
+    Union[Literal["bdp", "off"], int],
+    BeforeValidator(_wrap(parse_size, ("bdp", "off"))),
+    PlainSerializer(_ser(fmt_size), when_used="json"),
+]
+TimeOrOff = Annotated[
+    Union[Literal["off"], int],
+    BeforeValidator(_wrap(parse_time, ("off",))),
+    PlainSerializer(_ser(fmt_time), when_used="json"),
+]
+RateOrNone = Annotated[
+    Union[Literal["none"], int],
+    BeforeValidator(_wrap(parse_rate, ("none",))),
+    PlainSerializer(_ser(fmt_rate), when_used="json"),
+]
+
+Prio = Annotated[int, Field(ge=0, le=7, description="traffic class / PFC priority, 0..7")]
+NodeId = Annotated[int, Field(ge=0, lt=2**31)]
+
+# ----------------------------------------------------------------------------- base
+
+
+class Strict(BaseModel):
+    """A table that rejects unknown keys, naming the ones it allows."""
+
+    model_config = ConfigDict(extra="forbid", validate_default=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _known_keys(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            allowed = set(cls.model_fields)
+            unknown = [k for k in data if k not in allowed]
+            if unknown:
+                raise PydanticCustomError(
+                    "unknown_key",
+                    "unknown key {keys}; allowed here: {allowed}",
+                    {"keys": ", ".join(repr(k) for k in unknown), "allowed": ", ".join(sorted(allowed))},
+                )
+        return data
+
+
+# ----------------------------------------------------------------------------- topology
+
+
+class Star(Strict):
+    """``hosts`` hosts on one switch: one congestion point (the port to the receiver)."""
+
+    kind: Literal["star"]
+    hosts: int = Field(ge=2, le=1_000_000)
+    rate: Rate = Field(default="100Gbps", gt=0)
+    delay: Time = Field(default="1us", ge=0)
+
+
+class Dumbbell(Strict):
+    kind: Literal["dumbbell"]
+    left: int = Field(ge=1, le=1_000_000)
+    right: int = Field(ge=1, le=1_000_000)
+    host_rate: Rate = Field(default="100Gbps", gt=0)
+    bottleneck_rate: Rate = Field(default="100Gbps", gt=0)
+    delay: Time = Field(default="1us", ge=0)
+
+
+class LeafSpineParams(Strict):
+    """Defaults: BFC §6, 8 ToRs x 16 hosts, 8 spines, 100 Gb/s and 1 us everywhere."""
+
+    hosts_per_tor: int = Field(default=16, ge=1, le=100_000)
+    tors: int = Field(default=8, ge=1, le=100_000)
+    spines: int = Field(default=8, ge=1, le=100_000)
+    host_rate: Rate = Field(default="100Gbps", gt=0)
+    fabric_rate: Rate = Field(default="100Gbps", gt=0)
+    host_delay: Time = Field(default="1us", ge=0)
+    fabric_delay: Time = Field(default="1us", ge=0)
+    links_per_spine: int = Field(default=1, ge=1, le=64)
+
+
+class LeafSpine(LeafSpineParams):
+    kind: Literal["leaf_spine"]
+
+
+class FatTree(Strict):
+    """k-ary fat-tree (Al-Fares et al. 2008); ``hosts_per_edge`` defaults to k/2 (full bisection)."""
+
+    kind: Literal["fat_tree"]
+    k: int = Field(ge=2, le=128)
+    hosts_per_edge: Optional[int] = Field(default=None, ge=1, le=10_000)
+    host_rate: Rate = Field(default="100Gbps", gt=0)
+    fabric_rate: Rate = Field(default="100Gbps", gt=0)
+    delay: Time = Field(default="1us", ge=0)
+
+    @field_validator("k")
+    @classmethod
+    def _even(cls, k: int) -> int:
+        if k % 2:
+            raise PydanticCustomError("even", "fat-tree k must be even, got {k}", {"k": k})
+        return k
+
+
+class MultiDc(Strict):
+    """Two leaf-spine DCs joined by a long link. Defaults: BFC Appendix E.3 (64 hosts per DC,
+    200 Gb/s long link with 200 us one-way delay)."""
+
+    kind: Literal["multi_dc"]
+    dc: LeafSpineParams = Field(default_factory=lambda: LeafSpineParams(tors=4))
+    gateway_rate: Rate = Field(default="100Gbps", gt=0)
+    gateway_delay: Time = Field(default="1us", ge=0)
+    long_rate: Rate = Field(default="200Gbps", gt=0)
+    long_delay: Time = Field(default="200us", ge=0)
+
+
+class HpccTopology(Strict):
+    """The HPCC simulator's topology file (``N S L`` / switch ids / ``a b rate delay error``)."""
+
+    kind: Literal["hpcc"]
+    file: str
+
+    @field_validator("file")
+    @classmethod
+    def _exists(cls, v: str, info: ValidationInfo) -> str:
+        return str(resolve_input(v, info.context, kind="topology file"))
+
+
+class Link(Strict):
+    a: NodeId
+    b: NodeId
+    rate: Rate = Field(gt=0)
+    delay: Time = Field(default="1us", ge=0)
+
+
+class Explicit(Strict):
+    """Any network: ``nodes`` ids 0..nodes-1; those in ``switches`` are switches (with ``tiers``,
+    0 = ToR, 1 = aggregation/spine, 2 = core; default all 0), the rest hosts (one link each)."""
+
+    kind: Literal["explicit"]
+    nodes: int = Field(ge=2, le=10_000_000)
+    switches: list[NodeId] = Field(min_length=0)
+    tiers: Optional[list[Annotated[int, Field(ge=0, le=7)]]] = None
+    links: list[Link] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _ids(self) -> "Explicit":
+        for s in self.switches:
+            if s >= self.nodes:
+                raise PydanticCustomError(
+                    "node_id", "switch id {s} is not below nodes = {n}", {"s": s, "n": self.nodes}
+                )
+        if self.tiers is not None and len(self.tiers) != len(self.switches):
+            raise PydanticCustomError(
+                "tiers", "tiers has {t} entries but switches has {s}; give one tier per switch",
+                {"t": len(self.tiers), "s": len(self.switches)},
+            )
+        for i, l in enumerate(self.links):
+            for end in (l.a, l.b):
+                if end >= self.nodes:
+                    raise PydanticCustomError(
+                        "node_id", "links[{i}] names node {e}, but nodes = {n}", {"i": i, "e": end, "n": self.nodes}
+                    )
+        return self
+
+
+Topology = Annotated[
+    Union[Star, Dumbbell, LeafSpine, FatTree, MultiDc, HpccTopology, Explicit],
+    Field(discriminator="kind"),
+]
+TOPOLOGY_KINDS = ("star", "dumbbell", "leaf_spine", "fat_tree", "multi_dc", "hpcc", "explicit")
+
+# ----------------------------------------------------------------------------- workload
+
+
+def check_cdf_text(text: str, name: str) -> None:
+    """The rules of ``workloads/README.md``: ``size_bytes cdf`` lines, both non-decreasing,
+    cdf in [0, 1], last cdf 1.0. Raises PydanticCustomError naming the line."""
+
+    def bad(msg: str) -> PydanticCustomError:
+        return PydanticCustomError("cdf", "{msg}", {"msg": f"{name}: {msg}"})
+
+    prev: tuple[float, float] | None = None
+    last_line = 0
+    for i, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        f = line.split()
+        if len(f) != 2:
+            raise bad(f"line {i}: expected 2 fields `size_bytes cdf`, found {len(f)}")
+        try:
+            size, cdf = float(f[0]), float(f[1])
+        except ValueError:
+            raise bad(f"line {i}: expected two numbers `size_bytes cdf`, found {line!r}") from None
+        if size < 0:
+            raise bad(f"line {i}: size {f[0]} is negative")
+        if not 0.0 <= cdf <= 1.0:
+            raise bad(f"line {i}: cdf {f[1]} is outside [0, 1]")
+        if prev is not None:
+            if size < prev[0]:
+                raise bad(f"line {i}: size {f[0]} is smaller than the previous size {prev[0]:g}; "
+                          "the CDF must be monotone (sizes non-decreasing)")
+            if cdf < prev[1]:
+                raise bad(f"line {i}: cdf {f[1]} is smaller than the previous cdf {prev[1]:g}; "
+                          "the CDF must be monotone (non-decreasing)")
+        prev = (size, cdf)
+        last_line = i
+    if prev is None:
+        raise bad("no `size_bytes cdf` lines")
+    if abs(prev[1] - 1.0) > 1e-9:
+        raise bad(f"line {last_line}: the last cdf is {prev[1]:g}, it must be 1.0")
+
+
+class Flow(Strict):
+    src: NodeId
+    dst: NodeId
+    size: Size = Field(gt=0)
+    start: Time = Field(default="0us", ge=0)
+    prio: Prio = 3
+    incast: bool = False
+
+    @field_validator("start")
+    @classmethod
+    def _whole_ns(cls, v: int) -> int:
+        if v % 1000:
+            raise PydanticCustomError("whole_ns", "flow start times are whole nanoseconds, got {v} ps", {"v": v})
+        return v
+
+
+class Incast(Strict):
+    """N-to-1 bursts. Size: ``flow_size`` (every flow), ``flow_size_min``+``flow_size_max``
+    (uniform per flow) or ``total_size`` (split equally). Timing: ``period`` (one burst per
+    period), ``load`` (Poisson bursts averaging that fraction of a host link into the
+    destination) or ``at`` (a single burst at that time)."""
+
+    degree: int = Field(ge=1, le=1_000_000)
+    flow_size: Optional[Size] = Field(default=None, gt=0)
+    flow_size_min: Optional[Size] = Field(default=None, gt=0)
+    flow_size_max: Optional[Size] = Field(default=None, gt=0)
+    total_size: Optional[Size] = Field(default=None, gt=0)
+    period: Optional[Time] = Field(default=None, gt=0)
+    load: Optional[Fraction] = Field(default=None, gt=0, le=1)
+    at: Optional[Time] = Field(default=None, ge=0)
+    host_rate: Optional[Rate] = Field(default=None, gt=0, description="rate `load` refers to; default: the topology's host rate")
+    dst: Optional[NodeId] = None
+    senders: Literal["distinct", "with_replacement"] = "distinct"
+    jitter: Time = Field(default="0us", ge=0)
+    prio: Prio = 3
+
+    @model_validator(mode="after")
+    def _one_of_each(self) -> "Incast":
+        sizes = [n for n in ("flow_size", "total_size") if getattr(self, n) is not None]
+        rng = self.flow_size_min is not None or self.flow_size_max is not None
+        if rng:
+            if self.flow_size_min is None or self.flow_size_max is None:
+                raise PydanticCustomError("incast_size", "give both flow_size_min and flow_size_max", {})
+            if self.flow_size_min > self.flow_size_max:
+                raise PydanticCustomError("incast_size", "flow_size_min is larger than flow_size_max", {})
+            sizes.append("flow_size_min/max")
+        if len(sizes) != 1:
+            raise PydanticCustomError(
+                "incast_size",
+                "give exactly one of flow_size, flow_size_min + flow_size_max, total_size (got {got})",
+                {"got": ", ".join(sizes) or "none"},
+            )
+        timing = [n for n in ("period", "load", "at") if getattr(self, n) is not None]
+        if len(timing) != 1:
+            raise PydanticCustomError(
+                "incast_timing", "give exactly one of period, load, at (got {got})", {"got": ", ".join(timing) or "none"}
+            )
+        if self.total_size is not None and self.total_size < self.degree:
+            raise PydanticCustomError("incast_size", "total_size is less than 1 byte per flow", {})
+        return self
+
+
+class BackgroundParams(Strict):
+    """Poisson (HPCC traffic_gen, Floodgate, FlowSail) or lognormal (BFC §6.2.1, sigma 2)
+    arrivals of flows whose sizes follow a CDF file."""
+
+    cdf: str = Field(description="a file of workloads/ by name, or a path")
+    load: Fraction = Field(gt=0, le=1)
+    load_on: Literal["host_links", "core_links"] = "host_links"
+    arrival: Literal["poisson", "lognormal"] = "poisson"
+    sigma: float = Field(default=2.0, ge=0, le=100, description="lognormal shape (BFC §6.2.1: 2)")
+    start: Time = Field(default="0us", ge=0)
+    duration: Time = Field(gt=0, description="arrivals in [start, start + duration)")
+    prio: Prio = 3
+
+    @field_validator("cdf")
+    @classmethod
+    def _cdf(cls, v: str, info: ValidationInfo) -> str:
+        p = resolve_input(v, info.context, kind="CDF file", subdir="workloads")
+        check_cdf_text(p.read_text(), p.name)
+        return str(p)
+
+
+class FlowsWorkload(Strict):
+    kind: Literal["flows"]
+    flows: list[Flow] = Field(min_length=1)
+
+
+class HpccFlowsWorkload(Strict):
+    """The HPCC simulator's flow file; its traffic starts at 2 s (traffic_gen.py), which
+    ``time_offset`` subtracts."""
+
+    kind: Literal["hpcc_flows"]
+    file: str
+    time_offset: Time = Field(default="2s", ge=0)
+
+    @field_validator("file")
+    @classmethod
+    def _exists(cls, v: str, info: ValidationInfo) -> str:
+        return str(resolve_input(v, info.context, kind="flow file"))
+
+
+class BackgroundWorkload(BackgroundParams):
+    kind: Literal["background"]
+
+
+class IncastWorkload(Strict):
+    """Incast bursts alone: from ``start``, either ``bursts`` of them or those in ``duration``."""
+
+    kind: Literal["incast"]
+    incast: Incast
+    start: Time = Field(default="0us", ge=0)
+    bursts: Optional[int] = Field(default=None, ge=1, le=10_000_000)
+    duration: Optional[Time] = Field(default=None, gt=0)
+
+    @model_validator(mode="after")
+    def _limit(self) -> "IncastWorkload":
+        if self.bursts is not None and self.duration is not None:
+            raise PydanticCustomError("incast_limit", "give bursts or duration, not both", {})
+        if self.bursts is None and self.duration is None:
+            if self.incast.at is None:
+                raise PydanticCustomError(
+                    "incast_limit", "give bursts (a count) or duration (a time window) for periodic bursts", {}
+                )
+            self.bursts = 1
+        return self
+
+
+class IncastMixWorkload(BackgroundParams):
+    """Background flows plus incast bursts over the same window (Floodgate §6 "incastmix")."""
+
+    kind: Literal["incast_mix"]
+    incast: Incast
+
+
+class LongLivedWorkload(Strict):
+    kind: Literal["long_lived"]
+    pairs: list[tuple[NodeId, NodeId]] = Field(min_length=1)
+    size: Size = Field(default=2**50, gt=0, description="2^50 B never finishes: set `duration`")
+    start: Time = Field(default="0us", ge=0)
+
+
+Workload = Annotated[
+    Union[FlowsWorkload, HpccFlowsWorkload, BackgroundWorkload, IncastWorkload, IncastMixWorkload, LongLivedWorkload],
+    Field(discriminator="kind"),
+]
+WORKLOAD_KINDS = ("flows", "hpcc_flows", "background", "incast", "incast_mix", "long_lived")
+
+# ----------------------------------------------------------------------------- switches
+
+
+class Buffer(Strict):
+    """The shared-buffer MMU of every switch (HPCC-simulator style)."""
+
+    size: Size = Field(default="12MB", gt=0, description="shared buffer per switch (HPCC fat-tree uses 32 MB)")
+    reserve: Size = Field(default="4KiB", ge=0, description="per ingress (port, priority) (HPCC: 4 KB)")
+    alpha: float = Field(default=0.125, gt=0, le=1024, description="dynamic threshold alpha x free (HPCC: 1/8)")
+    resume_offset: Size = Field(default="3KiB", ge=0, description="PFC resume hysteresis (HPCC: 3 KB)")
+    headroom: SizeOrAuto = Field(default="auto", description="'auto' = 3 x rate x delay + 3 KB per port (HPCC's 3 x BDP + MTUs)")
+
+
+class Queues(Strict):
+    count: int = Field(default=8, ge=1, le=1024, description="data queues per egress port (8 as on switch ASICs)")
+    scheduler: Literal["drr"] = Field(default="drr", description="DRR among data queues; control frames take strict priority")
+    quantum: Size = Field(default=1500, ge=1, le=10_000_000, description="DRR quantum (one MTU frame)")
+
+
+class Ecn(Strict):
+    """RED-style marking at dequeue (HPCC). Defaults: HPCC's DCQCN setting at 100 Gb/s."""
+
+    enabled: bool = True
+    kmin: Size = Field(default="400KB", ge=0)
+    kmax: Size = Field(default="1600KB", ge=0)
+    pmax: float = Field(default=0.2, ge=0, le=1)
+    ref_rate: RateOrNone = Field(default="100Gbps", description="kmin/kmax scale with port rate from this rate; 'none' = fixed")
+
+    @model_validator(mode="after")
+    def _order(self) -> "Ecn":
+        if self.kmin > self.kmax:
+            raise PydanticCustomError("ecn", "kmin ({a}) is larger than kmax ({b})", {"a": fmt_size(self.kmin), "b": fmt_size(self.kmax)})
+        if isinstance(self.ref_rate, int) and self.ref_rate <= 0:
+            raise PydanticCustomError("ecn", "ref_rate must be positive", {})
+        return self
+
+
+class Pfc(Strict):
+    threshold: Literal["dynamic", "static"] = Field(default="dynamic", description="dynamic = the MMU's alpha x free (HPCC)")
+    xoff: Optional[Size] = Field(default=None, gt=0, description="static threshold: pause at this many ingress bytes")
+    xon: Optional[Size] = Field(default=None, ge=0, description="static threshold: resume at this many")
+    pause_quanta: int = Field(default=65535, ge=1, le=65535, description="quanta of an XOFF frame (0xFFFF: until resumed)")
+
+    @model_validator(mode="after")
+    def _static(self) -> "Pfc":
+        if self.threshold == "static":
+            if self.xoff is None or self.xon is None:
+                raise PydanticCustomError("pfc", "threshold = 'static' needs xoff and xon", {})
+            if self.xon > self.xoff:
+                raise PydanticCustomError("pfc", "xon is larger than xoff", {})
+        return self
+
+
+class Ppfc(Strict):
+    """P-PFC (Tian et al., TPDS 2020). Defaults: Table 2 and §4.1."""
+
+    kmax: Size = Field(default="200KB", ge=0, description="predict only while an egress queue exceeds Kmax (Table 2)")
+    interval: Time = Field(default="1us", gt=0, description="Algorithm 1 period (§4.1)")
+    T: Time = Field(default="100us", gt=0, description="pause when the buffer would fill within T (Table 2)")
+    R: Fraction = Field(default=0.8, gt=0, le=1, description="pause ports holding this share of the queue (Table 2)")
+    space_left: Literal["shared", "buffer"] = "shared"
+    hold: Optional[Time] = Field(default=None, ge=0)
+
+
+class Capfc(Strict):
+    """CaPFC as P-PFC §2.3/§5.6/§7 describe it. WARN defaults to P-PFC's Kmax (200 KB)."""
+
+    warn: Size = Field(default="200KB", gt=0)
+    resume: Optional[Size] = Field(default=None, ge=0, description="default warn / 2")
+    feeder: Size = Field(default=0, ge=0)
+    pause_quanta: int = Field(default=65535, ge=1, le=65535)
+
+
+class FlowControl(Strict):
+    scheme: Literal["pfc", "ppfc", "capfc", "none"] = "pfc"
+    pfc: Pfc = Field(default_factory=Pfc, description="standard PFC; also the safety net under ppfc and capfc")
+    ppfc: Ppfc = Field(default_factory=Ppfc)
+    capfc: Capfc = Field(default_factory=Capfc)
+
+
+class Dcqcn(Strict):
+    """DCQCN reaction point. Defaults: P-PFC Table 2 (from DCQCN) and HPCC's RdmaHw."""
+
+    rai_at_40g: Rate = Field(default="40Mbps", ge=0, description="R_AI at 40 Gb/s, scaled with line rate (P-PFC Table 2)")
+    rhai_at_40g: Rate = Field(default="400Mbps", ge=0, description="R_HAI = 10 x R_AI (HPCC run.py)")
+    g: float = Field(default=1 / 256, ge=0, le=1, description="alpha EWMA gain (P-PFC Table 2)")
+    rate_increase_timer: Time = Field(default="55us", ge=0, description="(P-PFC Table 2)")
+    alpha_timer: Time = Field(default="55us", ge=0, description="(HPCC AlphaResumInterval)")
+    byte_counter: Size = Field(default="10MB", ge=0, description="(P-PFC Table 2); 0 = off")
+    fast_recovery_stages: int = Field(default=5, ge=0, le=1000, description="F (HPCC FastRecoveryTimes)")
+    rate_decrease_interval: Time = Field(default="4us", ge=0, description="(HPCC RateDecreaseInterval)")
+    min_rate: Rate = Field(default="100Mbps", ge=0, description="(HPCC MinRate)")
+    clamp_target_rate: bool = False
+
+
+class CongestionControl(Strict):
+    algorithm: Literal["none", "dcqcn"] = "none"
+    dcqcn: Dcqcn = Field(default_factory=Dcqcn)
+
+
+class Transport(Strict):
+    """RoCE-style hosts: go-back-N, an ACK per packet. Defaults: HPCC simulator."""
+
+    mtu: Size = Field(default=1000, ge=64, le=65536, description="payload bytes per data packet (HPCC PACKET_PAYLOAD_SIZE 1000)")
+    header: Size = Field(default=48, ge=0, le=4096, description="header bytes on the wire per data packet")
+    ack: Size = Field(default=60, ge=1, le=4096, description="wire size of ACK, NACK and CNP")
+    window: Window = Field(default="bdp", description="'bdp' (1 BDP in flight, as the papers add), 'off', or bytes")
+    rto: Time = Field(default="1ms", gt=0)
+    nack_interval: Time = Field(default="500us", ge=0, description="(HPCC: 500 us)")
+    cnp_interval: Time = Field(default="50us", ge=0, description="(DCQCN / P-PFC Table 2: 50 us)")
+
+
+class Record(Strict):
+    buffer_interval: TimeOrOff = Field(default="10us", description="switch and port buffer samples; 'off' = none")
+    queue_ports: list[tuple[NodeId, Annotated[int, Field(ge=0, le=65535)]]] = Field(
+        default_factory=list, description="[node, local port] pairs whose queue length is recorded"
+    )
+    queue_interval: Time = Field(default="1us", gt=0)
+
+    @field_validator("buffer_interval")
+    @classmethod
+    def _positive(cls, v: Any) -> Any:
+        if isinstance(v, int) and v <= 0:
+            raise PydanticCustomError("positive", "must be a positive time or 'off'", {})
+        return v
+
+
+# ----------------------------------------------------------------------------- scenario
+
+
+class ScenarioModel(Strict):
+    """A whole scenario file."""
+
+    name: str = ""
+    description: str = ""
+    seed: int = Field(default=1, ge=0, lt=2**64, description="master seed: same scenario + seed, same results")
+    duration: Optional[Time] = Field(default=None, gt=0, description="stop time; omitted = until every flow finishes")
+    topology: Topology
+    workload: Workload
+    buffer: Buffer = Field(default_factory=Buffer)
+    queues: Queues = Field(default_factory=Queues)
+    ecn: Ecn = Field(default_factory=Ecn)
+    flow_control: FlowControl = Field(default_factory=FlowControl)
+    congestion_control: CongestionControl = Field(default_factory=CongestionControl)
+    transport: Transport = Field(default_factory=Transport)
+    record: Record = Field(default_factory=Record)
+
+    @model_validator(mode="after")
+    def _cross(self) -> "ScenarioModel":
+        if isinstance(self.workload, LongLivedWorkload) and self.duration is None and self.workload.size >= 2**40:
+            raise PydanticCustomError(
+                "duration", "long-lived flows never finish: set `duration` (the stop time)", {}
+            )
+        return self
+

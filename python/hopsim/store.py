@@ -1,0 +1,123 @@
+"""Run folders: one folder per run, complete or absent.
+
+Contents::
+
+    scenario.toml      the resolved scenario (every default written out), re-loadable
+    scenario.json      exactly what the core ran (file contents inlined)
+    scenario.sha256    SHA-256 of scenario.json in canonical form
+    params.json        the swept parameters of this run ({} for a lone run)
+    flows.parquet  pauses.parquet  buffer.parquet  queues.parquet  ports.parquet
+    summary.json       counts, drops, pause time, events, wall time, events/s
+
+Atomicity: everything is written into a hidden temporary folder beside the target
+(``.NAME.tmp-XXXX``) and renamed into place last; a crash leaves only a temporary folder, which
+``clean_stale`` removes. A folder with a ``summary.json`` is complete.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pyarrow.parquet as pq
+
+from .run import TABLES, Results
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .scenario import Scenario
+
+__all__ = ["write_run", "load_run", "is_complete", "find_runs", "clean_stale", "RunExists"]
+
+SUMMARY = "summary.json"
+TMP_MARK = ".tmp-"
+
+
+class RunExists(FileExistsError):
+    pass
+
+
+def is_complete(d: Path | str) -> bool:
+    return (Path(d) / SUMMARY).is_file()
+
+
+def _json(path: Path, obj: Any) -> None:
+    path.write_text(json.dumps(obj, indent=2, sort_keys=True, default=str) + "\n")
+
+
+def write_run(
+    results: Results,
+    scenario: "Scenario",
+    out: Path | str,
+    params: dict[str, Any] | None = None,
+    overwrite: bool = False,
+) -> Path:
+    """Write a run folder atomically; returns its path."""
+    out = Path(out).resolve()
+    if out.exists() and not overwrite:
+        raise RunExists(f"{out} already exists")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}{TMP_MARK}", dir=out.parent))
+    try:
+        (tmp / "scenario.toml").write_text(scenario.resolved_toml())
+        (tmp / "scenario.json").write_text(scenario.core_json + "\n")
+        (tmp / "scenario.sha256").write_text(scenario.hash + "\n")
+        _json(tmp / "params.json", params or {})
+        for name in TABLES:
+            pq.write_table(results.tables[name], tmp / f"{name}.parquet", compression="zstd")
+        summary = dict(results.summary)
+        summary["scenario_hash"] = scenario.hash
+        summary["name"] = scenario.name
+        summary["params"] = params or {}
+        _json(tmp / SUMMARY, summary)
+        os.chmod(tmp, 0o755)
+        if out.exists():  # overwrite: move the old one aside first, then swap
+            old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old{TMP_MARK}", dir=out.parent))
+            os.rename(out, old / "run")
+            os.rename(tmp, out)
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            os.rename(tmp, out)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return out
+
+
+def load_run(d: Path | str) -> Results:
+    """Read a run folder back."""
+    d = Path(d)
+    if not is_complete(d):
+        raise FileNotFoundError(f"{d} is not a complete run folder (no {SUMMARY})")
+    tables = {name: pq.read_table(d / f"{name}.parquet") for name in TABLES}
+    summary = json.loads((d / SUMMARY).read_text())
+    return Results(tables=tables, summary=summary)
+
+
+def find_runs(d: Path | str) -> list[Path]:
+    """Complete run folders: `d` itself if it is one, else those below it (any depth), sorted."""
+    d = Path(d)
+    if is_complete(d):
+        return [d]
+    out = []
+    for s in sorted(d.rglob(SUMMARY)):
+        run = s.parent
+        if any(TMP_MARK in part for part in run.relative_to(d).parts):
+            continue
+        out.append(run)
+    return out
+
+
+def clean_stale(d: Path | str) -> int:
+    """Remove temporary folders that an interrupted write left in `d`; returns how many."""
+    d = Path(d)
+    n = 0
+    if d.is_dir():
+        for c in d.iterdir():
+            if c.is_dir() and c.name.startswith(".") and TMP_MARK in c.name:
+                shutil.rmtree(c, ignore_errors=True)
+                n += 1
+    return n

@@ -1,0 +1,219 @@
+"""Sweeps: a base scenario, a grid (or list) of overrides, times seeds.
+
+Sweep file::
+
+    base = "../ppfc-16to1.toml"        # relative to the sweep file
+    seeds = [1, 2]                     # default: the base scenario's seed
+    [grid]                             # every combination
+    "flow_control.scheme" = ["pfc", "ppfc"]
+    [[runs]]                           # and/or a list of override sets (each crossed with the grid)
+    "workload.incast.degree" = 8
+
+Every point is validated (schema and core) before anything runs, so a bad value stops the sweep
+with exit code 2 and no output. Each run gets a folder ``<params>-<hash>`` under the output
+folder, named by its swept values and the hash of its resolved scenario; a folder that exists is
+complete (see `store`), so starting an interrupted sweep again skips what is done and loses
+nothing.
+
+Where runs execute: ``jobs`` worker processes on this machine (default: one per core), or, with
+``cluster``, the Dask distributed scheduler at that address. Both send the same scenario JSON to
+`run.execute` and write the returned columns here, so they give identical result files.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import re
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+from pydantic import Field, ValidationError
+
+from .errors import ScenarioError
+from .run import execute, results_from_native
+from .scenario import Scenario, apply_overrides, format_validation_error, read_toml, scenario_from_dict
+from .schema import Strict
+from .store import clean_stale, is_complete, write_run
+
+__all__ = ["SweepModel", "RunPoint", "plan_sweep", "run_sweep", "SweepReport"]
+
+
+class SweepModel(Strict):
+    name: str = ""
+    base: str
+    seeds: list[int] = Field(default_factory=list)
+    grid: dict[str, list[Any]] = Field(default_factory=dict)
+    runs: list[dict[str, Any]] = Field(default_factory=list)
+
+
+@dataclass
+class RunPoint:
+    params: dict[str, Any]
+    scenario: Scenario
+
+    @property
+    def run_id(self) -> str:
+        return run_id(self.params, self.scenario.hash)
+
+
+@dataclass
+class SweepReport:
+    out: Path
+    planned: list[RunPoint]
+    ran: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+
+
+def _slug(v: Any) -> str:
+    s = json.dumps(v, sort_keys=True) if not isinstance(v, str) else v
+    return re.sub(r"[^A-Za-z0-9.+-]+", "_", s).strip("_")[:40]
+
+
+def run_id(params: dict[str, Any], h: str) -> str:
+    parts = [f"{k.split('.')[-1]}={_slug(v)}" for k, v in params.items()]
+    stem = ",".join(parts)[:120] or "run"
+    return f"{stem}-{h[:10]}"
+
+
+def _points(m: SweepModel) -> Iterator[dict[str, Any]]:
+    keys = list(m.grid)
+    for k, vals in m.grid.items():
+        if not vals:
+            raise ScenarioError(f"grid.{k}: an empty list gives no runs")
+    combos = list(itertools.product(*(m.grid[k] for k in keys))) if keys else [()]
+    for extra in m.runs or [{}]:
+        for combo in combos:
+            yield {**extra, **dict(zip(keys, combo))}
+
+
+def plan_sweep(path: Path | str) -> tuple[SweepModel, list[RunPoint]]:
+    """Read a sweep file and validate every run point (schema and core)."""
+    p = Path(path).resolve()
+    raw = read_toml(p)
+    try:
+        m = SweepModel.model_validate(raw)
+    except ValidationError as e:
+        raise ScenarioError(format_validation_error(e), source=str(p)) from None
+    base_path = (p.parent / m.base).resolve()
+    base_raw = read_toml(base_path)
+    seeds = m.seeds or [None]
+    points: list[RunPoint] = []
+    problems: list[str] = []
+    seen: set[str] = set()
+    for ov in _points(m):
+        for seed in seeds:
+            params = dict(ov)
+            if seed is not None:
+                params["seed"] = seed
+            try:
+                sc = scenario_from_dict(apply_overrides(base_raw, params), base_path.parent, base_path, params)
+                sc.validate()
+            except ScenarioError as e:
+                label = ", ".join(f"{k}={v!r}" for k, v in params.items()) or "base"
+                problems += [f"[{label}] {line}" for line in e.problems]
+                continue
+            rp = RunPoint(params=params, scenario=sc)
+            if rp.run_id in seen:
+                continue
+            seen.add(rp.run_id)
+            points.append(rp)
+    if problems:
+        raise ScenarioError(problems, source=str(p))
+    return m, points
+
+
+def _write_manifest(out: Path, sweep_path: Path, points: list[RunPoint]) -> None:
+    manifest = {
+        "sweep": str(sweep_path),
+        "runs": [{"run": rp.run_id, "params": rp.params, "scenario_hash": rp.scenario.hash} for rp in points],
+    }
+    tmp = out / ".sweep.json.tmp"
+    tmp.write_text(json.dumps(manifest, indent=2, sort_keys=True, default=str) + "\n")
+    os.replace(tmp, out / "sweep.json")
+
+
+def run_sweep(
+    path: Path | str,
+    out: Path | str,
+    jobs: int | None = None,
+    cluster: str | None = None,
+    on_plan: Callable[[int, int], None] | None = None,
+    on_done: Callable[[str], None] | None = None,
+) -> SweepReport:
+    """Run every point of a sweep that is not complete in `out` yet.
+
+    `on_plan(total, to_run)` and `on_done(run_id)` let a caller show progress.
+    """
+    path = Path(path).resolve()
+    _, points = plan_sweep(path)
+    out = Path(out).resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    clean_stale(out)
+    _write_manifest(out, path, points)
+    report = SweepReport(out=out, planned=points)
+    todo = []
+    for rp in points:
+        if is_complete(out / rp.run_id):
+            report.skipped.append(rp.run_id)
+        else:
+            todo.append(rp)
+    if on_plan:
+        on_plan(len(points), len(todo))
+    if not todo:
+        return report
+
+    def finish(rp: RunPoint, raw: dict[str, Any]) -> None:
+        res = results_from_native(raw, rp.scenario.hash, rp.scenario.name)
+        write_run(res, rp.scenario, out / rp.run_id, params=rp.params)
+        report.ran.append(rp.run_id)
+        if on_done:
+            on_done(rp.run_id)
+
+    if cluster:
+        _run_dask(cluster, todo, finish)
+    elif (jobs or os.cpu_count() or 1) <= 1 or len(todo) == 1:
+        for rp in todo:
+            finish(rp, execute(rp.scenario.core_json))
+    else:
+        _run_pool(jobs or os.cpu_count() or 1, todo, finish)
+    return report
+
+
+def _run_pool(jobs: int, todo: list[RunPoint], finish: Callable[[RunPoint, dict[str, Any]], None]) -> None:
+    import multiprocessing as mp
+
+    from . import _native  # noqa: F401  (loaded before forking, so no worker imports it)
+
+    # fork, not spawn: a spawned worker re-imports the caller's __main__, which would rerun an
+    # unguarded user script (or fail for `python -`); the workers only call into the core.
+    ctx = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
+    ex = ProcessPoolExecutor(max_workers=min(jobs, len(todo)), mp_context=ctx)
+    try:
+        pending: dict[Future, RunPoint] = {ex.submit(execute, rp.scenario.core_json): rp for rp in todo}
+        while pending:
+            done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for fut in done:
+                rp = pending.pop(fut)
+                finish(rp, fut.result())
+    except BaseException:
+        # interrupted: drop what has not started and return at once; completed runs are on disk
+        ex.shutdown(wait=False, cancel_futures=True)
+        raise
+    ex.shutdown(wait=True)
+
+
+def _run_dask(address: str, todo: list[RunPoint], finish: Callable[[RunPoint, dict[str, Any]], None]) -> None:
+    from distributed import Client, as_completed
+
+    with Client(address, timeout="30s") as client:
+        futs = {}
+        for rp in todo:
+            # the key names the run, so a resubmitted sweep on the same scheduler reuses results
+            f = client.submit(execute, rp.scenario.core_json, key=f"hopsim-{rp.run_id}", pure=False)
+            futs[f] = rp
+        for f in as_completed(list(futs)):
+            finish(futs[f], f.result())

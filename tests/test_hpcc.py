@@ -1,0 +1,99 @@
+"""Migration from the HPCC ns-3 simulator: import-hpcc and export-fct."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import tomllib
+
+import pytest
+
+from hopsim.hpcc_export import node_ip
+from hopsim.scenario import load_scenario
+
+
+@pytest.fixture
+def hpcc_dir(repo, tmp_path):
+    d = tmp_path / "hpcc"
+    shutil.copytree(repo / "tests" / "data" / "hpcc", d)
+    return d
+
+
+def test_import_maps_the_keys(hpcc_dir, tmp_path, cli):
+    out = tmp_path / "sc" / "imported.toml"
+    code, msg = cli("import-hpcc", hpcc_dir / "config.txt", "--out", out)
+    assert code == 0, msg
+    assert "TRACE_FILE: ignored" in msg and "HPCC parameter" in msg
+    raw = tomllib.loads(out.read_text())
+    assert raw["topology"]["kind"] == "hpcc" and raw["workload"]["kind"] == "hpcc_flows"
+    assert raw["workload"]["time_offset"] == "2s"
+    assert raw["duration"] == "2000000000000ps"  # SIMULATOR_STOP_TIME 4.00 less the 2 s offset
+    assert raw["buffer"]["size"] == "32MiB"
+    assert raw["transport"]["mtu"] == 1000
+    ecn = raw["ecn"]
+    assert ecn["enabled"] is True and ecn["kmin"] == "1600000B" and ecn["kmax"] == "6400000B"
+    assert ecn["ref_rate"] == "400Gbps" and ecn["pmax"] == 0.2
+    d = raw["congestion_control"]["dcqcn"]
+    assert raw["congestion_control"]["algorithm"] == "dcqcn"
+    assert d["rai_at_40g"] == "20000000bps"  # 50 Mb/s at the 100 Gb/s NIC -> 20 Mb/s at 40 Gb/s
+    assert d["rhai_at_40g"] == "40000000bps"
+    assert d["rate_increase_timer"] == "900000000ps" and d["alpha_timer"] == "1000000ps"
+    assert d["g"] == 0.00390625 and d["fast_recovery_stages"] == 1 and d["byte_counter"] == 0
+    assert d["clamp_target_rate"] is False and d["min_rate"] == "100Mbps"
+    # GLOBAL_T 1: the largest BDP; longest path 0-4-5-2: rtt = 2 x 3 us + 1000 B at 100+400+100 Gb/s
+    rtt_ns = 6000 + 80 + 20 + 80
+    assert raw["transport"]["window"] == f"{rtt_ns * 100 // 8}B"
+    sc = load_scenario(out, validate=True)
+    assert sc.model.flow_control.pfc.threshold == "dynamic"
+
+
+@pytest.mark.parametrize("edit,needle", [
+    (("CC_MODE 1", "CC_MODE 3"), "CC_MODE: 3 (HPCC) is not available in hopsim yet; allowed: 1 (DCQCN)"),
+    (("CC_MODE 1", "CC_MODE 7"), "CC_MODE: 7 (TIMELY)"),
+    (("ERROR_RATE_PER_LINK 0.0000", "ERROR_RATE_PER_LINK 0.01"), "ERROR_RATE_PER_LINK: must be 0"),
+    (("USE_DYNAMIC_PFC_THRESHOLD 1", "USE_DYNAMIC_PFC_THRESHOLD 0"), "USE_DYNAMIC_PFC_THRESHOLD"),
+    (("KMAX_MAP 3 25000000000 400 100000000000 1600", "KMAX_MAP 3 25000000000 400 100000000000 1000"),
+     "KMAX_MAP: 1000 KB at 100Gbps is not linear in rate"),
+    (("TOPOLOGY_FILE mix/topology.txt", "TOPOLOGY_FILE mix/nothere.txt"), "'mix/nothere.txt' not found"),
+])
+def test_import_refuses_what_it_cannot_honour(hpcc_dir, tmp_path, cli, edit, needle):
+    cfg = hpcc_dir / "config.txt"
+    cfg.write_text(cfg.read_text().replace(*edit))
+    out = tmp_path / "imported.toml"
+    code, msg = cli("import-hpcc", cfg, "--out", out)
+    assert code == 2
+    assert needle in msg
+    assert not out.exists()
+
+
+FCT_LINE = re.compile(r"^[0-9a-f]{8} [0-9a-f]{8} \d+ \d+ \d+ \d+ \d+ \d+$")
+
+
+def test_export_fct_format(hpcc_dir, tmp_path, cli):
+    sc = tmp_path / "imported.toml"
+    assert cli("import-hpcc", hpcc_dir / "config.txt", "--out", sc)[0] == 0
+    run = tmp_path / "run"
+    code, msg = cli("run", sc, "--out", run)
+    assert code == 0, msg
+    code, msg = cli("export-fct", run)
+    assert code == 0, msg
+    lines = (run / "fct.txt").read_text().splitlines()
+    assert len(lines) == 4
+    assert all(FCT_LINE.match(l) for l in lines), lines
+    rows = [l.split() for l in lines]
+    by_size = {int(r[4]): r for r in rows}
+    # flow "0 2 3 100 200000 2.000001": host 0 -> host 2, first flow of host 0, starts at 2.000001 s
+    r = by_size[200000]
+    assert r[0] == "0b000001" and r[1] == f"{node_ip(2):08x}" == "0b000201"
+    assert r[2] == "10000" and r[3] == "100"
+    assert int(r[5]) == 2_000_001_000
+    assert int(r[6]) >= int(r[7]) > 0  # fct >= standalone fct
+    assert by_size[5000][0] == "0b000301"
+    # completion order
+    finish = [int(r[5]) + int(r[6]) for r in rows]
+    assert finish == sorted(finish)
+
+
+def test_export_fct_needs_a_run(tmp_path, cli):
+    code, msg = cli("export-fct", tmp_path)
+    assert code == 2 and "not a complete run folder" in msg

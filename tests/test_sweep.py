@@ -1,0 +1,142 @@
+"""Sweeps: planning, resume after an interruption, local pool vs Dask, queries across runs."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pyarrow.parquet as pq
+import pytest
+
+import hopsim
+from hopsim import store, sweep
+from conftest import TINY
+
+SWEEP = """
+base = "base.toml"
+seeds = [1, 2]
+[grid]
+"flow_control.scheme" = ["pfc", "capfc"]
+"workload.incast.degree" = [3, 4]
+"""
+
+
+@pytest.fixture
+def sweep_file(write):
+    write("base.toml", TINY)
+    return write("sweep.toml", SWEEP)
+
+
+def _mtimes(out):
+    return {p.name: (p / "summary.json").stat().st_mtime_ns for p in out.iterdir() if store.is_complete(p)}
+
+
+def test_plan(sweep_file):
+    _, points = sweep.plan_sweep(sweep_file)
+    assert len(points) == 8
+    assert {tuple(sorted(p.params)) for p in points} == {("flow_control.scheme", "seed", "workload.incast.degree")}
+    assert len({p.run_id for p in points}) == 8
+
+
+def test_plan_with_a_list_of_runs(write):
+    write("base.toml", TINY)
+    f = write("list.toml", """
+        base = "base.toml"
+        [[runs]]
+        "flow_control.scheme" = "pfc"
+        [[runs]]
+        "flow_control.scheme" = "ppfc"
+        "flow_control.ppfc.T" = "20us"
+        [grid]
+        "buffer.size" = ["200KB", "400KB"]
+        """)
+    _, points = sweep.plan_sweep(f)
+    assert len(points) == 4
+    ppfc = [p for p in points if p.params["flow_control.scheme"] == "ppfc"]
+    assert {p.scenario.model.flow_control.ppfc.T for p in ppfc} == {20_000_000}
+    assert {p.scenario.model.buffer.size for p in points} == {200_000, 400_000}
+
+
+def test_resume_after_interruption(sweep_file, tmp_path, monkeypatch, cli):
+    out = tmp_path / "out"
+    # a crash in the middle: the third run's write dies
+    real_write = store.write_run
+    calls = {"n": 0}
+
+    def crashing_write(*a, **k):
+        calls["n"] += 1
+        if calls["n"] == 3:
+            raise KeyboardInterrupt("simulated crash")
+        return real_write(*a, **k)
+
+    monkeypatch.setattr(sweep, "write_run", crashing_write)
+    with pytest.raises(KeyboardInterrupt):
+        sweep.run_sweep(sweep_file, out, jobs=1)
+    done = [p for p in out.iterdir() if p.is_dir() and store.is_complete(p)]
+    assert len(done) == 2
+    assert not [p for p in out.iterdir() if p.name.startswith(".") and p.is_dir()]  # no partial folder
+    monkeypatch.setattr(sweep, "write_run", real_write)
+
+    # a stale temporary folder, as a killed process would leave
+    (out / ".scheme=pfc-0123456789.tmp-abc").mkdir()
+    before = _mtimes(out)
+    rep = sweep.run_sweep(sweep_file, out, jobs=1)
+    assert len(rep.skipped) == 2 and len(rep.ran) == 6
+    assert set(rep.skipped) == set(before)
+    assert {k: v for k, v in _mtimes(out).items() if k in before} == before  # untouched
+    assert not (out / ".scheme=pfc-0123456789.tmp-abc").exists()
+
+    # delete one finished run: only it runs again (through the CLI this time)
+    victim = sorted(p for p in out.iterdir() if p.is_dir())[5]
+    shutil.rmtree(victim)
+    code, msg = cli("sweep", sweep_file, "--out", out, "--jobs", "1")
+    assert code == 0, msg
+    assert "1 ran locally, 7 already complete" in msg
+    assert store.is_complete(victim)
+    manifest = json.loads((out / "sweep.json").read_text())
+    assert len(manifest["runs"]) == 8
+
+
+def _tables(out):
+    res = {}
+    for run in sorted(p for p in out.iterdir() if p.is_dir()):
+        res[run.name] = {t: pq.read_table(run / f"{t}.parquet") for t in ("flows", "pauses", "buffer", "queues", "ports")}
+        res[run.name]["summary"] = {k: v for k, v in json.loads((run / "summary.json").read_text()).items()
+                                    if k not in ("wall_time_s", "events_per_s")}
+    return res
+
+
+def test_local_pool_and_dask_give_identical_results(write, tmp_path):
+    write("base.toml", TINY)
+    sweep_file = write("sweep.toml", 'base = "base.toml"\nseeds = [1, 2]\n[grid]\n"flow_control.scheme" = ["pfc", "ppfc"]\n')
+    local = tmp_path / "local"
+    rep = sweep.run_sweep(sweep_file, local, jobs=2)
+    assert len(rep.ran) == 4
+
+    from distributed import LocalCluster
+
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        dask_out = tmp_path / "dask"
+        rep = sweep.run_sweep(sweep_file, dask_out, cluster=cluster.scheduler_address)
+        assert len(rep.ran) == 4
+    a, b = _tables(local), _tables(dask_out)
+    assert a.keys() == b.keys()
+    for run in a:
+        for t in a[run]:
+            assert a[run][t] == b[run][t], (run, t)
+
+
+def test_query_across_runs(sweep_file, tmp_path, cli):
+    out = tmp_path / "out"
+    sweep.run_sweep(sweep_file, out, jobs=1)
+    df = hopsim.query(out, "SELECT scheme, degree, seed, count(*) AS n FROM flows GROUP BY ALL ORDER BY ALL")
+    assert len(df) == 8
+    assert list(df.columns) == ["scheme", "degree", "seed", "n"]
+    assert (df["n"] == df["degree"]).all()
+    runs = hopsim.query(out, "SELECT label, pause_frames FROM runs ORDER BY label")
+    assert set(runs["label"]) == {f"scheme={s}, degree={d}" for s in ("pfc", "capfc") for d in (3, 4)}
+    code, text = cli("query", out, "SELECT scheme, sum(paused_ns) AS p FROM ports GROUP BY scheme ORDER BY scheme",
+                     "--format", "csv")
+    assert code == 0 and text.splitlines()[0] == "scheme,p" and len(text.splitlines()) == 3
+    code, text = cli("query", out, "SELECT nonsense FROM flows")
+    assert code == 2 and "error" in text

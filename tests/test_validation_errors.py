@@ -1,0 +1,125 @@
+"""Bad scenarios: each is a clear message naming the field and what is allowed, exit code 2,
+and no output folder left behind."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import TINY
+
+STAR = """
+[topology]
+kind = "star"
+hosts = 4
+rate = "100Gbps"
+delay = "1us"
+"""
+FLOW = """
+[workload]
+kind = "flows"
+flows = [{src = 0, dst = 1, size = "1MB"}]
+"""
+
+CASES = {
+    "unknown key": (
+        STAR.replace('rate = "100Gbps"', 'rat = "100Gbps"') + FLOW,
+        ["topology: unknown key 'rat'", "allowed here: delay, hosts, kind, rate"],
+    ),
+    "unknown section": (STAR + FLOW + "\n[buffers]\nsize = '1MB'\n", ["unknown key 'buffers'", "allowed here:", "buffer"]),
+    "wrong unit": (
+        STAR.replace('"100Gbps"', '"100GB"') + FLOW,
+        ["topology.rate", "unknown rate unit 'GB'", "Gbps"],
+    ),
+    "bare number for a time": (STAR.replace('"1us"', "5") + FLOW, ["topology.delay", "ambiguous", "us"]),
+    "bits for a size": (STAR + FLOW.replace('"1MB"', '"1Mb"'), ["workload.flows[0].size", "use 'MB'"]),
+    "out of range": (STAR + FLOW + "\n[ecn]\npmax = 2\n", ["ecn.pmax", "less than or equal to 1", "got 2"]),
+    "out of range (percent)": (
+        STAR + '\n[workload]\nkind = "background"\ncdf = "WebSearch_HPCC.txt"\nload = "150%"\nduration = "1ms"\n',
+        ["workload.load", "less than or equal to 1"],
+    ),
+    "unknown scheme": (
+        STAR + FLOW + '\n[flow_control]\nscheme = "bfc"\n',
+        ["flow_control.scheme", "'pfc', 'ppfc', 'capfc' or 'none'"],
+    ),
+    "unknown topology kind": (
+        '[topology]\nkind = "torus"\n' + FLOW,
+        ["topology: unknown kind 'torus'", "allowed kinds:", "fat_tree", "star"],
+    ),
+    "missing workload": (STAR, ["workload: missing"]),
+    "missing CDF file": (
+        STAR + '\n[workload]\nkind = "background"\ncdf = "NoSuchCdf.txt"\nload = 0.5\nduration = "1ms"\n',
+        ["workload.cdf", "'NoSuchCdf.txt' not found", "workloads/"],
+    ),
+    "disconnected topology": (
+        """
+        [topology]
+        kind = "explicit"
+        nodes = 5
+        switches = [3, 4]
+        links = [{a = 0, b = 3, rate = "100Gbps"}, {a = 1, b = 3, rate = "100Gbps"}, {a = 2, b = 4, rate = "100Gbps"}]
+        """ + FLOW,
+        ["topology", "disconnected", "host 2 is unreachable"],
+    ),
+    "flow to a switch": (STAR + FLOW.replace("dst = 1", "dst = 4"), ["workload", "flow 0", "must be host"]),
+    "ecn thresholds reversed": (
+        STAR + FLOW + '\n[ecn]\nkmin = "2MB"\nkmax = "1MB"\n', ["ecn: kmin (2MB) is larger than kmax (1MB)"],
+    ),
+    "incast without size": (
+        STAR + '\n[workload]\nkind = "incast"\nbursts = 1\n[workload.incast]\ndegree = 2\nat = "0us"\n',
+        ["workload.incast", "exactly one of flow_size"],
+    ),
+    "not TOML": ("[topology\nkind = 1\n", ["not valid TOML"]),
+}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_bad_scenario_run(case, write, cli, tmp_path):
+    text, needles = CASES[case]
+    path = write("bad.toml", text)
+    out = tmp_path / "out"
+    code, msg = cli("run", path, "--out", out)
+    assert code == 2, msg
+    for n in needles:
+        assert n in msg, f"{n!r} not in {msg!r}"
+    assert not out.exists()
+    assert [p.name for p in tmp_path.iterdir()] == ["bad.toml"]  # nothing else written
+
+
+def test_non_monotone_cdf(write, cli, tmp_path):
+    write("bad.cdf", "0 0\n1000 0.5\n2000 0.3\n3000 1.0\n")
+    path = write("bad.toml", STAR + '\n[workload]\nkind = "background"\ncdf = "bad.cdf"\nload = "50%"\nduration = "1ms"\n')
+    code, msg = cli("validate", path)
+    assert code == 2
+    assert "workload.cdf: bad.cdf: line 3: cdf 0.3 is smaller than the previous cdf 0.5" in msg
+    assert "monotone" in msg
+    code, msg = cli("run", path, "--out", tmp_path / "out")
+    assert code == 2 and not (tmp_path / "out").exists()
+
+
+def test_several_problems_reported_together(write, cli):
+    path = write("bad.toml", STAR.replace('"100Gbps"', '"fast"') + FLOW + "\n[buffer]\nalpha = -1\n")
+    code, msg = cli("validate", path)
+    assert code == 2
+    assert "2 problems" in msg and "topology.rate" in msg and "buffer.alpha" in msg
+
+
+def test_bad_override(tiny, cli, tmp_path):
+    code, msg = cli("run", tiny, "--out", tmp_path / "o", "--set", "queues.count=0")
+    assert code == 2 and "queues.count" in msg and not (tmp_path / "o").exists()
+
+
+def test_bad_sweep_value_runs_nothing(write, cli, tmp_path):
+    write("base.toml", TINY)
+    sweep = write("sweep.toml", 'base = "base.toml"\n[grid]\n"flow_control.scheme" = ["pfc", "ppfcc"]\n')
+    out = tmp_path / "sweep-out"
+    code, msg = cli("sweep", sweep, "--out", out, "--jobs", "1")
+    assert code == 2
+    assert "flow_control.scheme='ppfcc'" in msg and "'pfc', 'ppfc', 'capfc' or 'none'" in msg
+    assert not out.exists()
+
+
+def test_existing_output_is_refused(tiny, cli, tmp_path):
+    out = tmp_path / "o"
+    out.mkdir()
+    code, msg = cli("run", tiny, "--out", out)
+    assert code == 2 and "already exists" in msg
