@@ -384,8 +384,17 @@ impl Simulation {
         }
     }
 
-    /// Carry out queued flow-control actions (they may queue more).
+    /// Carry out queued flow-control actions (they may queue more). Usually there are none, so
+    /// the check is inlined and the work kept out of line.
+    #[inline]
     pub(crate) fn apply_actions(&mut self) {
+        if !self.acts.is_empty() {
+            self.apply_actions_now();
+        }
+    }
+
+    #[inline(never)]
+    fn apply_actions_now(&mut self) {
         while !self.acts.is_empty() {
             let batch = std::mem::take(&mut self.acts);
             for (s, a) in batch {

@@ -64,7 +64,8 @@ pub trait FlowControl {
     /// Choose the egress queue of a packet (static mapping by priority unless the scheme
     /// classifies, as BFC, FlowSail and Floodgate do).
     fn classify(&mut self, _now: Time, pkt: &PktMeta, view: &SwitchView) -> u8 {
-        (pkt.prio as usize % view.nqueues) as u8
+        let p = pkt.prio as usize;
+        (if p < view.nqueues { p } else { p % view.nqueues }) as u8
     }
     /// A packet has been admitted into the buffer and queued.
     fn on_enqueue(&mut self, _now: Time, _pkt: &PktMeta, _view: &SwitchView, _out: &mut Actions) {}

@@ -59,6 +59,8 @@ pub struct Mmu {
     hdrm_bytes: Vec<u64>,
     egress_bytes: Vec<u64>,
     shared_used: u64,
+    /// `alpha x shared_free()`, kept current as `shared_used` changes (read on every packet).
+    thresh: u64,
     /// Bytes currently held in the buffer (all pools).
     used: u64,
     /// Peak of `used` over the run.
@@ -72,7 +74,7 @@ impl Mmu {
         // Like HPCC, reserve is set aside per port for the data priorities actually used; we charge
         // it per (port, priority) lazily, so only count one priority's reserve per port up front.
         let total_reserve = cfg.reserve_bytes * nports as u64;
-        Mmu {
+        let mut m = Mmu {
             cfg,
             nprio,
             nqueue,
@@ -83,9 +85,17 @@ impl Mmu {
             hdrm_bytes: vec![0; nports * nprio],
             egress_bytes: vec![0; nports * nqueue],
             shared_used: 0,
+            thresh: 0,
             used: 0,
             peak_used: 0,
-        }
+        };
+        m.update_threshold();
+        m
+    }
+
+    #[inline]
+    fn update_threshold(&mut self) {
+        self.thresh = (self.shared_free() as f64 * self.cfg.alpha) as u64;
     }
 
     #[inline]
@@ -108,7 +118,7 @@ impl Mmu {
     /// The dynamic PFC / admission threshold of an ingress, `alpha x free shared`.
     #[inline]
     pub fn threshold(&self) -> u64 {
-        (self.shared_free() as f64 * self.cfg.alpha) as u64
+        self.thresh
     }
 
     /// Bytes of this ingress (port, priority) above its reserve.
@@ -166,6 +176,7 @@ impl Mmu {
             Charge::Shared { shared } => {
                 self.ingress_bytes[i] += s;
                 self.shared_used += shared as u64;
+                self.update_threshold();
             }
             Charge::Reserved => self.ingress_bytes[i] += s,
         }
@@ -186,6 +197,7 @@ impl Mmu {
             Charge::Shared { shared } => {
                 self.ingress_bytes[i] -= s;
                 self.shared_used -= shared as u64;
+                self.update_threshold();
             }
             Charge::Reserved => self.ingress_bytes[i] -= s,
         }
