@@ -1,9 +1,9 @@
-//! The scheduler: a binary heap of `(time, sequence, event)`.
+//! The scheduler: events ordered by `(time, sequence)`.
 //!
 //! Equal times pop in insertion order (the sequence number breaks ties), so a run is a pure
 //! function of its inputs. Events are a few words; components keep at most one live event each
 //! (a port's service, a wire's head, a flow's timer, a switch's flow-control timer) and invalidate
-//! superseded ones with a generation number rather than removing them from the heap.
+//! superseded ones with a generation number rather than removing them from the queue.
 
 use crate::time::Time;
 use std::cmp::Ordering;
@@ -25,35 +25,78 @@ pub enum Event {
     Sample,
 }
 
-/// `(time, sequence)` packed so that one integer comparison orders events.
-#[derive(Clone, Copy, Debug)]
-struct Entry {
-    key: u128,
-    ev: Event,
-}
+/// Ids of ports, flows and switches must fit in 29 bits (536 million) to pack an event in a word.
+pub const ID_BITS: u32 = 29;
+const ID_MASK: u64 = (1 << ID_BITS) - 1;
 
-impl Entry {
+impl Event {
+    /// One word: kind in the top 3 bits, then the 29-bit id, then the 32-bit generation.
     #[inline]
-    fn time(&self) -> Time {
-        Time((self.key >> 64) as u64)
+    fn pack(self) -> u64 {
+        let (kind, id, gen) = match self {
+            Event::PortTx { port, gen } => (0u64, port, gen),
+            Event::Wire { port } => (1, port, 0),
+            Event::FlowArrival => (2, 0, 0),
+            Event::FlowTimer { flow, gen } => (3, flow, gen),
+            Event::FcTimer { sw, gen } => (4, sw, gen),
+            Event::Sample => (5, 0, 0),
+        };
+        debug_assert!((id as u64) <= ID_MASK, "id {id} does not fit in {ID_BITS} bits");
+        (kind << 61) | ((id as u64 & ID_MASK) << 32) | gen as u64
+    }
+
+    #[inline]
+    fn unpack(w: u64) -> Event {
+        let id = ((w >> 32) & ID_MASK) as u32;
+        let gen = w as u32;
+        match w >> 61 {
+            0 => Event::PortTx { port: id, gen },
+            1 => Event::Wire { port: id },
+            2 => Event::FlowArrival,
+            3 => Event::FlowTimer { flow: id, gen },
+            4 => Event::FcTimer { sw: id, gen },
+            _ => Event::Sample,
+        }
     }
 }
 
-impl PartialEq for Entry {
+/// A near event in the calendar ring: 16 bytes. No sequence number is needed here, because a
+/// bucket's entries are kept in push order and sorted stably by time (see `Scheduler`).
+#[derive(Clone, Copy, Debug, Default)]
+struct Near {
+    time: u64,
+    ev: u64,
+}
+
+/// A far event in the overflow heap, with its sequence number.
+#[derive(Clone, Copy, Debug)]
+struct Far {
+    key: u128,
+    ev: u64,
+}
+
+impl PartialEq for Far {
     fn eq(&self, o: &Self) -> bool {
         self.key == o.key
     }
 }
-impl Eq for Entry {}
-impl PartialOrd for Entry {
+impl Eq for Far {}
+impl PartialOrd for Far {
     fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
         Some(self.cmp(o))
     }
 }
-impl Ord for Entry {
+impl Ord for Far {
     /// Reversed so that `BinaryHeap` (a max-heap) pops the earliest entry.
     fn cmp(&self, o: &Self) -> Ordering {
         o.key.cmp(&self.key)
+    }
+}
+
+impl Far {
+    #[inline]
+    fn time(&self) -> u64 {
+        (self.key >> 64) as u64
     }
 }
 
@@ -68,20 +111,27 @@ const NBUCKETS: u64 = 2048;
 /// Why: almost every event of a packet simulation lands less than a link delay ahead of now, so
 /// a ring of narrow time buckets makes push O(1) and pop O(bucket size), where a binary heap
 /// pays a cache-missing, branch-mispredicting sift of log2(pending) levels on every pop. Events
-/// beyond the ring wait in an ordinary heap and move into the ring as it advances. Each bucket is
-/// sorted when it becomes current, and the order is exactly `(time, sequence)`, the same as a
-/// single heap's, so runs stay bit-identical whatever the bucket sizes.
+/// beyond the ring wait in an ordinary heap and move into the ring as it advances.
+///
+/// Order is exactly `(time, sequence)`, the same as one heap's, so runs are bit-identical
+/// whatever the bucket sizes. Ring entries carry no sequence number: within a bucket they sit in
+/// push order, and a stable sort by time then yields sequence order among equal times. That holds
+/// because every entry that reaches a bucket from the far heap arrives (in heap order) before any
+/// direct push to that bucket is possible (a direct push needs the ring to cover the bucket, and
+/// the ring comes to cover it exactly when the far heap hands its entries over), and those far
+/// entries were pushed earlier than any direct push.
 pub struct Scheduler {
-    buckets: Vec<Vec<Entry>>,
+    buckets: Vec<Vec<Near>>,
     /// Absolute index (time >> WIDTH_SHIFT) of the current bucket.
     cur: u64,
-    /// The current bucket's entries, sorted descending (the next event is last).
-    current: Vec<Entry>,
+    /// The current bucket's entries, sorted by time descending, equal times newest first (the
+    /// next event is last).
+    current: Vec<Near>,
     /// Entries in the ring (not counting `current`).
     in_ring: usize,
     /// Bit per ring bucket: set when the bucket holds entries.
     occupied: [u64; (NBUCKETS / 64) as usize],
-    far: BinaryHeap<Entry>,
+    far: BinaryHeap<Far>,
     seq: u64,
     /// Events popped so far (reported as the run's event count).
     pub popped: u64,
@@ -105,20 +155,21 @@ impl Default for Scheduler {
     }
 }
 
-/// Entries reach a bucket mostly in increasing key order (later pushes carry later times and
-/// larger sequence numbers), so reversing first leaves an almost-sorted run that insertion sort
-/// finishes in near-linear time; the general sort only takes over for unusually full buckets.
+/// Sort a bucket (in push order) by time descending, equal times newest first. Entries reach a
+/// bucket mostly in increasing time, so reversing first leaves an almost-sorted run that a
+/// stable insertion sort finishes in near-linear time (the reversal also turns push order into
+/// the newest-first order wanted among equal times, and the strict comparison keeps it).
 #[inline]
-fn sort_descending(v: &mut [Entry]) {
+fn sort_bucket(v: &mut [Near]) {
     v.reverse();
     if v.len() > 64 {
-        v.sort_unstable_by(|a, b| b.key.cmp(&a.key));
+        v.sort_by(|a, b| b.time.cmp(&a.time));
         return;
     }
     for i in 1..v.len() {
         let x = v[i];
         let mut j = i;
-        while j > 0 && v[j - 1].key < x.key {
+        while j > 0 && v[j - 1].time < x.time {
             v[j] = v[j - 1];
             j -= 1;
         }
@@ -130,17 +181,17 @@ impl Scheduler {
     #[inline]
     pub fn push(&mut self, at: Time, ev: Event) {
         self.seq += 1;
-        let e = Entry { key: ((at.0 as u128) << 64) | self.seq as u128, ev };
+        let ev = ev.pack();
         let idx = at.0 >> WIDTH_SHIFT;
         debug_assert!(idx >= self.cur, "event in the past");
         if idx <= self.cur {
-            // newest sequence: it goes before every entry with the same or a later time
-            let pos = self.current.partition_point(|x| x.key > e.key);
-            self.current.insert(pos, e);
+            // the newest entry: before (in the descending vector) every entry of the same time
+            let pos = self.current.partition_point(|x| x.time > at.0);
+            self.current.insert(pos, Near { time: at.0, ev });
         } else if idx < self.cur + NBUCKETS {
-            self.place(idx, e);
+            self.place(idx, Near { time: at.0, ev });
         } else {
-            self.far.push(e);
+            self.far.push(Far { key: ((at.0 as u128) << 64) | self.seq as u128, ev });
         }
     }
 
@@ -149,7 +200,7 @@ impl Scheduler {
         loop {
             if let Some(e) = self.current.pop() {
                 self.popped += 1;
-                return Some((e.time(), e.ev));
+                return Some((Time(e.time), Event::unpack(e.ev)));
             }
             if !self.advance() {
                 return None;
@@ -182,7 +233,7 @@ impl Scheduler {
     }
 
     #[inline]
-    fn place(&mut self, idx: u64, e: Entry) {
+    fn place(&mut self, idx: u64, e: Near) {
         let slot = (idx % NBUCKETS) as usize;
         self.buckets[slot].push(e);
         self.occupied[slot / 64] |= 1 << (slot % 64);
@@ -193,7 +244,7 @@ impl Scheduler {
     /// false when nothing is pending.
     fn advance(&mut self) -> bool {
         let ring_next = self.next_occupied(self.cur + 1);
-        let far_next = self.far.peek().map(|e| (e.key >> 64) as u64 >> WIDTH_SHIFT);
+        let far_next = self.far.peek().map(|e| e.time() >> WIDTH_SHIFT);
         self.cur = match (ring_next, far_next) {
             (None, None) => return false,
             (Some(a), None) => a,
@@ -201,19 +252,19 @@ impl Scheduler {
             (Some(a), Some(b)) => a.min(b),
         };
         while let Some(e) = self.far.peek() {
-            let idx = (e.key >> 64) as u64 >> WIDTH_SHIFT;
+            let idx = e.time() >> WIDTH_SHIFT;
             if idx >= self.cur + NBUCKETS {
                 break;
             }
             let e = self.far.pop().expect("peeked");
-            self.place(idx, e);
+            self.place(idx, Near { time: e.time(), ev: e.ev });
         }
         let slot = (self.cur % NBUCKETS) as usize;
         self.occupied[slot / 64] &= !(1 << (slot % 64));
         let b = &mut self.buckets[slot];
         std::mem::swap(&mut self.current, b);
         self.in_ring -= self.current.len();
-        sort_descending(&mut self.current);
+        sort_bucket(&mut self.current);
         let len = self.len();
         if len > self.peak_len {
             self.peak_len = len;
@@ -223,17 +274,17 @@ impl Scheduler {
 
     pub fn peek_time(&self) -> Option<Time> {
         if let Some(e) = self.current.last() {
-            return Some(e.time());
+            return Some(Time(e.time));
         }
-        let mut best: Option<u128> = self.far.peek().map(|e| e.key);
+        let mut best: Option<u64> = self.far.peek().map(|e| e.time());
         for b in &self.buckets {
             for e in b {
-                if best.is_none_or(|k| e.key < k) {
-                    best = Some(e.key);
+                if best.is_none_or(|k| e.time < k) {
+                    best = Some(e.time);
                 }
             }
         }
-        best.map(|k| Time((k >> 64) as u64))
+        best.map(Time)
     }
 
     pub fn len(&self) -> usize {
@@ -248,6 +299,20 @@ impl Scheduler {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn events_pack_into_a_word() {
+        for e in [
+            Event::PortTx { port: 7, gen: u32::MAX },
+            Event::Wire { port: (1 << 29) - 1 },
+            Event::FlowArrival,
+            Event::FlowTimer { flow: 123_456, gen: 9 },
+            Event::FcTimer { sw: 3, gen: 0 },
+            Event::Sample,
+        ] {
+            assert_eq!(Event::unpack(e.pack()), e);
+        }
+    }
 
     #[test]
     fn pops_by_time_then_fifo() {

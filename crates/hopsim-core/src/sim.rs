@@ -54,6 +54,10 @@ impl Simulation {
     /// Assemble a network from a topology, a flow list and settings. Errors name what is wrong.
     pub fn new(topo: &Topology, flows: &[FlowSpec], cfg: NetConfig) -> Result<Simulation, String> {
         topo.validate()?;
+        let id_limit = 1usize << crate::event::ID_BITS;
+        if topo.links.len() * 2 >= id_limit || flows.len() >= id_limit {
+            return Err(format!("scenario too large: ports and flows must each be fewer than {id_limit}"));
+        }
         let routes = Routes::build(topo);
         let nports_of = node_ports(topo);
         let mut node_ref = Vec::with_capacity(topo.nodes.len());
