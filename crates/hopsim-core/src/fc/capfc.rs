@@ -255,10 +255,7 @@ impl FlowControl for Capfc {
     }
 
     fn next_timer(&self) -> Option<Time> {
-        match (self.pfc.next_timer(), self.timer) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        super::earliest(self.pfc.next_timer(), self.timer)
     }
 }
 
@@ -266,45 +263,9 @@ impl FlowControl for Capfc {
 mod tests {
     use super::*;
     use crate::fc::pfc::PfcThreshold;
-    use crate::net::mmu::{Charge, Mmu, MmuConfig};
-    use crate::time::Rate;
-    use std::collections::HashMap;
 
-    const PRIO: u8 = 3;
-    const PKT: u32 = 1000;
 
-    struct Sw {
-        mmu: Mmu,
-        rates: Vec<Rate>,
-        charges: HashMap<(u16, u16), Vec<Charge>>,
-    }
-
-    impl Sw {
-        fn new() -> Sw {
-            let cfg = MmuConfig { buffer_bytes: 4_000_000, ..Default::default() };
-            Sw { mmu: Mmu::new(cfg, vec![50_000; 8], 8, 8), rates: vec![Rate::gbps(40); 8], charges: HashMap::new() }
-        }
-        fn view(&self) -> SwitchView<'_> {
-            SwitchView { node: 0, mmu: &self.mmu, port_rate: &self.rates, nqueues: 8 }
-        }
-        fn pkt(ingress: u16, egress: u16) -> PktMeta {
-            PktMeta { ingress, egress, prio: PRIO, queue: PRIO, size: PKT, ..Default::default() }
-        }
-        fn enq(&mut self, fc: &mut impl FlowControl, now: Time, ingress: u16, egress: u16, n: usize, out: &mut Actions) {
-            for _ in 0..n {
-                let c = self.mmu.admit(ingress as usize, PRIO as usize, egress as usize, PRIO as usize, PKT).expect("admitted");
-                self.charges.entry((ingress, egress)).or_default().push(c);
-                fc.on_enqueue(now, &Sw::pkt(ingress, egress), &self.view(), out);
-            }
-        }
-        fn deq(&mut self, fc: &mut impl FlowControl, now: Time, ingress: u16, egress: u16, n: usize, out: &mut Actions) {
-            for _ in 0..n {
-                let c = self.charges.get_mut(&(ingress, egress)).unwrap().remove(0);
-                self.mmu.release(ingress as usize, PRIO as usize, egress as usize, PRIO as usize, PKT, c);
-                fc.on_dequeue(now, &Sw::pkt(ingress, egress), &self.view(), out);
-            }
-        }
-    }
+    use crate::fc::test_switch::{Sw, PRIO};
 
     fn capfc() -> Capfc {
         Capfc::new(CapfcConfig::default(), PfcConfig::default(), 8, 8)

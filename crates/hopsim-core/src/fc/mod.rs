@@ -9,6 +9,8 @@
 pub mod capfc;
 pub mod pfc;
 pub mod ppfc;
+#[cfg(test)]
+mod test_switch;
 
 use crate::net::mmu::Mmu;
 use crate::time::{Rate, Time};
@@ -80,6 +82,14 @@ pub trait FlowControl {
     /// When the module next wants `on_timer` (the engine keeps one pending timer per switch).
     fn next_timer(&self) -> Option<Time> {
         None
+    }
+}
+
+/// The earlier of two optional deadlines (modules that stack timers, e.g. P-PFC over PFC).
+pub fn earliest(a: Option<Time>, b: Option<Time>) -> Option<Time> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
     }
 }
 

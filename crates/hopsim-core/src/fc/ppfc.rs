@@ -455,10 +455,7 @@ impl FlowControl for Ppfc {
     }
 
     fn next_timer(&self) -> Option<Time> {
-        match (self.pfc.next_timer(), self.tick) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        super::earliest(self.pfc.next_timer(), self.tick)
     }
 }
 
@@ -466,46 +463,11 @@ impl FlowControl for Ppfc {
 mod tests {
     use super::*;
     use crate::fc::pfc::PfcThreshold;
-    use crate::net::mmu::{Charge, Mmu, MmuConfig};
-    use crate::time::Rate;
+
     use std::collections::HashMap;
+    use crate::time::Rate;
 
-    const PRIO: u8 = 3;
-    const PKT: u32 = 1000;
-
-    /// An 8-port 40 Gb/s switch with the paper's 4 MB buffer (§5), 50 KB headroom per port.
-    struct Sw {
-        mmu: Mmu,
-        rates: Vec<Rate>,
-        charges: HashMap<(u16, u16), Vec<Charge>>,
-    }
-
-    impl Sw {
-        fn new() -> Sw {
-            let cfg = MmuConfig { buffer_bytes: 4_000_000, ..Default::default() };
-            Sw { mmu: Mmu::new(cfg, vec![50_000; 8], 8, 8), rates: vec![Rate::gbps(40); 8], charges: HashMap::new() }
-        }
-        fn view(&self) -> SwitchView<'_> {
-            SwitchView { node: 0, mmu: &self.mmu, port_rate: &self.rates, nqueues: 8 }
-        }
-        fn pkt(ingress: u16, egress: u16) -> PktMeta {
-            PktMeta { ingress, egress, prio: PRIO, queue: PRIO, size: PKT, ..Default::default() }
-        }
-        fn enq(&mut self, fc: &mut impl FlowControl, now: Time, ingress: u16, egress: u16, n: usize, out: &mut Actions) {
-            for _ in 0..n {
-                let c = self.mmu.admit(ingress as usize, PRIO as usize, egress as usize, PRIO as usize, PKT).expect("admitted");
-                self.charges.entry((ingress, egress)).or_default().push(c);
-                fc.on_enqueue(now, &Sw::pkt(ingress, egress), &self.view(), out);
-            }
-        }
-        fn deq(&mut self, fc: &mut impl FlowControl, now: Time, ingress: u16, egress: u16, n: usize, out: &mut Actions) {
-            for _ in 0..n {
-                let c = self.charges.get_mut(&(ingress, egress)).unwrap().remove(0);
-                self.mmu.release(ingress as usize, PRIO as usize, egress as usize, PRIO as usize, PKT, c);
-                fc.on_dequeue(now, &Sw::pkt(ingress, egress), &self.view(), out);
-            }
-        }
-    }
+    use crate::fc::test_switch::{Sw, PKT, PRIO};
 
     fn ppfc(cfg: PpfcConfig, seed: u64) -> Ppfc {
         Ppfc::new(cfg, PfcConfig::default(), 0, 8, 8, seed)
