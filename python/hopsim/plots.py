@@ -127,7 +127,10 @@ def fct_slowdown(flows: pd.DataFrame, nbins: int = 10, incast: bool | None = Non
         ax.set_xlabel("flow size (upper edge of size-percentile bin)")
         ax.set_yscale("log")
         ax.yaxis.set_major_formatter(ticker.ScalarFormatter())
-        ax.yaxis.set_minor_formatter(ticker.NullFormatter())
+        # within one decade a log axis has no major tick: label the minor ones then
+        lo, hi = ax.get_ylim()
+        narrow = hi / max(lo, 1e-12) < 10
+        ax.yaxis.set_minor_formatter(ticker.ScalarFormatter() if narrow else ticker.NullFormatter())
     axes[0].set_ylabel("FCT slowdown")
     axes[0].legend()
     fig.tight_layout()
