@@ -7,7 +7,7 @@ use hopsim_core::topo::star;
 use hopsim_core::workload::FlowSpec;
 use hopsim_core::{Rate, Simulation, Time};
 
-fn delivered_at(stop: Time) -> Vec<u64> {
+fn delivered_at(stop: Time) -> (Vec<u64>, hopsim_core::stats::Counters) {
     let t = star(3, Rate::gbps(40), Time::from_us(1));
     // P-PFC's Table 2 ECN setting with DCQCN: Kmin 40 KB, Kmax 200 KB, Pmax 1
     let mut cfg = NetConfig { cc: CcConfig::Dcqcn(DcqcnConfig::default()), stop_time: Some(stop), ..Default::default() };
@@ -19,13 +19,17 @@ fn delivered_at(stop: Time) -> Vec<u64> {
     let flows: Vec<FlowSpec> = vec![flow(0, 2, big, Time::ZERO), flow(1, 2, big, Time::from_ms(2))];
     let mut sim = Simulation::new(&t, &flows, cfg).unwrap();
     sim.run();
-    sim.stats.flows.delivered_bytes.clone()
+    (sim.stats.flows.delivered_bytes.clone(), sim.stats.counters.clone())
 }
 
 #[test]
 fn two_dcqcn_flows_share_fairly() {
-    let a = delivered_at(Time::from_ms(20));
-    let b = delivered_at(Time::from_ms(40));
+    let (a, _) = delivered_at(Time::from_ms(20));
+    let (b, c) = delivered_at(Time::from_ms(40));
+    // it is DCQCN that shares the link: rate cuts on CNPs keep the queue under the PFC threshold
+    // (without congestion control these line-rate senders fill the buffer and are paused)
+    assert!(c.cnps > 0, "DCQCN must have been told about congestion");
+    assert_eq!(c.pauses_sent, 0, "the queue must stay below the PFC threshold");
     let window = Time::from_ms(20);
     let fair = Rate::gbps(40).bytes_in(window) as f64 / 2.0;
     let got: Vec<f64> = (0..2).map(|i| (b[i] - a[i]) as f64).collect();
