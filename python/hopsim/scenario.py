@@ -149,7 +149,7 @@ class Scenario:
 
 def core_error_lines(msg: str) -> list[str]:
     """The core's error message, with the section it is about in front."""
-    for section in ("topology", "workload", "scenario", "flow_control", "congestion_control", "dcqcn"):
+    for section in ("topology", "workload", "scenario", "flow_control", "congestion_control", *S.CC_ALGORITHMS):
         if msg.startswith(section):
             return [msg]
     if msg.startswith(("flow ", "incast", "need at least", "load", "lognormal", "long-lived", "host ")):
@@ -314,15 +314,7 @@ def _net(m: S.ScenarioModel) -> dict[str, Any]:
     threshold: dict[str, Any] = (
         {"mode": "dynamic"} if pfc.threshold == "dynamic" else {"mode": "static", "xoff": pfc.xoff, "xon": pfc.xon}
     )
-    if cc.algorithm == "dcqcn":
-        d = cc.dcqcn
-        ccj: dict[str, Any] = {"algorithm": "dcqcn", "rai_at_40g": d.rai_at_40g, "rhai_at_40g": d.rhai_at_40g, "g": d.g,
-                               "rate_increase_timer": d.rate_increase_timer, "alpha_timer": d.alpha_timer,
-                               "byte_counter": d.byte_counter, "fast_recovery_stages": d.fast_recovery_stages,
-                               "rate_decrease_interval": d.rate_decrease_interval, "min_rate": d.min_rate,
-                               "clamp_target_rate": d.clamp_target_rate}
-    else:
-        ccj = {"algorithm": "none"}
+    ccj = _cc(cc)
     window: Any = t.window if isinstance(t.window, str) else {"bytes": t.window}
     return {
         "seed": m.seed,
@@ -342,6 +334,49 @@ def _net(m: S.ScenarioModel) -> dict[str, Any]:
                    "queue_ports": [list(p) for p in r.queue_ports], "queue_interval": r.queue_interval},
         "stop_time": m.duration,
     }
+
+
+def _dctcp(d: S.Dctcp) -> dict[str, Any]:
+    return {"g": d.g, "initial_alpha": d.initial_alpha, "start": d.start, "initial_window": d.initial_window}
+
+
+def _cc(cc: S.CongestionControl) -> dict[str, Any]:
+    """The core's `CcConfig` (crates/hopsim-core/src/cc/mod.rs): tagged by `algorithm`."""
+    a = cc.algorithm
+    if a == "dcqcn":
+        d = cc.dcqcn
+        return {"algorithm": "dcqcn", "rai_at_40g": d.rai_at_40g, "rhai_at_40g": d.rhai_at_40g, "g": d.g,
+                "rate_increase_timer": d.rate_increase_timer, "alpha_timer": d.alpha_timer,
+                "byte_counter": d.byte_counter, "fast_recovery_stages": d.fast_recovery_stages,
+                "rate_decrease_interval": d.rate_decrease_interval, "min_rate": d.min_rate,
+                "clamp_target_rate": d.clamp_target_rate}
+    if a == "dctcp":
+        return {"algorithm": "dctcp", **_dctcp(cc.dctcp)}
+    if a == "timely":
+        t = cc.timely
+        return {"algorithm": "timely", "alpha": t.alpha, "beta": t.beta, "t_low": t.t_low, "t_high": t.t_high,
+                "min_rtt": t.min_rtt, "delta_at_10g": t.delta_at_10g, "hai_at_10g": t.hai_at_10g,
+                "hai_after": t.hai_after, "min_rate": t.min_rate}
+    if a == "hpcc":
+        h = cc.hpcc
+        i = h.int_header
+        return {"algorithm": "hpcc", "eta": h.eta, "max_stage": h.max_stage, "rai_at_25g": h.rai_at_25g,
+                "fast_react": h.fast_react, "min_rate": h.min_rate,
+                "base_rtt": None if h.base_rtt == "flow" else h.base_rtt,
+                "int": {"hop_bytes": i.hop_bytes, "base_bytes": i.base_bytes, "max_hops": i.max_hops}}
+    if a == "pulser":
+        p = cc.pulser
+        e = p.ein
+        return {"algorithm": "pulser", "cwnd_safe": p.cwnd_safe, "dctcp": _dctcp(p.dctcp),
+                "ein": {"n": e.n, "threshold": e.threshold,
+                        "high_water_mark": None if e.high_water_mark == "ecn" else e.high_water_mark}}
+    if a == "ictcp":
+        c = cc.ictcp
+        return {"algorithm": "ictcp", "alpha": c.alpha, "beta": c.beta, "gamma1": c.gamma1, "gamma2": c.gamma2,
+                "decrease_after": c.decrease_after, "initial_rwnd": c.initial_rwnd, "min_rwnd": c.min_rwnd,
+                "slow_start": c.slow_start, "fairness": c.fairness, "fairness_threshold": c.fairness_threshold,
+                "initial_window": c.initial_window}
+    return {"algorithm": "none"}
 
 
 def to_core(m: S.ScenarioModel) -> dict[str, Any]:

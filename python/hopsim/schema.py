@@ -7,9 +7,12 @@ from. They mirror the core's own defaults (``crates/hopsim-core/src/config.rs`` 
 modules) but are written out in full into the resolved scenario, so a run folder records every
 value it ran with even if a default changes later.
 
-Sources cited below: HPCC = alibaba-edu/High-Precision-Congestion-Control (its ``third.cc`` and
-``run.py``); P-PFC = Tian et al., TPDS 2020 (Table 2, §4, §5); DCQCN = Zhu et al., SIGCOMM 2015;
-BFC = Goyal et al., NSDI 2022 (§6); CaPFC as described in P-PFC §2.3/§5.6/§7.
+Sources cited below: HPCC = alibaba-edu/High-Precision-Congestion-Control (its ``third.cc``,
+``run.py`` and ``rdma-hw.cc``); P-PFC = Tian et al., TPDS 2020 (Table 2, §4, §5); DCQCN = Zhu et al.,
+SIGCOMM 2015; BFC = Goyal et al., NSDI 2022 (§6); CaPFC as described in P-PFC §2.3/§5.6/§7;
+DCTCP = Alizadeh et al., SIGCOMM 2010, and RFC 8257; TIMELY = Mittal et al., SIGCOMM 2015;
+HPCC paper = Li et al., SIGCOMM 2019; Pulser = Almasi et al. (EIN, §III-IV); ICTCP = Wu et al.,
+ToN 2013. The core's module docs (``crates/hopsim-core/src/cc/*.rs``, ``aqm/*.rs``) say more.
 """
 
 from __future__ import annotations
@@ -85,6 +88,16 @@ TimeOrOff = Annotated[
     Union[Literal["off"], int],
     BeforeValidator(_wrap(parse_time, ("off",))),
     PlainSerializer(_ser(fmt_time), when_used="json"),
+]
+TimeOrFlow = Annotated[
+    Union[Literal["flow"], int],
+    BeforeValidator(_wrap(parse_time, ("flow",))),
+    PlainSerializer(_ser(fmt_time), when_used="json"),
+]
+SizeOrEcn = Annotated[
+    Union[Literal["ecn"], int],
+    BeforeValidator(_wrap(parse_size, ("ecn",))),
+    PlainSerializer(_ser(fmt_size), when_used="json"),
 ]
 RateOrNone = Annotated[
     Union[Literal["none"], int],
@@ -527,9 +540,122 @@ class Dcqcn(Strict):
     clamp_target_rate: bool = False
 
 
+class Dctcp(Strict):
+    """DCTCP in the window-based transport mode. Defaults: DCTCP §3.4, RFC 8257, BFC §6/App. D.
+    Pair it with step marking at K (``[ecn]`` kmin = kmax = K, pmax = 1; DCTCP §3.4: 65 packets at
+    10 Gb/s) and, for plain TCP windows, ``transport.window = "off"``."""
+
+    g: float = Field(default=1 / 16, gt=0, le=1, description="alpha EWMA gain (DCTCP §3.4: 1/16)")
+    initial_alpha: float = Field(default=1.0, ge=0, le=1, description="alpha before the first estimate (RFC 8257 §3.3)")
+    start: Literal["line_rate", "slow_start"] = Field(
+        default="line_rate", description="line_rate: cwnd = 1 BDP (BFC §6); slow_start: from initial_window (BFC App. D)"
+    )
+    initial_window: int = Field(default=10, ge=1, le=1_000_000, description="packets, for slow_start (RFC 6928)")
+
+
+class Timely(Strict):
+    """TIMELY (RTT gradient). Defaults: the HPCC simulator's (RdmaHw attributes, run.py)."""
+
+    alpha: float = Field(default=0.875, ge=0, le=1, description="EWMA weight of the newest RTT difference")
+    beta: float = Field(default=0.8, ge=0, le=1, description="multiplicative decrease (TIMELY: 0.8)")
+    t_low: Time = Field(default="50us", ge=0, description="always increase below (TIMELY: 50 us)")
+    t_high: Time = Field(default="500us", ge=0, description="always decrease above (TIMELY: 500 us)")
+    min_rtt: Time = Field(default="20us", gt=0, description="normalises the gradient (HPCC TimelyMinRtt)")
+    delta_at_10g: Rate = Field(default="10Mbps", ge=0, description="additive step at 10 Gb/s, scaled with line rate")
+    hai_at_10g: Rate = Field(default="50Mbps", ge=0, description="hyperactive step at 10 Gb/s (5 x delta), scaled")
+    hai_after: int = Field(default=5, ge=0, le=1_000_000, description="increases in a row before hyperactive steps")
+    min_rate: Rate = Field(default="100Mbps", ge=0, description="(HPCC MinRate)")
+
+    @model_validator(mode="after")
+    def _order(self) -> "Timely":
+        if self.t_low > self.t_high:
+            raise PydanticCustomError("timely", "t_low ({a}) is above t_high ({b})", {"a": fmt_time(self.t_low), "b": fmt_time(self.t_high)})
+        return self
+
+
+class IntHeader(Strict):
+    """HPCC's INT header on the wire (HPCC simulator int-header.h: 5 hops x 8 B + 2 B = 42 B on every
+    data packet and ACK)."""
+
+    hop_bytes: Size = Field(default=8, ge=0, le=4096)
+    base_bytes: Size = Field(default=2, ge=0, le=4096)
+    max_hops: int = Field(default=5, ge=1, le=8, description="records a packet collects and the header holds")
+
+
+class Hpcc(Strict):
+    """HPCC: window and rate from INT. Defaults: HPCC paper §3.3 (eta, maxStage) and simulator."""
+
+    eta: float = Field(default=0.95, gt=0, le=1, description="target utilisation (HPCC §3.3)")
+    max_stage: int = Field(default=5, ge=0, le=1_000_000, description="maxStage (HPCC §3.3)")
+    rai_at_25g: Rate = Field(default="10Mbps", ge=0, description="W_AI as a rate at 25 Gb/s, scaled (HPCC run.py)")
+    fast_react: bool = Field(default=True, description="react on every ACK (HPCC simulator FAST_REACT 1)")
+    min_rate: Rate = Field(default="100Mbps", ge=0, description="(HPCC MinRate)")
+    base_rtt: TimeOrFlow = Field(default="flow", description="T: 'flow' = each flow's unloaded RTT, or a time")
+    int_header: IntHeader = Field(default_factory=IntHeader)
+
+    @field_validator("base_rtt")
+    @classmethod
+    def _positive(cls, v: Any) -> Any:
+        if isinstance(v, int) and v <= 0:
+            raise PydanticCustomError("positive", "must be a positive time or 'flow'", {})
+        return v
+
+
+class Ein(Strict):
+    """Pulser's switch-side incast detection (Algorithm 1). Defaults: Pulser §III-A and §IV."""
+
+    n: int = Field(default=50, ge=1, le=1_000_000, description="N: dequeues averaged")
+    threshold: Fraction = Field(default=0.25, ge=0, le=100, description="EIN_threshold as a fraction of line rate")
+    high_water_mark: SizeOrEcn = Field(default="ecn", description="HighWaterMark; 'ecn' = the port's ECN kmin (Pulser §III-A)")
+
+
+class Pulser(Strict):
+    """Pulser: DCTCP plus EIN (Almasi et al.). cwnd_safe = 4 MSS (§III-B)."""
+
+    cwnd_safe: int = Field(default=4, ge=1, le=1_000_000, description="packets (Pulser §III-B)")
+    dctcp: Dctcp = Field(default_factory=Dctcp)
+    ein: Ein = Field(default_factory=Ein)
+
+
+class Ictcp(Strict):
+    """ICTCP: receiver-side receive-window control. Defaults: the ICTCP paper's (alpha, gamma1/2,
+    2 MSS, 3 RTTs, 0.2); beta, the initial window and the receive-window slow start are our choices
+    (crates/hopsim-core/src/cc/ictcp.rs)."""
+
+    alpha: float = Field(default=0.9, ge=0, le=1, description="share of the link ICTCP fills (control trigger)")
+    beta: float = Field(default=0.75, ge=0, le=1, description="weight of the old throughput in its EWMA")
+    gamma1: float = Field(default=0.1, ge=0, le=1, description="increase below this throughput-difference ratio")
+    gamma2: float = Field(default=0.5, ge=0, le=1, description="decrease above this ratio")
+    decrease_after: int = Field(default=3, ge=1, le=1000, description="RTTs above gamma2 before a decrease")
+    initial_rwnd: int = Field(default=2, ge=1, le=1_000_000, description="packets advertised at the start")
+    min_rwnd: int = Field(default=2, ge=1, le=1_000_000, description="packets: the smallest window advertised")
+    slow_start: bool = Field(default=True, description="double the window per increase until the first decrease")
+    fairness: bool = Field(default=True, description="fairness controller: larger-than-average windows give back one MSS")
+    fairness_threshold: float = Field(default=0.2, ge=0, le=1, description="BW_A below this share of C triggers it")
+    initial_window: int = Field(default=10, ge=1, le=1_000_000, description="the sender TCP's initial window, packets")
+
+    @model_validator(mode="after")
+    def _order(self) -> "Ictcp":
+        if self.gamma1 > self.gamma2:
+            raise PydanticCustomError("ictcp", "gamma1 ({a}) is above gamma2 ({b})", {"a": self.gamma1, "b": self.gamma2})
+        if self.initial_rwnd < self.min_rwnd:
+            raise PydanticCustomError("ictcp", "initial_rwnd is below min_rwnd", {})
+        return self
+
+
+CC_ALGORITHMS = ("none", "dcqcn", "dctcp", "timely", "hpcc", "pulser", "ictcp")
+
+
 class CongestionControl(Strict):
-    algorithm: Literal["none", "dcqcn"] = "none"
+    """End-host congestion control; the table named by ``algorithm`` holds its parameters."""
+
+    algorithm: Literal["none", "dcqcn", "dctcp", "timely", "hpcc", "pulser", "ictcp"] = "none"
     dcqcn: Dcqcn = Field(default_factory=Dcqcn)
+    dctcp: Dctcp = Field(default_factory=Dctcp)
+    timely: Timely = Field(default_factory=Timely)
+    hpcc: Hpcc = Field(default_factory=Hpcc)
+    pulser: Pulser = Field(default_factory=Pulser)
+    ictcp: Ictcp = Field(default_factory=Ictcp)
 
 
 class Transport(Strict):
@@ -538,7 +664,10 @@ class Transport(Strict):
     mtu: Size = Field(default=1000, ge=64, le=65536, description="payload bytes per data packet (HPCC PACKET_PAYLOAD_SIZE 1000)")
     header: Size = Field(default=48, ge=0, le=4096, description="header bytes on the wire per data packet")
     ack: Size = Field(default=60, ge=1, le=4096, description="wire size of ACK, NACK and CNP")
-    window: Window = Field(default="bdp", description="'bdp' (1 BDP in flight, as the papers add), 'off', or bytes")
+    window: Window = Field(
+        default="bdp",
+        description="'bdp' (1 BDP in flight, as the papers add), 'off', or bytes; caps TCP-style windows too",
+    )
     rto: Time = Field(default="1ms", gt=0)
     nack_interval: Time = Field(default="500us", ge=0, description="(HPCC: 500 us)")
     cnp_interval: Time = Field(default="50us", ge=0, description="(DCQCN / P-PFC Table 2: 50 us)")

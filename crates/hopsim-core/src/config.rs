@@ -108,6 +108,9 @@ pub struct HostConfig {
     pub header_bytes: u32,
     /// Wire size of ACK, NACK and CNP packets.
     pub ack_bytes: u32,
+    /// The NIC's cap on a flow's bytes in flight. It applies under every congestion control: the
+    /// window-based ones (DCTCP, Pulser, ICTCP, HPCC) send within `min(their window, this cap)`,
+    /// so `Off` gives plain TCP windows and the default `Bdp` the papers' "1 BDP in flight" variant.
     pub window: WindowConfig,
     /// Retransmission timeout: go back to the last acknowledged byte after this long without
     /// progress (RoCE NICs use milliseconds; lossless fabrics never reach it).

@@ -2,7 +2,12 @@
 //!
 //! Headers are plain fields: the simulator never parses bytes. Fields that only matter while the
 //! packet sits in one switch (`ingress`, `queue`, `charge`) are rewritten at every hop.
+//!
+//! A `Packet` is 56 bytes and stays so (a test checks it): scheme-specific headers that most runs
+//! never use do not grow it. Single-bit marks share the `marks` byte (ECN's CE, Pulser's EIN);
+//! HPCC's INT records live beside the slab in [`crate::aqm::int::IntStore`], indexed by packet id.
 
+use crate::aqm::int::IntStore;
 use crate::net::mmu::Charge;
 use crate::time::Time;
 
@@ -33,8 +38,9 @@ impl PktKind {
 pub struct Packet {
     pub kind: PktKind,
     pub prio: u8,
-    /// ECN Congestion Experienced.
-    pub ecn: bool,
+    /// Mark bits: [`Packet::ECN`] (Congestion Experienced on data, ECN-Echo on ACKs) and
+    /// [`Packet::EIN`] (Pulser's Explicit Incast Notification, and its echo on ACKs).
+    pub marks: u8,
     /// Egress queue at the current switch.
     pub queue: u8,
     /// Local port it entered the current switch by.
@@ -48,7 +54,8 @@ pub struct Packet {
     pub hash: u32,
     /// Bytes on the wire.
     pub size: u32,
-    /// Payload bytes (data packets).
+    /// Data: payload bytes. ACK and NACK: the window the receiver advertises, in bytes (ICTCP's
+    /// receive window; 0 = none advertised). A TCP header has the field; RoCE ACKs leave it 0.
     pub payload: u32,
     /// Data: byte offset of the first payload byte. ACK/NACK: cumulative ack (next expected byte).
     pub seq: u64,
@@ -58,12 +65,38 @@ pub struct Packet {
     pub charge: Charge,
 }
 
+impl Packet {
+    /// ECN Congestion Experienced (data) / ECN-Echo (ACK).
+    pub const ECN: u8 = 1;
+    /// Explicit Incast Notification (data) / its echo (ACK) (Pulser §III-A).
+    pub const EIN: u8 = 2;
+
+    #[inline]
+    pub fn ecn(&self) -> bool {
+        self.marks & Self::ECN != 0
+    }
+    #[inline]
+    pub fn set_ecn(&mut self) {
+        self.marks |= Self::ECN;
+    }
+    #[inline]
+    pub fn ein(&self) -> bool {
+        self.marks & Self::EIN != 0
+    }
+    #[inline]
+    pub fn set_ein(&mut self) {
+        self.marks |= Self::EIN;
+    }
+}
+
 /// A slab with a free list: freed slots are reused, so the packet store stays as large as the
 /// peak number of packets alive, not the number ever sent.
 #[derive(Default)]
 pub struct Slab {
     pkts: Vec<Packet>,
     free: Vec<PacketId>,
+    /// HPCC's INT records by packet slot (empty unless the run stamps INT).
+    pub int: IntStore,
 }
 
 impl Slab {
@@ -113,5 +146,20 @@ mod tests {
         assert_eq!(s.get(b).size, 2);
         assert_eq!(s.get(c).size, 3);
         assert_eq!(s.live(), 2);
+    }
+
+    #[test]
+    fn packet_stays_56_bytes() {
+        assert_eq!(std::mem::size_of::<Packet>(), 56);
+    }
+
+    #[test]
+    fn mark_bits_are_independent() {
+        let mut p = Packet::default();
+        assert!(!p.ecn() && !p.ein());
+        p.set_ein();
+        assert!(!p.ecn() && p.ein());
+        p.set_ecn();
+        assert!(p.ecn() && p.ein());
     }
 }

@@ -178,6 +178,7 @@ impl WorkloadSpec {
 impl Scenario {
     /// Build the topology, the flows and the simulation.
     pub fn build(&self) -> Result<Simulation, String> {
+        self.net.cc.validate().map_err(|e| format!("congestion_control: {e}"))?;
         let topo = self.topology.build()?;
         let flows = self.workload.build(&topo, self.net.seed)?;
         Simulation::new(&topo, &flows, self.net.clone())

@@ -132,6 +132,7 @@ impl Simulation {
                         node: i as u32,
                         tier: *tier,
                         ports: ps.clone(),
+                        aqm: crate::aqm::SwitchAqm::new(&cfg, &port_rate),
                         port_rate,
                         mmu,
                         fc,

@@ -6,23 +6,51 @@
 //! on bytes in flight. An algorithm that needs timers (DCQCN's rate-increase and alpha timers)
 //! reports its next deadline in `next_timer`; the host keeps one pending timer per flow and calls
 //! `on_timer` when it is due.
+//!
+//! Two transport modes share the host (`net::host`):
+//! - **rate-based** (RoCE: none, DCQCN, TIMELY): `window()` is `None`, the flow is paced at `rate()`
+//!   and the host's in-flight cap (`transport.window`, one BDP by default) bounds it;
+//! - **window-based** (DCTCP, Pulser, ICTCP, and HPCC, which has both): `window()` is the
+//!   congestion window in payload bytes and ACKs clock the data out; TCP-style growth and loss
+//!   reactions live in `window` (see there). The host's cap still applies on top, so the RDMA
+//!   papers' "1 BDP in flight" variant is the default and `transport.window = "off"` gives plain
+//!   TCP windows.
+//!
+//! Switch-side halves live in `aqm` (ECN marking, Pulser's EIN, HPCC's INT); ICTCP's receiver half
+//! is driven by the host on data arrival (`ictcp::Ictcp::on_receive`).
 
 pub mod dcqcn;
+pub mod dctcp;
+pub mod hpcc;
+pub mod ictcp;
+pub mod pulser;
+pub mod timely;
+pub mod window;
 
+use crate::aqm::int::IntHop;
 use crate::time::{Rate, Time};
 use serde::{Deserialize, Serialize};
 
-/// What the sender learns from one ACK.
+/// What the sender learns from one ACK (or NACK).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct AckInfo {
+pub struct AckInfo<'a> {
     /// Cumulative: every byte below `ack_seq` has been received.
     pub ack_seq: u64,
     /// Bytes this ACK newly acknowledged.
     pub newly_acked: u64,
     /// The data packet it acknowledges carried an ECN mark (ECN-Echo).
     pub ecn_echo: bool,
+    /// The data packet it acknowledges carried Pulser's Explicit Incast Notification.
+    pub ein_echo: bool,
     /// Round-trip time sample: now minus the send time of the acknowledged packet.
     pub rtt: Time,
+    /// The sender's next new byte when the ACK arrived (before any go-back-N rewind): window
+    /// boundaries ("once per window of data") are measured against it.
+    pub snd_nxt: u64,
+    /// The receive window the receiver advertised (ICTCP), bytes.
+    pub adv_window: Option<u64>,
+    /// HPCC's INT records echoed by the receiver, one per switch on the path.
+    pub int: &'a [IntHop],
 }
 
 /// Static facts about the flow's path, given once at the flow's start.
@@ -42,8 +70,8 @@ pub trait CongestionControl {
     /// A data packet of `bytes` wire bytes was handed to the NIC.
     fn on_send(&mut self, _now: Time, _bytes: u32) {}
     fn on_ack(&mut self, _now: Time, _ack: &AckInfo) {}
-    /// A go-back-N NACK arrived (loss detected by the receiver).
-    fn on_nack(&mut self, _now: Time) {}
+    /// A go-back-N NACK arrived (loss detected by the receiver); `ack` describes it.
+    fn on_nack(&mut self, _now: Time, _ack: &AckInfo) {}
     /// A congestion notification packet (DCQCN's CNP) arrived.
     fn on_cnp(&mut self, _now: Time) {}
     /// The retransmission timer expired.
@@ -69,6 +97,52 @@ pub enum CcConfig {
     #[default]
     None,
     Dcqcn(dcqcn::DcqcnConfig),
+    Dctcp(dctcp::DctcpConfig),
+    Timely(timely::TimelyConfig),
+    Hpcc(hpcc::HpccConfig),
+    Pulser(pulser::PulserConfig),
+    Ictcp(ictcp::IctcpConfig),
+}
+
+/// What a run's congestion control asks of the hosts' transport.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TransportNeeds {
+    /// Extra header bytes on every data packet (HPCC's INT header).
+    pub data_header: u32,
+    /// Extra bytes on every ACK and NACK (HPCC's echoed INT header).
+    pub ack_header: u32,
+    /// Receivers send DCQCN's CNPs for ECN-marked packets.
+    pub cnp: bool,
+    /// Data packets collect INT records.
+    pub int: bool,
+}
+
+impl CcConfig {
+    /// The header sizes and receiver duties this algorithm needs.
+    pub fn transport_needs(&self) -> TransportNeeds {
+        match self {
+            // RoCE receivers have always sent CNPs for marked packets, whatever the sender runs
+            CcConfig::None | CcConfig::Dcqcn(_) => TransportNeeds { cnp: true, ..Default::default() },
+            CcConfig::Hpcc(h) => {
+                let b = h.int.header_bytes();
+                TransportNeeds { data_header: b, ack_header: b, cnp: false, int: true }
+            }
+            CcConfig::Dctcp(_) | CcConfig::Timely(_) | CcConfig::Pulser(_) | CcConfig::Ictcp(_) => TransportNeeds::default(),
+        }
+    }
+
+    /// Checks the parameters' ranges (the Python front checks them too).
+    pub fn validate(&self) -> Result<(), String> {
+        match self {
+            CcConfig::None => Ok(()),
+            CcConfig::Dcqcn(c) => c.validate(),
+            CcConfig::Dctcp(c) => c.validate(),
+            CcConfig::Timely(c) => c.validate(),
+            CcConfig::Hpcc(c) => c.validate(),
+            CcConfig::Pulser(c) => c.validate(),
+            CcConfig::Ictcp(c) => c.validate(),
+        }
+    }
 }
 
 /// Line rate, always.
@@ -82,10 +156,17 @@ impl CongestionControl for LineRate {
     }
 }
 
-/// Static dispatch over the algorithms.
+/// Static dispatch over the algorithms. Those with more state than DCQCN are boxed (one
+/// allocation per flow, at its creation) so that every flow's `AnyCc`, and so every `Flow`, stays
+/// as small as it was with DCQCN alone.
 pub enum AnyCc {
     None(LineRate),
     Dcqcn(dcqcn::Dcqcn),
+    Dctcp(Box<dctcp::Dctcp>),
+    Timely(timely::Timely),
+    Hpcc(Box<hpcc::Hpcc>),
+    Pulser(Box<pulser::Pulser>),
+    Ictcp(Box<ictcp::Ictcp>),
 }
 
 macro_rules! dispatch {
@@ -93,6 +174,11 @@ macro_rules! dispatch {
         match $self {
             AnyCc::None(x) => x.$m($($a),*),
             AnyCc::Dcqcn(x) => x.$m($($a),*),
+            AnyCc::Dctcp(x) => x.$m($($a),*),
+            AnyCc::Timely(x) => x.$m($($a),*),
+            AnyCc::Hpcc(x) => x.$m($($a),*),
+            AnyCc::Pulser(x) => x.$m($($a),*),
+            AnyCc::Ictcp(x) => x.$m($($a),*),
         }
     };
 }
@@ -109,8 +195,8 @@ impl CongestionControl for AnyCc {
     fn on_ack(&mut self, now: Time, ack: &AckInfo) {
         dispatch!(self, on_ack, now, ack)
     }
-    fn on_nack(&mut self, now: Time) {
-        dispatch!(self, on_nack, now)
+    fn on_nack(&mut self, now: Time, ack: &AckInfo) {
+        dispatch!(self, on_nack, now, ack)
     }
     fn on_cnp(&mut self, now: Time) {
         dispatch!(self, on_cnp, now)
@@ -140,6 +226,58 @@ impl AnyCc {
         match cfg {
             CcConfig::None => AnyCc::None(LineRate { rate: info.line_rate }),
             CcConfig::Dcqcn(c) => AnyCc::Dcqcn(dcqcn::Dcqcn::new(c, info)),
+            CcConfig::Dctcp(c) => AnyCc::Dctcp(Box::new(dctcp::Dctcp::new(c, info))),
+            CcConfig::Timely(c) => AnyCc::Timely(timely::Timely::new(c, info)),
+            CcConfig::Hpcc(c) => AnyCc::Hpcc(Box::new(hpcc::Hpcc::new(c, info))),
+            CcConfig::Pulser(c) => AnyCc::Pulser(Box::new(pulser::Pulser::new(c, info))),
+            CcConfig::Ictcp(c) => AnyCc::Ictcp(Box::new(ictcp::Ictcp::new(c, info))),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn info() -> FlowInfo {
+        FlowInfo { line_rate: Rate::gbps(100), base_rtt: Time::from_us(8), mtu: 1000 }
+    }
+
+    #[test]
+    fn config_json_is_tagged_by_algorithm_with_defaults() {
+        for (json, name) in [
+            (r#"{"algorithm":"dctcp"}"#, "dctcp"),
+            (r#"{"algorithm":"timely","beta":0.5}"#, "timely"),
+            (r#"{"algorithm":"hpcc","eta":0.9,"int":{"max_hops":6}}"#, "hpcc"),
+            (r#"{"algorithm":"pulser","cwnd_safe":2,"ein":{"n":10}}"#, "pulser"),
+            (r#"{"algorithm":"ictcp","slow_start":false}"#, "ictcp"),
+        ] {
+            let c: CcConfig = serde_json::from_str(json).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert!(c.validate().is_ok(), "{name}");
+            let back = serde_json::to_string(&c).unwrap();
+            assert!(back.contains(&format!(r#""algorithm":"{name}""#)));
+            assert_eq!(serde_json::from_str::<CcConfig>(&back).unwrap(), c);
+        }
+        assert!(serde_json::from_str::<CcConfig>(r#"{"algorithm":"dctcp","bogus":1}"#).is_err());
+        let CcConfig::Pulser(p) = serde_json::from_str(r#"{"algorithm":"pulser","ein":{"n":10}}"#).unwrap() else { panic!() };
+        assert_eq!((p.ein.n, p.ein.threshold, p.cwnd_safe), (10, 0.25, 4));
+    }
+
+    #[test]
+    fn window_and_rate_modes() {
+        let w = |c: CcConfig| AnyCc::build(&c, &info()).window();
+        assert_eq!(w(CcConfig::None), None);
+        assert_eq!(w(CcConfig::Dcqcn(Default::default())), None);
+        assert_eq!(w(CcConfig::Timely(Default::default())), None);
+        assert_eq!(w(CcConfig::Dctcp(Default::default())), Some(100_000));
+        assert_eq!(w(CcConfig::Pulser(Default::default())), Some(100_000));
+        assert_eq!(w(CcConfig::Hpcc(Default::default())), Some(100_000));
+        assert_eq!(w(CcConfig::Ictcp(Default::default())), Some(2_000));
+        // HPCC alone adds header bytes; RoCE modes alone send CNPs
+        assert_eq!(CcConfig::Hpcc(Default::default()).transport_needs().data_header, 42);
+        assert!(CcConfig::Dcqcn(Default::default()).transport_needs().cnp);
+        assert!(!CcConfig::Dctcp(Default::default()).transport_needs().cnp);
+        // AnyCc stays as small as DCQCN's state
+        assert!(std::mem::size_of::<AnyCc>() <= std::mem::size_of::<dcqcn::Dcqcn>().max(std::mem::size_of::<timely::Timely>()) + 8);
     }
 }

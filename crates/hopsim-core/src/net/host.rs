@@ -10,9 +10,17 @@
 //!
 //! Receiver: one ACK per data packet carrying the cumulative sequence and the ECN echo; a NACK
 //! for a packet beyond the expected one (repeated for the same hole at most once per
-//! `nack_interval`); a CNP for an ECN-marked packet, at most one per flow per `cnp_interval`.
-//! Control packets take the NIC's control queue ahead of data.
+//! `nack_interval`); a CNP for an ECN-marked packet, at most one per flow per `cnp_interval`
+//! (RoCE runs: none and DCQCN). Control packets take the NIC's control queue ahead of data.
+//!
+//! What the other congestion controls add (`cc`, `aqm`): ACKs also echo Pulser's EIN bit; in HPCC
+//! runs data packets carry the INT header's bytes and collect INT records on the way, which the
+//! receiver copies into its ACK (also longer by the header); in ICTCP runs the receiver runs
+//! ICTCP's per-interface and per-connection control on every data packet and advertises the
+//! resulting receive window in the ACK. Window-based algorithms report their congestion window
+//! through `window()`, so the same send loop clocks them by ACKs.
 
+use crate::cc::ictcp::IctcpHost;
 use crate::cc::{AckInfo, AnyCc, CongestionControl};
 use crate::event::Event;
 use crate::packet::{Packet, PacketId, PktKind};
@@ -27,11 +35,13 @@ pub struct Host {
     /// Flows this host is sending and has not finished.
     pub active: Vec<u32>,
     rr: usize,
+    /// ICTCP's receiver-side interface state (ICTCP runs only).
+    pub ictcp: IctcpHost,
 }
 
 impl Host {
     pub fn new(node: u32, port: u32) -> Host {
-        Host { node, port, active: vec![], rr: 0 }
+        Host { node, port, active: vec![], rr: 0, ictcp: IctcpHost::default() }
     }
 }
 
@@ -55,6 +65,12 @@ pub struct Flow {
     timer_at: Option<Time>,
     timer_gen: u32,
     pub sender_done: bool,
+    /// Extra header bytes per data packet and per ACK, whether the receiver sends CNPs and
+    /// whether data collects INT: what the run's congestion control needs (set at the start).
+    hdr_extra: u32,
+    ack_extra: u32,
+    cnp: bool,
+    int: bool,
     // receiver
     pub rcv_nxt: u64,
     last_cnp: Option<Time>,
@@ -82,6 +98,10 @@ impl Flow {
             timer_at: None,
             timer_gen: 0,
             sender_done: false,
+            hdr_extra: 0,
+            ack_extra: 0,
+            cnp: true,
+            int: false,
             rcv_nxt: 0,
             last_cnp: None,
             last_nack: None,
@@ -109,7 +129,12 @@ impl Flow {
 impl Simulation {
     pub(crate) fn start_flow(&mut self, f: u32) {
         let now = self.now;
+        let needs = self.cfg.cc.transport_needs();
         let flow = &mut self.flows[f as usize];
+        flow.hdr_extra = needs.data_header;
+        flow.ack_extra = needs.ack_header;
+        flow.cnp = needs.cnp;
+        flow.int = needs.int;
         flow.next_avail = now;
         flow.cc.on_start(now);
         let h = match self.node_ref[flow.spec.src as usize] {
@@ -167,7 +192,8 @@ impl Simulation {
         let hcfg = &self.cfg.host;
         let flow = &mut self.flows[f as usize];
         let payload = (flow.spec.size - flow.snd_nxt).min(hcfg.mtu as u64) as u32;
-        let size = payload + hcfg.header_bytes;
+        let size = payload + hcfg.header_bytes + flow.hdr_extra;
+        let int = flow.int;
         let pkt = Packet {
             kind: PktKind::Data,
             prio: flow.spec.prio,
@@ -193,23 +219,30 @@ impl Simulation {
         }
         self.stats.counters.data_bytes_sent += payload as u64;
         self.arm_flow_timer(f);
-        self.slab.alloc(pkt)
+        let id = self.slab.alloc(pkt);
+        if int {
+            self.slab.int.stack_mut(id).clear();
+        }
+        id
     }
 
     /// Queue a control packet (ACK, NACK, CNP) at host `h`'s NIC.
-    fn host_send_control(&mut self, h: u32, pkt: Packet) {
+    fn host_send_control(&mut self, h: u32, pkt: Packet) -> PacketId {
         let id = self.slab.alloc(pkt);
         let p = self.hosts[h as usize].port;
         self.ports[p as usize].ctrl.push_back(id);
         self.kick(p);
+        id
     }
 
     pub(crate) fn host_receive(&mut self, h: u32, id: PacketId) {
         let pkt = *self.slab.get(id);
         self.slab.free(id);
+        // `id` stays readable after `free` until the next allocation: the INT records it holds are
+        // read (ACK) or copied into the reply (data) before that.
         match pkt.kind {
-            PktKind::Data => self.receiver_data(h, &pkt),
-            PktKind::Ack => self.sender_ack(pkt.flow, &pkt),
+            PktKind::Data => self.receiver_data(h, id, &pkt),
+            PktKind::Ack => self.sender_ack(pkt.flow, id, &pkt),
             PktKind::Nack => self.sender_nack(pkt.flow, &pkt),
             PktKind::Cnp => {
                 let now = self.now;
@@ -221,25 +254,37 @@ impl Simulation {
         }
     }
 
-    fn receiver_data(&mut self, h: u32, pkt: &Packet) {
+    fn receiver_data(&mut self, h: u32, data_id: PacketId, pkt: &Packet) {
         let now = self.now;
         let hcfg = &self.cfg.host;
         let (ack_bytes, nack_iv, cnp_iv) = (hcfg.ack_bytes, hcfg.nack_interval, hcfg.cnp_interval);
         self.stats.counters.data_bytes_delivered += pkt.payload as u64;
         let flow = &mut self.flows[pkt.flow as usize];
+        let (cnp, int) = (flow.cnp, flow.int);
+        let in_order = pkt.seq == flow.rcv_nxt;
+        let finishing = in_order && flow.rcv_nxt + pkt.payload as u64 == flow.spec.size;
+        // ICTCP: the receiver's window control runs on every data packet (cc::ictcp)
+        let adv = if let AnyCc::Ictcp(x) = &mut flow.cc {
+            let host = &mut self.hosts[h as usize];
+            let cap = self.ports[host.port as usize].clock.rate;
+            x.on_receive(&mut host.ictcp, cap, now, pkt.size, pkt.payload, finishing).min(u32::MAX as u64) as u32
+        } else {
+            0
+        };
         let reply = Packet {
             prio: pkt.prio,
             flow: pkt.flow,
             src: pkt.dst,
             dst: pkt.src,
             hash: pkt.hash,
-            size: ack_bytes,
+            size: ack_bytes + flow.ack_extra,
+            payload: adv,
             ts: pkt.ts,
-            ecn: pkt.ecn,
+            marks: pkt.marks,
             ..Default::default()
         };
         let mut out: [Option<Packet>; 2] = [None, None];
-        if pkt.seq == flow.rcv_nxt {
+        if in_order {
             flow.rcv_nxt += pkt.payload as u64;
             if flow.rcv_nxt == flow.spec.size && flow.finish.is_none() {
                 flow.finish = Some(now);
@@ -258,16 +303,22 @@ impl Simulation {
         } else {
             out[0] = Some(Packet { kind: PktKind::Ack, seq: flow.rcv_nxt, ..reply });
         }
-        if pkt.ecn && flow.last_cnp.is_none_or(|t| now >= t + cnp_iv) {
+        if cnp && pkt.ecn() && flow.last_cnp.is_none_or(|t| now >= t + cnp_iv) {
             flow.last_cnp = Some(now);
-            out[1] = Some(Packet { kind: PktKind::Cnp, ..reply });
+            out[1] = Some(Packet { kind: PktKind::Cnp, size: ack_bytes, payload: 0, ..reply });
         }
-        for p in out.into_iter().flatten() {
+        if let Some(p) = out[0] {
+            let id = self.host_send_control(h, p);
+            if int {
+                self.slab.int.copy(data_id, id);
+            }
+        }
+        if let Some(p) = out[1] {
             self.host_send_control(h, p);
         }
     }
 
-    fn sender_ack(&mut self, f: u32, pkt: &Packet) {
+    fn sender_ack(&mut self, f: u32, id: PacketId, pkt: &Packet) {
         let now = self.now;
         let rto = self.cfg.host.rto;
         let flow = &mut self.flows[f as usize];
@@ -283,8 +334,15 @@ impl Simulation {
             }
             flow.rto_at = (flow.snd_una < flow.snd_max).then_some(now + rto);
         }
-        let info = AckInfo { ack_seq: pkt.seq, newly_acked: newly, ecn_echo: pkt.ecn, rtt: now - pkt.ts };
+        let int = if flow.int { self.slab.int.hops(id) } else { &[] };
+        let info = ack_info(now, pkt, newly, flow.snd_nxt, int);
         flow.cc.on_ack(now, &info);
+        self.after_ack(f);
+    }
+
+    /// After an ACK or NACK: finish the sender, or re-arm its timer and let it send.
+    fn after_ack(&mut self, f: u32) {
+        let flow = &self.flows[f as usize];
         if flow.snd_una >= flow.spec.size {
             self.sender_finished(f);
         } else {
@@ -300,19 +358,17 @@ impl Simulation {
         if flow.sender_done {
             return;
         }
+        let mut newly = 0;
         if pkt.seq > flow.snd_una {
+            newly = pkt.seq - flow.snd_una;
             flow.snd_una = pkt.seq;
         }
+        let info = ack_info(now, pkt, newly, flow.snd_max, &[]);
         // go back N: resend from the receiver's expected byte
         flow.snd_nxt = flow.snd_una;
         flow.rto_at = Some(now + rto);
-        flow.cc.on_nack(now);
-        if flow.snd_una >= flow.spec.size {
-            self.sender_finished(f);
-        } else {
-            self.arm_flow_timer(f);
-            self.kick_sender(f);
-        }
+        flow.cc.on_nack(now, &info);
+        self.after_ack(f);
     }
 
     fn sender_finished(&mut self, f: u32) {
@@ -381,5 +437,20 @@ impl Simulation {
         }
         self.arm_flow_timer(f);
         self.kick_sender(f);
+    }
+}
+
+/// What an ACK or NACK tells the sender's congestion control (`snd_nxt` is the sender's next or
+/// highest byte, `int` the echoed telemetry, empty outside HPCC runs).
+fn ack_info<'a>(now: Time, pkt: &Packet, newly: u64, snd_nxt: u64, int: &'a [crate::aqm::int::IntHop]) -> AckInfo<'a> {
+    AckInfo {
+        ack_seq: pkt.seq,
+        newly_acked: newly,
+        ecn_echo: pkt.ecn(),
+        ein_echo: pkt.ein(),
+        rtt: now - pkt.ts,
+        snd_nxt,
+        adv_window: (pkt.payload > 0).then_some(pkt.payload as u64),
+        int,
     }
 }

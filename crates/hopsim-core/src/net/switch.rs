@@ -4,9 +4,13 @@
 //! Order of work on a data packet, as in the HPCC ns-3 simulator's `SwitchNode`: route, classify,
 //! admit (or drop and count), enqueue, flow-control `on_enqueue` (PFC's XOFF check); at dequeue:
 //! release the buffer, flow-control `on_dequeue` (XON check), then RED-mark against the egress
-//! queue length left behind. Control packets (ACK, NACK, CNP) skip admission and pauses and take
+//! queue length left behind (`aqm::red_ecn`), then, in Pulser and HPCC runs, Pulser's EIN check and
+//! HPCC's INT record (`aqm`). Control packets (ACK, NACK, CNP) skip admission and pauses and take
 //! the strict-priority control queue.
 
+use crate::aqm::int::IntHop;
+use crate::aqm::red_ecn::red_mark;
+use crate::aqm::SwitchAqm;
 use crate::fc::{FcMsg, FlowControl, PktMeta, SwitchView};
 use crate::net::mmu::Mmu;
 use crate::packet::{Packet, PacketId, PktKind};
@@ -26,6 +30,8 @@ pub struct Switch {
     pub(crate) fc_at: Option<crate::time::Time>,
     /// (Kmin, Kmax) per local port.
     pub ecn: Vec<(u64, u64)>,
+    /// EIN and INT state (Pulser and HPCC runs only; see `aqm`).
+    pub aqm: SwitchAqm,
     pub rng: Rng,
 }
 
@@ -121,16 +127,25 @@ impl Simulation {
         let meta = Self::meta(pkt, egress);
         sw.fc.on_dequeue(now, &meta, &view!(sw, nq), &mut self.fc_out);
         collect_actions!(self, s);
-        if self.cfg.switch.ecn.enabled && !pkt.ecn {
+        if self.cfg.switch.ecn.enabled && !pkt.ecn() {
             let (kmin, kmax) = sw.ecn[egress as usize];
             let qlen = sw.mmu.egress_bytes(egress as usize, q);
-            if qlen > kmax {
-                pkt.ecn = true;
-            } else if qlen > kmin {
-                let prob = self.cfg.switch.ecn.pmax * (qlen - kmin) as f64 / (kmax - kmin) as f64;
-                if sw.rng.uniform() < prob {
-                    pkt.ecn = true;
+            if red_mark(qlen, kmin, kmax, self.cfg.switch.ecn.pmax, &mut sw.rng) {
+                pkt.set_ecn();
+            }
+        }
+        if sw.aqm.active {
+            // Pulser's EIN (Algorithm 1) and HPCC's INT record, both against the bytes the port
+            // holds after this packet left; INT's txBytes are those sent before it.
+            let qlen = port.queued_bytes();
+            if let Some(ein) = sw.aqm.ein.get_mut(egress as usize) {
+                if ein.on_dequeue(now, qlen) {
+                    pkt.set_ein();
                 }
+            }
+            if sw.aqm.int_max_hops > 0 {
+                let hop = IntHop { ts: now, tx_bytes: port.tx_bytes, qlen, rate: port.clock.rate };
+                self.slab.int.stack_mut(id).push(hop, sw.aqm.int_max_hops);
             }
         }
         self.arm_fc_timer(s);

@@ -8,3 +8,8 @@ mod incast_pfc;
 mod dcqcn_fair;
 mod ppfc;
 mod conservation;
+mod dctcp;
+mod timely;
+mod hpcc;
+mod pulser;
+mod ictcp;
