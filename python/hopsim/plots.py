@@ -10,8 +10,8 @@ matplotlib Figure. `hopsim.query` views and `load_tables` give such frames.
 - `buffer_by_hop`: port buffer occupancy by hop class (ToR-up / agg / core / ToR-down);
 - `queue_timeseries`: queue length over time at one port (P-PFC Fig. 1, 6);
 - `pause_time_by_hop`: total PFC pause time per hop class (Floodgate Fig. 2, FlowSail Fig. 1);
-- `throughput_timeseries`: delivered throughput over time (each flow's bytes spread evenly over
-  its lifetime).
+- `throughput_timeseries`: delivered throughput over time (data bytes sent by the host-facing
+  switch ports between buffer samples).
 """
 
 from __future__ import annotations
@@ -234,35 +234,32 @@ def pause_time_by_hop(ports: pd.DataFrame):
 
 
 @_styled
-def throughput_timeseries(flows: pd.DataFrame, bins: int = 100):
-    """Delivered throughput over time (Gb/s), each finished flow's bytes spread evenly over
-    [start, finish]; mean over the runs of a label."""
-    f = _with_label(flows)
-    f = f[f["finished"]] if "finished" in f else f.dropna(subset=["finish_ns"])
+def throughput_timeseries(buffer: pd.DataFrame, hop_class: str = "tor-down"):
+    """Throughput over time (Gb/s): the data bytes that ports of `hop_class` (by default the
+    switch ports facing hosts, i.e. delivered traffic) sent between consecutive buffer samples,
+    summed over those ports; mean over the runs of a label."""
+    b = _with_label(buffer)
+    if "tx_bytes" in b:
+        b = b[(b["scope"] == "port") & (b["hop_class"] == hop_class)].dropna(subset=["tx_bytes"])
+    else:
+        b = b.iloc[0:0]
     fig, (ax,) = _fig()
-    if f.empty:
-        _empty(ax, "finished flows")
+    if b.empty:
+        _empty(ax, f"{hop_class} port samples (set record.buffer_interval)")
         return fig
-    t0, t1 = float(f["start_ns"].min()), float(f["finish_ns"].max())
-    if t1 <= t0:
-        t1 = t0 + 1.0
-    edges = np.linspace(t0, t1, bins + 1)
-    width = edges[1] - edges[0]
-    for lab in _labels(f):
-        g = f[f["label"] == lab]
-        nruns = g["run"].nunique() if "run" in g else 1
-        bits_per_bin = np.zeros(bins)
-        for lo in range(0, len(g), 10_000):  # in chunks: a (flows x bins) matrix at a time
-            c = g.iloc[lo : lo + 10_000]
-            s = c["start_ns"].to_numpy()[:, None]
-            e = c["finish_ns"].to_numpy()[:, None]
-            bits = (c["size_bytes"].to_numpy(dtype=float) * 8)[:, None]
-            overlap = np.clip(np.minimum(e, edges[1:][None, :]) - np.maximum(s, edges[:-1][None, :]), 0, None)
-            bits_per_bin += (bits * overlap / np.maximum(e - s, 1e-9)).sum(axis=0)
-        gbps = bits_per_bin / width / nruns  # bits per ns = Gb/s
-        ax.plot((edges[:-1] + width / 2) / 1e3, gbps, lw=1.2, label=lab)
+    for lab in _labels(b):
+        g = b[b["label"] == lab]
+        keys = ["run", "time_ns"] if "run" in g else ["time_ns"]
+        tot = g.groupby(keys)["tx_bytes"].sum().reset_index().sort_values(keys)
+        if "run" in tot:
+            d = tot.groupby("run")[["time_ns", "tx_bytes"]].diff()
+        else:
+            d = tot[["time_ns", "tx_bytes"]].diff()
+        tot = tot.assign(gbps=d["tx_bytes"].astype(float) * 8 / d["time_ns"]).dropna(subset=["gbps"])
+        series = tot.groupby("time_ns")["gbps"].mean()  # bits per ns = Gb/s
+        ax.plot(series.index / 1e3, series.values, lw=1.2, label=lab)
     ax.set_xlabel("time (us)")
-    ax.set_ylabel("throughput (Gb/s)")
+    ax.set_ylabel(f"throughput out of {hop_class} ports (Gb/s)")
     ax.legend()
     fig.tight_layout()
     return fig
@@ -274,7 +271,7 @@ ALL_FIGURES = {
     "buffer_by_hop": ("Buffer occupancy by hop class", buffer_by_hop, "buffer"),
     "queue_timeseries": ("Queue length over time", queue_timeseries, "queues"),
     "pause_time_by_hop": ("Total pause time per hop class", pause_time_by_hop, "ports"),
-    "throughput_timeseries": ("Throughput over time", throughput_timeseries, "flows"),
+    "throughput_timeseries": ("Throughput over time", throughput_timeseries, "buffer"),
 }
 
 

@@ -129,6 +129,7 @@ def results_from_native(raw: dict[str, Any], scenario_hash: str = "", name: str 
         "peer_node": pa.array(np.concatenate([np.zeros(ns_, np.uint32), p["peer_node"][rows]]), mask=is_switch),
         "hop_class": _strings(hop_names[:-1] + ["switch"], np.concatenate([np.full(ns_, len(pkey)), rows])),
         "bytes": np.concatenate([bs["switch_bytes"], bp["port_bytes"]]),
+        "tx_bytes": pa.array(np.concatenate([np.zeros(ns_, np.uint64), bp["port_tx_bytes"]]), mask=is_switch),
         "time_ps": np.concatenate([bs["switch_time_ps"], bp["port_time_ps"]]),
     })
 

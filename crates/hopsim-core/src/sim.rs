@@ -452,6 +452,7 @@ impl Simulation {
                     b.port_time_ps.push(now.0);
                     b.port_row.push(p);
                     b.port_bytes.push(self.ports[p as usize].queued_bytes());
+                    b.port_tx_bytes.push(self.ports[p as usize].tx_data_bytes);
                 }
             }
         }

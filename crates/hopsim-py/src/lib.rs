@@ -76,7 +76,7 @@ fn stats_to_py<'py>(py: Python<'py>, s: &RunStats) -> PyResult<Bound<'py, PyDict
     table!(py, tables, "pauses", p, [time_ps, node, port, prio, quanta, duration_ps]);
     let b = &s.buffer;
     table!(py, tables, "buffer_switch", b, [switch_time_ps, switch_node, switch_bytes]);
-    table!(py, tables, "buffer_port", b, [port_time_ps, port_row, port_bytes]);
+    table!(py, tables, "buffer_port", b, [port_time_ps, port_row, port_bytes, port_tx_bytes]);
     let q = &s.queues;
     table!(py, tables, "queues", q, [time_ps, node, port, bytes]);
     let pt = &s.ports;

@@ -49,6 +49,9 @@ pub struct BufferSamples {
     /// Index into `RunStats::ports`.
     pub port_row: Vec<u32>,
     pub port_bytes: Vec<u64>,
+    /// Data bytes the port had sent by the sample time (cumulative; a packet counts when its
+    /// serialisation starts): throughput over time is its difference between samples.
+    pub port_tx_bytes: Vec<u64>,
 }
 
 /// Queue-length time series of the ports the scenario asked for.
