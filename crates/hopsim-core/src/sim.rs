@@ -83,11 +83,10 @@ impl Simulation {
         // ports: 2l at a, 2l+1 at b
         let mut ports = Vec::with_capacity(topo.links.len() * 2);
         let mut local_of = vec![0u16; topo.links.len() * 2];
-        for (n, ps) in nports_of.iter().enumerate() {
+        for ps in &nports_of {
             for (k, &p) in ps.iter().enumerate() {
                 local_of[p as usize] = k as u16;
             }
-            let _ = n;
         }
         for (l, link) in topo.links.iter().enumerate() {
             for (side, node) in [(0u32, link.a), (1, link.b)] {
@@ -278,11 +277,12 @@ impl Simulation {
     /// once, stamped with its arrival time), or arrange a wake-up for pacing or pause expiry.
     pub(crate) fn port_service(&mut self, p: u32) {
         let pi = p as usize;
-        let (next, is_host) = match self.ports[pi].ctrl.pop_front() {
-            Some(id) => (Some(id), matches!(self.node_ref[self.ports[pi].node as usize], NodeRef::Host(_))),
-            None => match self.node_ref[self.ports[pi].node as usize] {
-                NodeRef::Switch(s) => (self.switch_dequeue(s, p), false),
-                NodeRef::Host(h) => (self.host_next_packet(h), true),
+        let node = self.node_ref[self.ports[pi].node as usize];
+        let next = match self.ports[pi].ctrl.pop_front() {
+            Some(id) => Some(id),
+            None => match node {
+                NodeRef::Switch(s) => self.switch_dequeue(s, p),
+                NodeRef::Host(h) => self.host_next_packet(h),
             },
         };
         let now = self.now;
@@ -314,7 +314,7 @@ impl Simulation {
                     self.sched.push(arrive, Event::Wire { port: p });
                 }
                 port.wire.push_back((arrive, id));
-                let more = port.has_backlog() || (is_host && !self.hosts[self.host_of_port(p) as usize].active.is_empty());
+                let more = port.has_backlog() || matches!(node, NodeRef::Host(h) if !self.hosts[h as usize].active.is_empty());
                 if more {
                     let port = &mut self.ports[pi];
                     port.pending = Some(end);
@@ -322,7 +322,7 @@ impl Simulation {
                 }
             }
             None => {
-                let wake = match self.node_ref[port.node as usize] {
+                let wake = match node {
                     NodeRef::Switch(_) => port.next_unpause(now),
                     NodeRef::Host(h) => self.host_wake_time(h),
                 };
@@ -334,14 +334,6 @@ impl Simulation {
             }
         }
         self.apply_actions();
-    }
-
-    #[inline]
-    fn host_of_port(&self, p: u32) -> u32 {
-        match self.node_ref[self.ports[p as usize].node as usize] {
-            NodeRef::Host(h) => h,
-            NodeRef::Switch(_) => unreachable!("not a host port"),
-        }
     }
 
     fn on_port_tx(&mut self, p: u32, gen: u32) {

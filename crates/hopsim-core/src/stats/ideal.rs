@@ -27,10 +27,8 @@ pub fn ideal_fct(size: u64, mtu: u32, header: u32, hops: &[Hop]) -> Time {
     let full = (mtu + header as u64) as u32;
     let last = ((size - (n - 1) * mtu) + header as u64) as u32;
     // d_prev(i): end of serialisation of packet n-1 at hop i (None when n == 1)
-    // d_last(i): end of serialisation of the last packet at hop i
     let mut d1 = 0u64; // D(1, i) for the full-size first packet
     let mut max_ser = 0u64; // per-packet serialisation at the slowest hop so far
-    let mut d_last = 0u64;
     let mut arrive_last = 0u64; // arrival of the last packet at hop i's node
     for (i, h) in hops.iter().enumerate() {
         let s_full = h.rate.tx_time(full as u64).0;
@@ -48,10 +46,8 @@ pub fn ideal_fct(size: u64, mtu: u32, header: u32, hops: &[Hop]) -> Time {
             Some(p) => arrive_last.max(p),
             None => arrive_last,
         };
-        d_last = start + s_last;
-        arrive_last = d_last + h.delay.0;
+        arrive_last = start + s_last + h.delay.0;
     }
-    let _ = d_last;
     Time(arrive_last)
 }
 
