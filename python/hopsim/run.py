@@ -24,7 +24,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["Results", "run", "execute", "results_from_native", "TABLES"]
 
-TABLES = ("flows", "pauses", "buffer", "queues", "ports")
+TABLES = ("flows", "pauses", "control", "buffer", "queues", "ports")
 _U64_MAX = np.uint64(2**64 - 1)
 
 
@@ -70,6 +70,11 @@ def results_from_native(raw: dict[str, Any], scenario_hash: str = "", name: str 
         "rate_bps": p["rate_bps"], "tx_bytes": p["tx_bytes"], "ctrl_bytes": p["ctrl_bytes"],
         "utilisation": p["utilisation"], "paused_ns": _ns(p["paused_ps"]), "paused_ps": p["paused_ps"],
         "peak_queue_bytes": p["peak_queue_bytes"],
+        "gate_closed_ns": _ns(p["gate_closed_ps"]), "gate_closed_ps": p["gate_closed_ps"],
+        "pause_frames": p["pause_frames"], "resume_frames": p["resume_frames"],
+        "other_ctrl_frames": p["other_ctrl_frames"],
+        "markers_inserted": p["markers_inserted"], "markers_matched": p["markers_matched"],
+        "ein_marks": p["ein_marks"],
     })
     hop_names = list(p["hop_class"]) + ["other"]  # "other": a row naming no known port
     pkey = p["node"].astype(np.int64) * 65536 + p["port"]
@@ -107,13 +112,22 @@ def results_from_native(raw: dict[str, Any], scenario_hash: str = "", name: str 
         "start_ps": f["start_ps"], "finish_ps": finish_ps, "fct_ps": fct_ps, "ideal_fct_ps": f["ideal_fct_ps"],
     })
 
-    pz = {k: _np(v) for k, v in t["pauses"].items()}
+    pz = {k: _np(v) for k, v in t["pauses"].items() if k != "mechanism"}
     ph, ppeer = hop_cols(port_rows(pz["node"], pz["port"]))
     pauses = pa.table({
         "time_ns": _ns(pz["time_ps"]), "node": pz["node"], "port": pz["port"], "peer_node": ppeer, "hop_class": ph,
         "prio": pz["prio"], "kind": _strings(["pause", "resume"], (pz["quanta"] == 0).astype(np.int32)),
         "quanta": pz["quanta"], "duration_ns": _ns(pz["duration_ps"]),
         "time_ps": pz["time_ps"], "duration_ps": pz["duration_ps"],
+        "mechanism": pa.array(t["pauses"]["mechanism"], pa.string()),
+    })
+
+    cz = {k: (v if k == "kind" else _np(v)) for k, v in t["control"].items()}
+    ch, _ = hop_cols(port_rows(cz["node"], cz["port"]))
+    control = pa.table({
+        "time_ns": _ns(cz["time_ps"]), "node": cz["node"], "port": cz["port"], "peer_node": cz["peer_node"],
+        "hop_class": ch, "kind": pa.array(cz["kind"], pa.string()), "target": cz["target"], "value": cz["value"],
+        "time_ps": cz["time_ps"],
     })
 
     bs = {k: _np(v) for k, v in t["buffer_switch"].items()}
@@ -163,12 +177,13 @@ def results_from_native(raw: dict[str, Any], scenario_hash: str = "", name: str 
         "slowdown_p99": float(np.percentile(sd, 99)) if sd.size else None,
         "fct_ns_p99": float(np.percentile(_ns(f["fct_ps"][done]), 99)) if sd.size else None,
         "counters": counters,
+        "modules": {k: int(v) for k, v in raw.get("modules", {}).items()},
     }
     for k in ("slowdown_mean", "slowdown_p99", "fct_ns_p99"):
         if summary[k] is not None and not math.isfinite(summary[k]):
             summary[k] = None
-    return Results(tables={"flows": flows, "pauses": pauses, "buffer": buffer, "queues": queues, "ports": ports},
-                   summary=summary)
+    return Results(tables={"flows": flows, "pauses": pauses, "control": control, "buffer": buffer, "queues": queues,
+                           "ports": ports}, summary=summary)
 
 
 @dataclass

@@ -379,6 +379,21 @@ def _cc(cc: S.CongestionControl) -> dict[str, Any]:
     return {"algorithm": "none"}
 
 
+def _substrate(net: dict[str, Any], m: S.ScenarioModel) -> dict[str, Any]:
+    """The queue-level settings of the core (queues and their priorities, scheduler, lossless or
+    not, NIC queues, control-frame sizes), written out in full."""
+    q, b, c = m.queues, m.buffer, m.control
+    sw = net["switch"]
+    sw["queue_prio"] = q.priority_map()
+    sw["scheduler"] = {"kind": "strict", "queues": q.strict} if q.scheduler == "strict" else {"kind": q.scheduler}
+    sw["lossless"] = (m.flow_control.scheme != "none") if b.lossless == "auto" else b.lossless
+    net["host"]["nic_queues"] = m.transport.nic_queues
+    net["control"] = {"pfc_bytes": c.pfc, "queue_pause_bytes": c.queue_pause, "credit_bytes": c.credit,
+                      "dst_pause_bytes": c.dst_pause, "flow_pause_bytes": c.flow_pause, "other_bytes": c.other}
+    return net
+
+
 def to_core(m: S.ScenarioModel) -> dict[str, Any]:
     """The core's `Scenario` (crates/hopsim-core/src/scenario.rs) as a JSON-ready dict."""
-    return {"topology": _topology(m.topology), "workload": _workload(m.workload, m.topology), "net": _net(m)}
+    return {"topology": _topology(m.topology), "workload": _workload(m.workload, m.topology),
+            "net": _substrate(_net(m), m)}

@@ -456,12 +456,56 @@ class Buffer(Strict):
     alpha: float = Field(default=0.125, gt=0, le=1024, description="dynamic threshold alpha x free (HPCC: 1/8)")
     resume_offset: Size = Field(default="3KiB", ge=0, description="PFC resume hysteresis (HPCC: 3 KB)")
     headroom: SizeOrAuto = Field(default="auto", description="'auto' = 3 x rate x delay + 3 KB per port (HPCC's 3 x BDP + MTUs)")
+    lossless: Union[Literal["auto"], bool] = Field(
+        default="auto",
+        description="lossless fabric (headroom, admit into it); 'auto' = whether the flow-control scheme pauses senders",
+    )
+
+
+MAX_QUEUES = 1024
+"""Most data queues per port; the core's `net::port::MAX_QUEUES` (tests/test_substrate.py checks they agree)."""
 
 
 class Queues(Strict):
-    count: int = Field(default=8, ge=1, le=1024, description="data queues per egress port (8 as on switch ASICs)")
-    scheduler: Literal["drr"] = Field(default="drr", description="DRR among data queues; control frames take strict priority")
+    count: int = Field(default=8, ge=1, le=MAX_QUEUES, description="data queues per egress port (8 as on switch ASICs)")
+    scheduler: Literal["drr", "strict", "rank"] = Field(
+        default="drr",
+        description="drr: DRR among data queues; strict: the `strict` queues first, DRR among the rest; "
+        "rank: smallest head-of-queue rank tag first. Control frames always take strict priority.",
+    )
+    strict: list[Annotated[int, Field(ge=0, lt=MAX_QUEUES)]] = Field(
+        default_factory=list, description="queues served strictly first under scheduler = 'strict'"
+    )
     quantum: Size = Field(default=1500, ge=1, le=10_000_000, description="DRR quantum (one MTU frame)")
+    priority: Union[Literal["modulo"], list[Prio]] = Field(
+        default="modulo", description="priority of each queue (what PFC pauses); 'modulo' = queue q carries q mod 8"
+    )
+
+    @model_validator(mode="after")
+    def _consistent(self) -> "Queues":
+        if isinstance(self.priority, list) and len(self.priority) != self.count:
+            raise PydanticCustomError(
+                "queues", "priority has {n} entries for {c} queues; give one per queue or 'modulo'",
+                {"n": len(self.priority), "c": self.count},
+            )
+        bad = [q for q in self.strict if q >= self.count]
+        if bad:
+            raise PydanticCustomError("queues", "strict names queue {q}; allowed: 0 to {m}", {"q": bad[0], "m": self.count - 1})
+        return self
+
+    def priority_map(self) -> list[int]:
+        return [q % 8 for q in range(self.count)] if self.priority == "modulo" else list(self.priority)
+
+
+class Control(Strict):
+    """Wire size of each kind of control frame (64 B: a minimum Ethernet frame, what PFC frames are)."""
+
+    pfc: Size = Field(default=64, ge=1, le=65536)
+    queue_pause: Size = Field(default=64, ge=1, le=65536)
+    credit: Size = Field(default=64, ge=1, le=65536)
+    dst_pause: Size = Field(default=64, ge=1, le=65536)
+    flow_pause: Size = Field(default=64, ge=1, le=65536)
+    other: Size = Field(default=64, ge=1, le=65536)
 
 
 class Ecn(Strict):
@@ -671,6 +715,7 @@ class Transport(Strict):
     rto: Time = Field(default="1ms", gt=0)
     nack_interval: Time = Field(default="500us", ge=0, description="(HPCC: 500 us)")
     cnp_interval: Time = Field(default="50us", ge=0, description="(DCQCN / P-PFC Table 2: 50 us)")
+    nic_queues: int = Field(default=8, ge=1, le=MAX_QUEUES, description="NIC queues (gates) the host half of a scheme uses")
 
 
 class Record(Strict):
@@ -702,6 +747,7 @@ class ScenarioModel(Strict):
     workload: Workload
     buffer: Buffer = Field(default_factory=Buffer)
     queues: Queues = Field(default_factory=Queues)
+    control: Control = Field(default_factory=Control)
     ecn: Ecn = Field(default_factory=Ecn)
     flow_control: FlowControl = Field(default_factory=FlowControl)
     congestion_control: CongestionControl = Field(default_factory=CongestionControl)

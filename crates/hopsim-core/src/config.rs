@@ -71,6 +71,15 @@ pub struct SwitchConfig {
     pub nqueues: usize,
     /// DRR quantum in bytes (one MTU-sized frame: queues alternate packet by packet).
     pub quantum: u32,
+    /// Priority of each data queue (what a PFC frame for that priority pauses); empty: queue q
+    /// carries priority q mod 8. The front always writes the map out.
+    pub queue_prio: Vec<u8>,
+    /// Scheduler among the data queues of every switch port.
+    pub scheduler: crate::net::sched::SchedulerConfig,
+    /// Whether the fabric is lossless: the MMU gives every port headroom for what is in flight
+    /// after a pause, and admits into it. Its own setting, not implied by the scheme (the front's
+    /// default follows whether the scheme pauses senders).
+    pub lossless: bool,
     pub ecn: EcnConfig,
 }
 
@@ -84,6 +93,9 @@ impl Default for SwitchConfig {
             headroom: Headroom::Auto,
             nqueues: 8,
             quantum: 1500,
+            queue_prio: vec![],
+            scheduler: Default::default(),
+            lossless: true,
             ecn: EcnConfig::default(),
         }
     }
@@ -119,6 +131,8 @@ pub struct HostConfig {
     pub nack_interval: Time,
     /// At most one CNP per flow per this interval (DCQCN: 50 us).
     pub cnp_interval: Time,
+    /// NIC queues (gates on the host port) that the host half of a scheme groups flows into.
+    pub nic_queues: usize,
 }
 
 impl Default for HostConfig {
@@ -131,6 +145,7 @@ impl Default for HostConfig {
             rto: Time::from_ms(1),
             nack_interval: Time::from_us(500),
             cnp_interval: Time::from_us(50),
+            nic_queues: 8,
         }
     }
 }
@@ -165,6 +180,8 @@ pub struct NetConfig {
     /// Settings of standard PFC (also the safety net of P-PFC and CaPFC).
     pub pfc: PfcConfig,
     pub cc: CcConfig,
+    /// Wire sizes of control frames.
+    pub control: crate::fc::msg::ControlConfig,
     pub record: RecordConfig,
     /// Stop at this time even if flows are unfinished (long-lived flows need it).
     pub stop_time: Option<Time>,
@@ -179,8 +196,44 @@ impl Default for NetConfig {
             fc: FcConfig::Pfc,
             pfc: PfcConfig::default(),
             cc: CcConfig::None,
+            control: Default::default(),
             record: RecordConfig::default(),
             stop_time: None,
         }
+    }
+}
+
+impl SwitchConfig {
+    /// The queue-to-priority map of every switch port.
+    pub fn prio_map(&self) -> Vec<u8> {
+        if self.queue_prio.is_empty() {
+            crate::net::port::default_prio_map(self.nqueues)
+        } else {
+            self.queue_prio.clone()
+        }
+    }
+
+    /// Errors name the field and the allowed values.
+    pub fn validate(&self) -> Result<(), String> {
+        let max = crate::net::port::MAX_QUEUES;
+        if self.nqueues == 0 || self.nqueues > max {
+            return Err(format!("queues.count: {} is out of range; allowed: 1 to {max}", self.nqueues));
+        }
+        if !self.queue_prio.is_empty() && self.queue_prio.len() != self.nqueues {
+            return Err(format!(
+                "queues.priority: {} entries for {} queues; give one priority per queue",
+                self.queue_prio.len(),
+                self.nqueues
+            ));
+        }
+        if let Some(p) = self.queue_prio.iter().find(|&&p| p as usize >= crate::net::port::NPRIO) {
+            return Err(format!("queues.priority: {p} is not a priority; allowed: 0 to 7"));
+        }
+        if let crate::net::sched::SchedulerConfig::Strict { queues } = &self.scheduler {
+            if let Some(q) = queues.iter().find(|&&q| q as usize >= self.nqueues) {
+                return Err(format!("queues.strict: queue {q} does not exist; allowed: 0 to {}", self.nqueues - 1));
+            }
+        }
+        Ok(())
     }
 }

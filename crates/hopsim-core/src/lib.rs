@@ -8,6 +8,7 @@
 //! serde description of a whole run.
 
 pub mod aqm;
+pub mod assemble;
 pub mod cc;
 pub mod config;
 pub mod event;

@@ -4,8 +4,15 @@
 //! packet sits in one switch (`ingress`, `queue`, `charge`) are rewritten at every hop.
 //!
 //! A `Packet` is 56 bytes and stays so (a test checks it): scheme-specific headers that most runs
-//! never use do not grow it. Single-bit marks share the `marks` byte (ECN's CE, Pulser's EIN);
-//! HPCC's INT records live beside the slab in [`crate::aqm::int::IntStore`], indexed by packet id.
+//! never use do not grow it. Where each kind of extra header lives:
+//! - single-bit marks share the `marks` byte (ECN's CE, Pulser's EIN);
+//! - one-bit tags that a hop writes for the next (BFC's counterIncr, FlowSail's ifCongested, the
+//!   incast label) use the spare byte `tag_flags`;
+//! - wider tags (BFC's upstreamQ, a per-hop PSN, a scheduling rank, ICTCP's advertised receive
+//!   window) live in [`TagStore`], a side store indexed by packet id that exists only in runs whose
+//!   schemes use it;
+//! - a control frame's body (PFC quanta, queue pause, credit, ...) lives in [`Slab::ctrl`], and
+//!   HPCC's INT records in [`crate::aqm::int::IntStore`], both indexed by packet id.
 
 use crate::aqm::int::IntStore;
 use crate::net::mmu::Charge;
@@ -21,8 +28,11 @@ pub enum PktKind {
     Nack,
     /// DCQCN congestion notification packet, receiver to sender.
     Cnp,
-    /// IEEE 802.1Qbb PFC frame (link-local: never forwarded).
-    Pfc,
+    /// A link-local control frame (PFC, queue pause, credit, destination or flow pause, ...):
+    /// never forwarded; its body is in [`Slab::ctrl`].
+    Ctrl,
+    /// A zero-length order marker inside a data queue (never sent; see `net::port`).
+    Marker,
 }
 
 impl PktKind {
@@ -41,12 +51,12 @@ pub struct Packet {
     /// Mark bits: [`Packet::ECN`] (Congestion Experienced on data, ECN-Echo on ACKs) and
     /// [`Packet::EIN`] (Pulser's Explicit Incast Notification, and its echo on ACKs).
     pub marks: u8,
+    /// One-bit tags a hop writes for the next one ([`tag`]).
+    pub tag_flags: u8,
     /// Egress queue at the current switch.
-    pub queue: u8,
+    pub queue: u16,
     /// Local port it entered the current switch by.
     pub ingress: u16,
-    /// PFC frame: pause quanta (0 resumes).
-    pub quanta: u16,
     pub flow: u32,
     pub src: u32,
     pub dst: u32,
@@ -54,8 +64,7 @@ pub struct Packet {
     pub hash: u32,
     /// Bytes on the wire.
     pub size: u32,
-    /// Data: payload bytes. ACK and NACK: the window the receiver advertises, in bytes (ICTCP's
-    /// receive window; 0 = none advertised). A TCP header has the field; RoCE ACKs leave it 0.
+    /// Data: payload bytes (0 on ACKs and control frames).
     pub payload: u32,
     /// Data: byte offset of the first payload byte. ACK/NACK: cumulative ack (next expected byte).
     pub seq: u64,
@@ -89,6 +98,59 @@ impl Packet {
     }
 }
 
+/// Bits of [`Packet::tag_flags`].
+pub mod tag {
+    /// BFC's counterIncr: the upstream counted this packet in its pause counter (§3.3).
+    pub const COUNTER_INCR: u8 = 1;
+    /// FlowSail's ifCongested: the flow is a congested one upstream (Algorithm 1).
+    pub const IF_CONGESTED: u8 = 2;
+    /// The packet's flow is tagged incast (BFC + IncastLabel, App. E.6; Floodgate's evaluation).
+    pub const INCAST: u8 = 4;
+}
+
+/// Tags wider than a bit, written by one hop (or the sending NIC) and read by the next.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Tags {
+    /// The queue the packet left the previous hop from (BFC's upstreamQ, §3.3).
+    pub upstream_q: u16,
+    /// A per-hop packet sequence number (Floodgate's PSN, §4 loss recovery).
+    pub psn: u32,
+    /// A scheduling rank: lower goes first under the `rank` scheduler (BFC's SRF, App. E.2).
+    pub rank: u32,
+    /// The receive window an ACK advertises, in bytes (ICTCP; 0 = none advertised).
+    pub rwnd: u32,
+}
+
+/// The side store of [`Tags`]: one entry per packet slot, kept only when the run uses tags, so a
+/// run without them pays nothing.
+#[derive(Default)]
+pub struct TagStore {
+    pub on: bool,
+    v: Vec<Tags>,
+}
+
+impl TagStore {
+    #[inline]
+    pub fn get(&self, id: PacketId) -> Tags {
+        if self.on {
+            self.v.get(id as usize).copied().unwrap_or_default()
+        } else {
+            Tags::default()
+        }
+    }
+    #[inline]
+    pub fn set(&mut self, id: PacketId, t: Tags) {
+        if !self.on {
+            return;
+        }
+        let i = id as usize;
+        if i >= self.v.len() {
+            self.v.resize(i + 1, Tags::default());
+        }
+        self.v[i] = t;
+    }
+}
+
 /// A slab with a free list: freed slots are reused, so the packet store stays as large as the
 /// peak number of packets alive, not the number ever sent.
 #[derive(Default)]
@@ -97,18 +159,49 @@ pub struct Slab {
     free: Vec<PacketId>,
     /// HPCC's INT records by packet slot (empty unless the run stamps INT).
     pub int: IntStore,
+    /// Wide tags by packet slot (off unless the run's schemes use them).
+    pub tags: TagStore,
+    /// Control-frame bodies by packet slot (grown on the first frame that needs the slot).
+    ctrl: Vec<crate::fc::msg::CtrlMsg>,
 }
 
 impl Slab {
     #[inline]
     pub fn alloc(&mut self, p: Packet) -> PacketId {
-        if let Some(id) = self.free.pop() {
+        let id = if let Some(id) = self.free.pop() {
             self.pkts[id as usize] = p;
             id
         } else {
             self.pkts.push(p);
             (self.pkts.len() - 1) as PacketId
+        };
+        if self.tags.on {
+            self.tags.set(id, Tags::default());
         }
+        id
+    }
+
+    /// A control frame with body `msg`.
+    pub fn alloc_ctrl(&mut self, p: Packet, msg: crate::fc::msg::CtrlMsg) -> PacketId {
+        let id = self.alloc(Packet { kind: PktKind::Ctrl, ..p });
+        let i = id as usize;
+        if i >= self.ctrl.len() {
+            self.ctrl.resize(i + 1, crate::fc::msg::CtrlMsg::default());
+        }
+        self.ctrl[i] = msg;
+        id
+    }
+
+    /// The body of control frame `id`.
+    #[inline]
+    pub fn ctrl(&self, id: PacketId) -> crate::fc::msg::CtrlMsg {
+        self.ctrl[id as usize]
+    }
+
+    /// Scheduling rank of packet `id` (0 without tags).
+    #[inline]
+    pub fn rank(&self, id: PacketId) -> u64 {
+        self.tags.get(id).rank as u64
     }
     #[inline]
     pub fn free(&mut self, id: PacketId) {

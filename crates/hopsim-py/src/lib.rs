@@ -73,14 +73,40 @@ fn stats_to_py<'py>(py: Python<'py>, s: &RunStats) -> PyResult<Bound<'py, PyDict
     let f = &s.flows;
     table!(py, tables, "flows", f, [flow_id, src, dst, size_bytes, start_ps, finish_ps, fct_ps, ideal_fct_ps, slowdown, incast, retx_bytes, dropped_bytes, delivered_bytes]);
     let p = &s.pauses;
-    table!(py, tables, "pauses", p, [time_ps, node, port, prio, quanta, duration_ps]);
+    table!(py, tables, "pauses", p, [time_ps, node, port, prio, quanta, duration_ps], text [mechanism]);
+    let c = &s.control;
+    table!(py, tables, "control", c, [time_ps, node, port, peer_node, target, value], text [kind]);
     let b = &s.buffer;
     table!(py, tables, "buffer_switch", b, [switch_time_ps, switch_node, switch_bytes]);
     table!(py, tables, "buffer_port", b, [port_time_ps, port_row, port_bytes, port_tx_bytes]);
     let q = &s.queues;
     table!(py, tables, "queues", q, [time_ps, node, port, bytes]);
     let pt = &s.ports;
-    table!(py, tables, "ports", pt, [node, port, peer_node, rate_bps, tx_bytes, ctrl_bytes, utilisation, paused_ps, peak_queue_bytes], text [hop_class]);
+    table!(
+        py,
+        tables,
+        "ports",
+        pt,
+        [
+            node,
+            port,
+            peer_node,
+            rate_bps,
+            tx_bytes,
+            ctrl_bytes,
+            utilisation,
+            paused_ps,
+            gate_closed_ps,
+            peak_queue_bytes,
+            pause_frames,
+            resume_frames,
+            other_ctrl_frames,
+            markers_inserted,
+            markers_matched,
+            ein_marks
+        ],
+        text [hop_class]
+    );
 
     // Counters go through serde so that a counter the core adds shows up without a binding change.
     let counters = PyDict::new(py);
@@ -96,9 +122,15 @@ fn stats_to_py<'py>(py: Python<'py>, s: &RunStats) -> PyResult<Bound<'py, PyDict
             }
         }
     }
+    // Module counters (P-PFC's predictive pauses, CaPFC's, EIN marks, Pulser's cuts), by name.
+    let modules = PyDict::new(py);
+    for (k, v) in &s.modules {
+        modules.set_item(k, v)?;
+    }
     let out = PyDict::new(py);
     out.set_item("tables", tables)?;
     out.set_item("counters", counters)?;
+    out.set_item("modules", modules)?;
     Ok(out)
 }
 

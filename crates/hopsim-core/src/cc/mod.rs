@@ -87,6 +87,8 @@ pub trait CongestionControl {
     }
     /// Pacing rate.
     fn rate(&self) -> Rate;
+    /// Counters worth a line in the run summary (summed over flows), by name.
+    fn counters(&self, _out: &mut Vec<(&'static str, u64)>) {}
 }
 
 /// Which algorithm the senders run, with its parameters.
@@ -218,6 +220,9 @@ impl CongestionControl for AnyCc {
     #[inline]
     fn rate(&self) -> Rate {
         dispatch!(self, rate,)
+    }
+    fn counters(&self, out: &mut Vec<(&'static str, u64)>) {
+        dispatch!(self, counters, out)
     }
 }
 

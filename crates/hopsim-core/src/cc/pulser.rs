@@ -115,6 +115,11 @@ impl Pulser {
 }
 
 impl CongestionControl for Pulser {
+    fn counters(&self, out: &mut Vec<(&'static str, u64)>) {
+        out.push(("pulser_cuts", self.cuts as u64));
+        out.push(("pulser_restores", self.restores as u64));
+    }
+
     fn on_ack(&mut self, now: Time, ack: &AckInfo) {
         if ack.ein_echo {
             self.dctcp.observe(ack);

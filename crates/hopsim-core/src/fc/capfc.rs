@@ -28,7 +28,8 @@
 
 use super::pfc::{Pfc, PfcConfig};
 use super::ppfc::EgressComposition;
-use super::{quanta_duration, Actions, FcAction, FcMsg, FlowControl, PktMeta, SwitchView};
+use super::with_pfc::{OverPfc, Resume, WithPfc};
+use super::{quanta_duration, Actions, CtrlMsg, FcAction, Origin, PktMeta, SwitchView};
 use crate::time::Time;
 use serde::{Deserialize, Serialize};
 
@@ -63,11 +64,9 @@ impl CapfcConfig {
     }
 }
 
-/// CaPFC on one switch.
+/// CaPFC on one switch (without the PFC underneath: see [`Capfc::with_pfc`]).
 pub struct Capfc {
     pub cfg: CapfcConfig,
-    /// Standard PFC underneath, the safety net.
-    pub pfc: Pfc,
     nports: usize,
     nprio: usize,
     nqueues: usize,
@@ -90,11 +89,15 @@ pub struct Capfc {
 }
 
 impl Capfc {
-    pub fn new(cfg: CapfcConfig, pfc: PfcConfig, nports: usize, nprio: usize) -> Capfc {
+    /// CaPFC with standard PFC underneath, as it runs on a switch.
+    pub fn with_pfc(cfg: CapfcConfig, pfc: PfcConfig, nports: usize, nprio: usize) -> WithPfc<Capfc> {
+        WithPfc::new(Pfc::new(pfc, nports, nprio), Capfc::new(cfg, nports, nprio))
+    }
+
+    pub fn new(cfg: CapfcConfig, nports: usize, nprio: usize) -> Capfc {
         let n = nports * nprio;
         Capfc {
             cfg,
-            pfc: Pfc::new(pfc, nports, nprio),
             nports,
             nprio,
             nqueues: 0,
@@ -134,7 +137,7 @@ impl Capfc {
 
     fn send_pause(&mut self, now: Time, view: &SwitchView, ip: usize, out: &mut Actions) {
         let (port, prio) = (ip / self.nprio, ip % self.nprio);
-        out.push(FcAction::Send { port: port as u16, msg: FcMsg::Pfc { prio: prio as u8, quanta: self.cfg.pause_quanta } });
+        out.push(FcAction::Send { port: port as u16, msg: CtrlMsg::Pfc { prio: prio as u8, quanta: self.cfg.pause_quanta }, by: Origin::Capfc });
         self.pauses_sent += 1;
         self.sent_at[ip] = Some(now);
         let t = now + self.refresh_after(view, port);
@@ -154,7 +157,7 @@ impl Capfc {
     }
 
     /// Warned queue `qi` has drained: release its ingresses; the last holder resumes them.
-    fn release_all(&mut self, qi: usize, out: &mut Actions) {
+    fn release_all(&mut self, qi: usize, pfc: &Pfc, out: &mut Actions) {
         self.warned[qi] = false;
         let held = std::mem::take(&mut self.held[qi]);
         for &ip in &held {
@@ -164,8 +167,8 @@ impl Capfc {
                 self.sent_at[ip] = None;
                 let (port, prio) = (ip / self.nprio, ip % self.nprio);
                 // PFC still holds it: its own resume will come when the ingress drains.
-                if !self.pfc.is_paused(port, prio) {
-                    out.push(FcAction::Send { port: port as u16, msg: FcMsg::Pfc { prio: prio as u8, quanta: 0 } });
+                if !pfc.is_paused(port, prio) {
+                    out.push(FcAction::Send { port: port as u16, msg: CtrlMsg::Pfc { prio: prio as u8, quanta: 0 }, by: Origin::Capfc });
                     self.resumes_sent += 1;
                 }
             }
@@ -177,24 +180,10 @@ impl Capfc {
             self.timer = None;
         }
     }
-
-    /// Withhold standard PFC's resumes for ingresses CaPFC holds paused.
-    fn drop_resumes_of_held(&self, start: usize, out: &mut Actions) {
-        let mut k = start;
-        while k < out.len() {
-            let FcAction::Send { port, msg: FcMsg::Pfc { prio, quanta } } = out[k];
-            if quanta == 0 && self.holds[port as usize * self.nprio + prio as usize] > 0 {
-                out.remove(k);
-            } else {
-                k += 1;
-            }
-        }
-    }
 }
 
-impl FlowControl for Capfc {
-    fn on_enqueue(&mut self, now: Time, pkt: &PktMeta, view: &SwitchView, out: &mut Actions) {
-        self.pfc.on_enqueue(now, pkt, view, out);
+impl OverPfc for Capfc {
+    fn on_enqueue(&mut self, now: Time, pkt: &PktMeta, view: &SwitchView, _pfc: &Pfc, out: &mut Actions) {
         self.ensure_queues(view.nqueues);
         self.packets.add(view.nqueues, pkt);
         let (egress, queue) = (pkt.egress as usize, pkt.queue as usize);
@@ -217,45 +206,49 @@ impl FlowControl for Capfc {
         }
     }
 
-    fn on_dequeue(&mut self, now: Time, pkt: &PktMeta, view: &SwitchView, out: &mut Actions) {
-        let start = out.len();
-        self.pfc.on_dequeue(now, pkt, view, out);
-        self.drop_resumes_of_held(start, out);
+    fn on_dequeue(&mut self, _now: Time, pkt: &PktMeta, view: &SwitchView, pfc: &Pfc, out: &mut Actions) {
         self.packets.sub(pkt);
         let (egress, queue) = (pkt.egress as usize, pkt.queue as usize);
         let qi = egress * self.nqueues + queue;
         if self.warned.get(qi).copied().unwrap_or(false) && view.mmu.egress_bytes(egress, queue) <= self.cfg.resume_level() {
-            self.release_all(qi, out);
+            self.release_all(qi, pfc, out);
         }
     }
 
-    fn on_drop(&mut self, now: Time, pkt: &PktMeta, view: &SwitchView, out: &mut Actions) {
-        self.pfc.on_drop(now, pkt, view, out);
-    }
-
-    fn on_timer(&mut self, now: Time, view: &SwitchView, out: &mut Actions) {
-        if self.pfc.next_timer().is_some_and(|t| t <= now) {
-            let start = out.len();
-            self.pfc.on_timer(now, view, out);
-            self.drop_resumes_of_held(start, out);
-        }
-        if self.timer.is_some_and(|t| t <= now) {
-            // Refresh every pause CaPFC still holds that has run half its duration.
-            self.timer = None;
-            for ip in 0..self.sent_at.len() {
-                let Some(since) = self.sent_at[ip] else { continue };
-                let due = since + self.refresh_after(view, ip / self.nprio);
-                if due <= now {
-                    self.send_pause(now, view, ip, out);
-                } else if self.timer.is_none_or(|x| due < x) {
-                    self.timer = Some(due);
-                }
+    fn on_timer(&mut self, now: Time, view: &SwitchView, _pfc: &Pfc, out: &mut Actions) {
+        // Refresh every pause CaPFC still holds that has run half its duration.
+        self.timer = None;
+        for ip in 0..self.sent_at.len() {
+            let Some(since) = self.sent_at[ip] else { continue };
+            let due = since + self.refresh_after(view, ip / self.nprio);
+            if due <= now {
+                self.send_pause(now, view, ip, out);
+            } else if self.timer.is_none_or(|x| due < x) {
+                self.timer = Some(due);
             }
         }
     }
 
     fn next_timer(&self) -> Option<Time> {
-        super::earliest(self.pfc.next_timer(), self.timer)
+        self.timer
+    }
+
+    /// Withhold standard PFC's resumes for ingresses CaPFC holds paused.
+    fn on_pfc_resume(&self, _now: Time, port: u16, prio: u8, _view: &SwitchView) -> Resume {
+        if self.holds[port as usize * self.nprio + prio as usize] > 0 {
+            Resume::Drop
+        } else {
+            Resume::Send
+        }
+    }
+
+    fn counters(&self, out: &mut Vec<(&'static str, u64)>) {
+        out.push(("capfc_pauses", self.pauses_sent));
+        out.push(("capfc_resumes", self.resumes_sent));
+    }
+
+    fn origin(&self) -> Origin {
+        Origin::Capfc
     }
 }
 
@@ -263,19 +256,29 @@ impl FlowControl for Capfc {
 mod tests {
     use super::*;
     use crate::fc::pfc::PfcThreshold;
+    use crate::fc::FlowControl;
 
 
     use crate::fc::test_switch::{Sw, PRIO};
 
-    fn capfc() -> Capfc {
-        Capfc::new(CapfcConfig::default(), PfcConfig::default(), 8, 8)
+    fn capfc() -> WithPfc<Capfc> {
+        Capfc::with_pfc(CapfcConfig::default(), PfcConfig::default(), 8, 8)
     }
 
     fn xoff(port: u16) -> FcAction {
-        FcAction::Send { port, msg: FcMsg::Pfc { prio: PRIO, quanta: u16::MAX } }
+        FcAction::Send { port, msg: CtrlMsg::Pfc { prio: PRIO, quanta: u16::MAX }, by: Origin::Capfc }
+    }
+    /// The actions with their origin erased (PFC's and CaPFC's frames are the same frames).
+    fn plain(out: &Actions) -> Vec<FcAction> {
+        out.iter()
+            .map(|a| match *a {
+                FcAction::Send { port, msg, .. } => FcAction::Send { port, msg, by: Origin::Capfc },
+                other => other,
+            })
+            .collect()
     }
     fn xon(port: u16) -> FcAction {
-        FcAction::Send { port, msg: FcMsg::Pfc { prio: PRIO, quanta: 0 } }
+        FcAction::Send { port, msg: CtrlMsg::Pfc { prio: PRIO, quanta: 0 }, by: Origin::Capfc }
     }
 
     #[test]
@@ -293,7 +296,7 @@ mod tests {
         assert!(out.is_empty());
         // One more byte-carrying packet passes WARN: ports 1 and 2 are paused, port 3 is not.
         sw.enq(&mut c, Time::from_ns(10), 1, 0, 1, &mut out);
-        assert_eq!(out, vec![xoff(1), xoff(2)]);
+        assert_eq!(plain(&out), vec![xoff(1), xoff(2)]);
         assert!(c.is_warned(0, PRIO as usize));
         // Standard PFC alone would not have paused anyone.
         for i in 1..=3 {
@@ -308,7 +311,7 @@ mod tests {
         sw.deq(&mut c, Time::from_us(5), 2, 0, 99, &mut out);
         assert!(out.is_empty());
         sw.deq(&mut c, Time::from_us(5), 2, 0, 1, &mut out);
-        assert_eq!(out, vec![xon(1), xon(2)]);
+        assert_eq!(plain(&out), vec![xon(1), xon(2)]);
         assert!(!c.is_warned(0, PRIO as usize));
         assert!(!c.is_held(1, PRIO as usize) && !c.is_held(2, PRIO as usize));
         assert_eq!(c.next_timer(), None);
@@ -324,10 +327,10 @@ mod tests {
         let mut c = capfc();
         let mut out = vec![];
         sw.enq(&mut c, Time::ZERO, 1, 0, 201, &mut out);
-        assert_eq!(out, vec![xoff(1)]);
+        assert_eq!(plain(&out), vec![xoff(1)]);
         out.clear();
         sw.enq(&mut c, Time::from_ns(5), 4, 0, 1, &mut out);
-        assert_eq!(out, vec![xoff(4)]);
+        assert_eq!(plain(&out), vec![xoff(4)]);
         out.clear();
         sw.enq(&mut c, Time::from_ns(6), 4, 0, 3, &mut out);
         assert!(out.is_empty());
@@ -337,17 +340,17 @@ mod tests {
     fn feeder_bytes_is_a_per_input_threshold() {
         let mut sw = Sw::new();
         let cfg = CapfcConfig { feeder_bytes: 10_000, ..Default::default() };
-        let mut c = Capfc::new(cfg, PfcConfig::default(), 8, 8);
+        let mut c = Capfc::with_pfc(cfg, PfcConfig::default(), 8, 8);
         let mut out = vec![];
         sw.enq(&mut c, Time::ZERO, 2, 0, 5, &mut out);
         sw.enq(&mut c, Time::ZERO, 1, 0, 196, &mut out);
         // 201 KB: port 1 (196 KB) is paused, port 2 (5 KB) is below the per-input threshold.
-        assert_eq!(out, vec![xoff(1)]);
+        assert_eq!(plain(&out), vec![xoff(1)]);
         out.clear();
         sw.enq(&mut c, Time::ZERO, 2, 0, 5, &mut out);
         assert!(out.is_empty());
         sw.enq(&mut c, Time::ZERO, 2, 0, 1, &mut out);
-        assert_eq!(out, vec![xoff(2)]);
+        assert_eq!(plain(&out), vec![xoff(2)]);
     }
 
     #[test]
@@ -361,7 +364,7 @@ mod tests {
         assert_eq!(t, Time(65535 * 12_800 / 2));
         out.clear();
         c.on_timer(t, &sw.view(), &mut out);
-        assert_eq!(out, vec![xoff(1)]);
+        assert_eq!(plain(&out), vec![xoff(1)]);
         assert_eq!(c.next_timer(), Some(t + Time(65535 * 12_800 / 2)));
     }
 
@@ -369,15 +372,15 @@ mod tests {
     fn capfc_and_standard_pfc_do_not_undo_each_others_pauses() {
         let mut sw = Sw::new();
         let pfc = PfcConfig { threshold: PfcThreshold::Static { xoff: 50_000, xon: 20_000 }, ..Default::default() };
-        let mut c = Capfc::new(CapfcConfig::default(), pfc, 8, 8);
+        let mut c = Capfc::with_pfc(CapfcConfig::default(), pfc, 8, 8);
         let mut out = vec![];
         sw.enq(&mut c, Time::ZERO, 1, 0, 60, &mut out);
-        assert_eq!(out, vec![xoff(1)], "standard PFC pauses port 1 at 50 KB");
+        assert_eq!(plain(&out), vec![xoff(1)], "standard PFC pauses port 1 at 50 KB");
         out.clear();
         sw.enq(&mut c, Time::ZERO, 2, 0, 49, &mut out);
         sw.enq(&mut c, Time::ZERO, 3, 0, 49, &mut out);
         sw.enq(&mut c, Time::ZERO, 4, 0, 43, &mut out);
-        assert_eq!(out, vec![xoff(1), xoff(2), xoff(3), xoff(4)], "CaPFC at 201 KB");
+        assert_eq!(plain(&out), vec![xoff(1), xoff(2), xoff(3), xoff(4)], "CaPFC at 201 KB");
         out.clear();
         // Port 1 drains: PFC would resume it, but CaPFC holds it (queue still 141 KB).
         sw.deq(&mut c, Time::from_us(1), 1, 0, 60, &mut out);
@@ -385,13 +388,13 @@ mod tests {
         assert!(!c.pfc.is_paused(1, PRIO as usize) && c.is_held(1, PRIO as usize));
         // Port 4 passes the static XOFF while held; then the queue drains to 100 KB.
         sw.enq(&mut c, Time::from_us(1), 4, 0, 8, &mut out);
-        assert_eq!(out, vec![xoff(4)]);
+        assert_eq!(plain(&out), vec![xoff(4)]);
         out.clear();
         sw.deq(&mut c, Time::from_us(2), 2, 0, 49, &mut out);
         // Egress now 100 KB: ports 1-3 resumed by CaPFC; port 4 (51 KB) stays with PFC.
-        assert_eq!(out, vec![xon(1), xon(2), xon(3)]);
+        assert_eq!(plain(&out), vec![xon(1), xon(2), xon(3)]);
         out.clear();
         sw.deq(&mut c, Time::from_us(3), 4, 0, 31, &mut out);
-        assert_eq!(out, vec![xon(4)], "PFC resumes port 4 itself");
+        assert_eq!(plain(&out), vec![xon(4)], "PFC resumes port 4 itself");
     }
 }

@@ -1,18 +1,67 @@
-//! Per-hop flow control: modules that live on a switch, watch its queues and buffer, and send
-//! control frames to neighbours (PFC pause/resume today; credits and per-queue pauses later).
+//! Per-hop flow control: the engine's contract with the schemes that live on switches (and the
+//! host half of a scheme that lives on NICs).
 //!
-//! A module never reaches into the simulator: the engine calls its hooks with `now`, a read-only
-//! [`SwitchView`] and an action buffer, then carries out the actions (sending frames, arming the
-//! module's single timer). A new scheme is one file, one arm of [`AnyFc`], and unit tests that call
-//! its hooks with hand-made inputs.
+//! # The contract
+//!
+//! The unit of control is a **queue**, not a priority. Every egress port has any number of data
+//! queues (up to [`crate::net::port::MAX_QUEUES`]), each mapped to a priority by configuration and
+//! each with a **gate** a module opens and closes (closed until a time, or until opened). PFC is
+//! "close every queue of priority p", BFC pauses one queue, Floodgate keeps a VOQ's gate shut while
+//! its destination has no window, FlowSail closes a flow's original queue while it drains.
+//!
+//! A module never reaches into the simulator. The engine calls its hooks with `now`, a read-only
+//! [`SwitchView`] (the MMU; per port its rate, propagation delay, HRTT, the tier of the node at the
+//! far end, ECN thresholds; per queue its bytes, packets and gate; the number of active queues) and
+//! an action buffer, and then carries the actions out. Actions ([`FcAction`]): send a control frame
+//! of any kind ([`msg::CtrlMsg`]) out of a local port; open or close a local queue's gate; kick a
+//! port (look for something to send); insert a pair of zero-length order markers.
+//!
+//! # Order of hooks along a data packet's path through a switch
+//!
+//! 1. `classify` chooses the egress queue (static priority by default; BFC's flow table,
+//!    FlowSail's rsvQ, Floodgate's VOQ). The packet's tags written by the previous hop
+//!    ([`PktMeta::tags`], [`PktMeta::flags`]) are readable here.
+//! 2. MMU admission. A refused packet is dropped and counted, and `on_drop` lets the module undo
+//!    what `classify` did (BFC's flow-table size).
+//! 3. `on_enqueue` after the packet is in its queue (PFC's XOFF check, BFC's pause counter).
+//! 4. The port's scheduler (DRR, strict + DRR, or rank) picks among open, non-empty queues.
+//! 5. `on_dequeue` after the packet left its queue and the buffer (PFC's XON check).
+//! 6. `stamp` may write the tags the next hop reads (BFC's upstreamQ, a per-hop PSN); then ECN
+//!    and the AQM of the port (EIN, INT), then the wire.
+//!
+//! Control frames arriving on a port go to `on_control` with the local port they came in by; a
+//! PFC or queue-pause frame has already closed (or opened) the port's gates by then, since that is
+//! what the link layer does. `on_timer` fires at the module's `next_timer` (one timer per switch).
+//!
+//! On a host, [`nic::AnyNic`] is the host half: which NIC queue (gate) a flow uses, which pause
+//! kinds the NIC obeys (PFC, queue pause, destination pause, flow pause) and the tags it stamps on
+//! the packets it sends.
+//!
+//! # A worked example: pause one upstream queue per congested egress queue
+//!
+//! A scheme that asks the upstream neighbour to stop feeding a queue once it holds 100 KB would:
+//! in `stamp`, write `pkt.tags.upstream_q = pkt.queue` so the next hop knows which upstream queue
+//! sent the packet; at the next hop, in `on_enqueue`, count the bytes per (ingress, upstreamQ)
+//! and, when they pass 100 KB, push `FcAction::Send { port: pkt.ingress, msg:
+//! CtrlMsg::QueuePause { queue: pkt.tags.upstream_q, pause: true }, by: Origin::Scheme }`; in
+//! `on_dequeue`, when they drain, send the same frame with `pause: false`. The upstream port closes
+//! and reopens exactly that queue; its other queues keep sending. `crates/hopsim-core/tests/it/substrate.rs`
+//! runs this scheme end to end; that is all BFC's backpressure needs from the engine.
 
 pub mod capfc;
+pub mod msg;
+pub mod nic;
 pub mod pfc;
 pub mod ppfc;
 #[cfg(test)]
 mod test_switch;
+pub mod view;
+pub mod with_pfc;
 
-use crate::net::mmu::Mmu;
+pub use msg::{CtrlKind, CtrlMsg, Origin};
+pub use view::SwitchView;
+
+use crate::packet::{tag, Tags};
 use crate::time::{Rate, Time};
 use serde::{Deserialize, Serialize};
 
@@ -31,57 +80,69 @@ pub struct PktMeta {
     /// Local port it leaves by.
     pub egress: u16,
     /// Egress queue it sits in.
-    pub queue: u8,
+    pub queue: u16,
+    /// ECMP hash of the flow's five-tuple (BFC hashes the FID into its flow table).
+    pub hash: u32,
+    /// One-bit tags ([`crate::packet::tag`]).
+    pub flags: u8,
+    /// Wide tags (zero unless the run keeps them).
+    pub tags: Tags,
 }
 
-/// Read-only state of the switch a module runs on.
-pub struct SwitchView<'a> {
-    pub node: u32,
-    pub mmu: &'a Mmu,
-    /// Line rate of each local port.
-    pub port_rate: &'a [Rate],
-    /// Data queues per egress port.
-    pub nqueues: usize,
-}
-
-/// A control message a switch sends to a neighbour.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FcMsg {
-    /// IEEE 802.1Qbb PFC frame for one priority: pause for `quanta` x 512 bit times of the link;
-    /// 0 resumes.
-    Pfc { prio: u8, quanta: u16 },
+impl PktMeta {
+    /// Whether the packet's flow is tagged incast.
+    #[inline]
+    pub fn incast(&self) -> bool {
+        self.flags & tag::INCAST != 0
+    }
 }
 
 /// What a module asks the engine to do.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FcAction {
     /// Send `msg` out of local port `port` to the neighbour on that link.
-    Send { port: u16, msg: FcMsg },
+    Send { port: u16, msg: CtrlMsg, by: Origin },
+    /// Close data queue `queue` of local port `port` until `until` (`Time::MAX`: until opened);
+    /// `until <= now` opens it (and kicks the port).
+    Gate { port: u16, queue: u16, until: Time },
+    /// Let local port `port` look for something to send (after a module's own state changed).
+    Kick { port: u16 },
+    /// Order markers at local port `port`: a release marker at the tail of queue `release`, a hold
+    /// marker at the tail of queue `hold`, which then waits at its head until the release marker
+    /// has left (FlowSail's order marks, §III-D).
+    Markers { port: u16, hold: u16, release: u16 },
 }
 
 pub type Actions = Vec<FcAction>;
 
 /// The hooks of a per-hop flow-control module; every hook has a no-op default.
 pub trait FlowControl {
-    /// Choose the egress queue of a packet (static mapping by priority unless the scheme
-    /// classifies, as BFC, FlowSail and Floodgate do).
-    fn classify(&mut self, _now: Time, pkt: &PktMeta, view: &SwitchView) -> u8 {
-        let p = pkt.prio as usize;
-        (if p < view.nqueues { p } else { p % view.nqueues }) as u8
+    /// Choose the egress queue of a packet (by priority unless the scheme classifies, as BFC,
+    /// FlowSail and Floodgate do).
+    fn classify(&mut self, _now: Time, pkt: &PktMeta, view: &SwitchView) -> u16 {
+        view.queue_of_prio(pkt.prio)
     }
     /// A packet has been admitted into the buffer and queued.
     fn on_enqueue(&mut self, _now: Time, _pkt: &PktMeta, _view: &SwitchView, _out: &mut Actions) {}
     /// A packet left its queue to be transmitted.
     fn on_dequeue(&mut self, _now: Time, _pkt: &PktMeta, _view: &SwitchView, _out: &mut Actions) {}
-    /// A packet was dropped at admission.
+    /// Write the tags the next hop reads into a departing packet.
+    fn stamp(&mut self, _now: Time, _pkt: &mut PktMeta, _view: &SwitchView) {}
+    /// A packet was dropped at admission (undo what `classify` counted).
     fn on_drop(&mut self, _now: Time, _pkt: &PktMeta, _view: &SwitchView, _out: &mut Actions) {}
     /// A control frame from the neighbour on local port `from`.
-    fn on_control(&mut self, _now: Time, _from: u16, _msg: &FcMsg, _view: &SwitchView, _out: &mut Actions) {}
+    fn on_control(&mut self, _now: Time, _from: u16, _msg: &CtrlMsg, _view: &SwitchView, _out: &mut Actions) {}
     /// The module's timer fired.
     fn on_timer(&mut self, _now: Time, _view: &SwitchView, _out: &mut Actions) {}
     /// When the module next wants `on_timer` (the engine keeps one pending timer per switch).
     fn next_timer(&self) -> Option<Time> {
         None
+    }
+    /// Counters the module keeps, by name, for the run summary.
+    fn counters(&self, _out: &mut Vec<(&'static str, u64)>) {}
+    /// Whether the module reads or writes wide tags ([`Tags`]), so the run keeps the tag store.
+    fn uses_tags(&self) -> bool {
+        false
     }
 }
 
@@ -110,7 +171,7 @@ pub fn quanta_duration(quanta: u16, rate: Rate) -> Time {
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Default)]
 #[serde(tag = "scheme", rename_all = "lowercase", deny_unknown_fields)]
 pub enum FcConfig {
-    /// No per-hop flow control: a lossy fabric.
+    /// No per-hop flow control.
     None,
     #[default]
     Pfc,
@@ -119,8 +180,10 @@ pub enum FcConfig {
 }
 
 impl FcConfig {
-    /// Lossless schemes give the MMU headroom; a lossy fabric drops over the threshold.
-    pub fn lossless(&self) -> bool {
+    /// Whether the scheme pauses senders, so that a fabric running it can be lossless. What the
+    /// fabric is (lossless or lossy) is its own setting (`SwitchConfig::lossless`); this is only
+    /// the front's default for it.
+    pub fn pauses(&self) -> bool {
         !matches!(self, FcConfig::None)
     }
 }
@@ -134,8 +197,11 @@ impl FlowControl for NoFc {}
 pub enum AnyFc {
     None(NoFc),
     Pfc(pfc::Pfc),
-    Ppfc(ppfc::Ppfc),
-    Capfc(capfc::Capfc),
+    Ppfc(with_pfc::WithPfc<ppfc::Ppfc>),
+    Capfc(with_pfc::WithPfc<capfc::Capfc>),
+    /// A module from outside the crate (a prototype, a test's scheme): dynamic dispatch, so the
+    /// built-in arms above pay nothing for it.
+    Custom(Box<dyn FlowControl + Send>),
 }
 
 macro_rules! dispatch {
@@ -145,13 +211,14 @@ macro_rules! dispatch {
             AnyFc::Pfc(x) => x.$m($($a),*),
             AnyFc::Ppfc(x) => x.$m($($a),*),
             AnyFc::Capfc(x) => x.$m($($a),*),
+            AnyFc::Custom(x) => x.$m($($a),*),
         }
     };
 }
 
 impl FlowControl for AnyFc {
     #[inline]
-    fn classify(&mut self, now: Time, pkt: &PktMeta, view: &SwitchView) -> u8 {
+    fn classify(&mut self, now: Time, pkt: &PktMeta, view: &SwitchView) -> u16 {
         dispatch!(self, classify, now, pkt, view)
     }
     #[inline]
@@ -162,10 +229,14 @@ impl FlowControl for AnyFc {
     fn on_dequeue(&mut self, now: Time, pkt: &PktMeta, view: &SwitchView, out: &mut Actions) {
         dispatch!(self, on_dequeue, now, pkt, view, out)
     }
+    #[inline]
+    fn stamp(&mut self, now: Time, pkt: &mut PktMeta, view: &SwitchView) {
+        dispatch!(self, stamp, now, pkt, view)
+    }
     fn on_drop(&mut self, now: Time, pkt: &PktMeta, view: &SwitchView, out: &mut Actions) {
         dispatch!(self, on_drop, now, pkt, view, out)
     }
-    fn on_control(&mut self, now: Time, from: u16, msg: &FcMsg, view: &SwitchView, out: &mut Actions) {
+    fn on_control(&mut self, now: Time, from: u16, msg: &CtrlMsg, view: &SwitchView, out: &mut Actions) {
         dispatch!(self, on_control, now, from, msg, view, out)
     }
     fn on_timer(&mut self, now: Time, view: &SwitchView, out: &mut Actions) {
@@ -174,16 +245,27 @@ impl FlowControl for AnyFc {
     fn next_timer(&self) -> Option<Time> {
         dispatch!(self, next_timer,)
     }
+    fn counters(&self, out: &mut Vec<(&'static str, u64)>) {
+        dispatch!(self, counters, out)
+    }
+    fn uses_tags(&self) -> bool {
+        dispatch!(self, uses_tags,)
+    }
 }
 
 impl AnyFc {
+    /// Whether the module uses wide tags (the trait's answer, callable without the trait).
+    pub fn uses_tags_any(&self) -> bool {
+        FlowControl::uses_tags(self)
+    }
+
     /// Build the module of switch `node` with `nports` ports.
     pub fn build(cfg: &FcConfig, node: u32, nports: usize, nprio: usize, seed: u64, pfc: &pfc::PfcConfig) -> AnyFc {
         match cfg {
             FcConfig::None => AnyFc::None(NoFc),
             FcConfig::Pfc => AnyFc::Pfc(pfc::Pfc::new(pfc.clone(), nports, nprio)),
-            FcConfig::Ppfc(c) => AnyFc::Ppfc(ppfc::Ppfc::new(c.clone(), pfc.clone(), node, nports, nprio, seed)),
-            FcConfig::Capfc(c) => AnyFc::Capfc(capfc::Capfc::new(c.clone(), pfc.clone(), nports, nprio)),
+            FcConfig::Ppfc(c) => AnyFc::Ppfc(ppfc::Ppfc::with_pfc(c.clone(), pfc.clone(), node, nports, nprio, seed)),
+            FcConfig::Capfc(c) => AnyFc::Capfc(capfc::Capfc::with_pfc(c.clone(), pfc.clone(), nports, nprio)),
         }
     }
 }

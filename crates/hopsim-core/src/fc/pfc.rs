@@ -10,7 +10,7 @@
 //! and a long pause never lapses by itself. Pauses cascade hop by hop because every switch runs the
 //! same rule on its own ingresses.
 
-use super::{quanta_duration, Actions, FcAction, FcMsg, FlowControl, PktMeta, SwitchView};
+use super::{quanta_duration, Actions, CtrlMsg, FcAction, FlowControl, Origin, PktMeta, SwitchView};
 use crate::time::Time;
 use serde::{Deserialize, Serialize};
 
@@ -75,7 +75,7 @@ impl Pfc {
 
     fn xoff(&mut self, now: Time, view: &SwitchView, port: usize, prio: usize, out: &mut Actions) {
         self.paused_since[port * self.nprio + prio] = Some(now);
-        out.push(FcAction::Send { port: port as u16, msg: FcMsg::Pfc { prio: prio as u8, quanta: self.cfg.pause_quanta } });
+        out.push(FcAction::Send { port: port as u16, msg: CtrlMsg::Pfc { prio: prio as u8, quanta: self.cfg.pause_quanta }, by: Origin::Pfc });
         let t = now + self.refresh_after(view, port);
         if self.timer.is_none_or(|x| t < x) {
             self.timer = Some(t);
@@ -93,7 +93,7 @@ impl Pfc {
     pub fn check_resume(&mut self, view: &SwitchView, port: usize, prio: usize, out: &mut Actions) {
         if self.is_paused(port, prio) && self.under(view, port, prio) {
             self.paused_since[port * self.nprio + prio] = None;
-            out.push(FcAction::Send { port: port as u16, msg: FcMsg::Pfc { prio: prio as u8, quanta: 0 } });
+            out.push(FcAction::Send { port: port as u16, msg: CtrlMsg::Pfc { prio: prio as u8, quanta: 0 }, by: Origin::Pfc });
         }
     }
 }
@@ -122,7 +122,7 @@ impl FlowControl for Pfc {
             if due <= now {
                 if self.under(view, port, prio) {
                     self.paused_since[i] = None;
-                    out.push(FcAction::Send { port: port as u16, msg: FcMsg::Pfc { prio: prio as u8, quanta: 0 } });
+                    out.push(FcAction::Send { port: port as u16, msg: CtrlMsg::Pfc { prio: prio as u8, quanta: 0 }, by: Origin::Pfc });
                 } else {
                     self.xoff(now, view, port, prio, out);
                 }
@@ -144,7 +144,7 @@ mod tests {
     use crate::time::Rate;
 
     fn view<'a>(mmu: &'a Mmu, rates: &'a [Rate]) -> SwitchView<'a> {
-        SwitchView { node: 0, mmu, port_rate: rates, nqueues: 8 }
+        SwitchView::bare(mmu, rates, 8)
     }
 
     #[test]
@@ -160,14 +160,14 @@ mod tests {
             charges.push(mmu.admit(0, 3, 1, 3, 1000).unwrap());
             pfc.on_enqueue(Time(i), &pkt, &view(&mmu, &rates), &mut out);
         }
-        assert_eq!(out, vec![FcAction::Send { port: 0, msg: FcMsg::Pfc { prio: 3, quanta: u16::MAX } }]);
+        assert_eq!(out, vec![FcAction::Send { port: 0, msg: CtrlMsg::Pfc { prio: 3, quanta: u16::MAX }, by: Origin::Pfc }]);
         assert!(pfc.next_timer().is_some());
         out.clear();
         for c in charges {
             mmu.release(0, 3, 1, 3, 1000, c);
             pfc.on_dequeue(Time(100), &pkt, &view(&mmu, &rates), &mut out);
         }
-        assert_eq!(out, vec![FcAction::Send { port: 0, msg: FcMsg::Pfc { prio: 3, quanta: 0 } }]);
+        assert_eq!(out, vec![FcAction::Send { port: 0, msg: CtrlMsg::Pfc { prio: 3, quanta: 0 }, by: Origin::Pfc }]);
     }
 
     #[test]
@@ -186,6 +186,6 @@ mod tests {
         out.clear();
         pfc.on_timer(t, &view(&mmu, &rates), &mut out);
         assert_eq!(out.len(), 1);
-        assert!(matches!(out[0], FcAction::Send { port: 1, msg: FcMsg::Pfc { prio: 0, quanta: u16::MAX } }));
+        assert!(matches!(out[0], FcAction::Send { port: 1, msg: CtrlMsg::Pfc { prio: 0, quanta: u16::MAX }, .. }));
     }
 }

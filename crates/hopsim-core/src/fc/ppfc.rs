@@ -22,7 +22,8 @@
 //!    (§6.3).
 //!
 //! Standard PFC stays underneath as the safety net (§6.3: "P-PFC only changes the part of sending
-//! algorithm of PFC PAUSE messages"): every packet hook is forwarded to an owned [`Pfc`].
+//! algorithm of PFC PAUSE messages"): the scheme runs inside [`WithPfc`], which calls PFC's hooks
+//! first and asks P-PFC about each resume PFC wants to send.
 //!
 //! Interpretation choices (the paper leaves these open; each is argued where it is coded):
 //! - `increment[port][priority]` is the *net* change of the ingress queue over the interval
@@ -37,7 +38,8 @@
 //! - The 1 us tick runs only while some egress queue is above `Kmax`.
 
 use super::pfc::{Pfc, PfcConfig};
-use super::{quanta_duration, quanta_for, Actions, FcAction, FcMsg, FlowControl, PktMeta, SwitchView};
+use super::with_pfc::{OverPfc, Resume, WithPfc};
+use super::{quanta_duration, quanta_for, Actions, CtrlMsg, FcAction, Origin, PktMeta, SwitchView};
 use crate::rng::{stream, Rng};
 use crate::time::Time;
 use serde::{Deserialize, Serialize};
@@ -170,11 +172,9 @@ impl EgressComposition {
     }
 }
 
-/// P-PFC on one switch.
+/// P-PFC on one switch (without the PFC underneath: see [`Ppfc::with_pfc`]).
 pub struct Ppfc {
     pub cfg: PpfcConfig,
-    /// Standard PFC underneath, the safety net.
-    pub pfc: Pfc,
     node: u32,
     nports: usize,
     nprio: usize,
@@ -203,12 +203,16 @@ pub struct Ppfc {
 }
 
 impl Ppfc {
-    pub fn new(cfg: PpfcConfig, pfc: PfcConfig, node: u32, nports: usize, nprio: usize, seed: u64) -> Ppfc {
+    /// P-PFC with standard PFC underneath, as it runs on a switch.
+    pub fn with_pfc(cfg: PpfcConfig, pfc: PfcConfig, node: u32, nports: usize, nprio: usize, seed: u64) -> WithPfc<Ppfc> {
+        WithPfc::new(Pfc::new(pfc, nports, nprio), Ppfc::new(cfg, node, nports, nprio, seed))
+    }
+
+    pub fn new(cfg: PpfcConfig, node: u32, nports: usize, nprio: usize, seed: u64) -> Ppfc {
         assert!(cfg.interval.0 > 0, "P-PFC interval must be positive");
         let n = nports * nprio;
         Ppfc {
             cfg,
-            pfc: Pfc::new(pfc, nports, nprio),
             node,
             nports,
             nprio,
@@ -260,25 +264,8 @@ impl Ppfc {
         self.interval_start = now;
     }
 
-    /// Standard PFC may resume an ingress (zero quanta) that P-PFC has paused for longer; the
-    /// upstream would then send before the computed drain time is over. Turn such a resume into a
-    /// pause for what is left of P-PFC's, so both schemes' pauses are honoured.
-    fn stretch_resumes(&self, now: Time, view: &SwitchView, start: usize, out: &mut Actions) {
-        for a in &mut out[start..] {
-            let FcAction::Send { port, msg: FcMsg::Pfc { prio, quanta } } = a;
-            if *quanta != 0 {
-                continue;
-            }
-            let ip = *port as usize * self.nprio + *prio as usize;
-            let until = self.pause_until[ip];
-            if until > now {
-                *quanta = quanta_for(until - now, view.port_rate[*port as usize]).max(1);
-            }
-        }
-    }
-
     /// One run of Algorithm 1 at the end of an interval, then Algorithms 2 and 3 if it says so.
-    fn run_interval(&mut self, now: Time, view: &SwitchView, out: &mut Actions) {
+    fn run_interval(&mut self, now: Time, view: &SwitchView, pfc: &Pfc, out: &mut Actions) {
         // §4.1: prediction runs only under congestion, i.e. while an egress queue exceeds Kmax.
         // Queues that have drained to Kmax or below leave the list here.
         let (kmax, nq) = (self.cfg.kmax_bytes, self.nqueues);
@@ -315,7 +302,7 @@ impl Ppfc {
                 if remaining_time < self.cfg.t {
                     for k in 0..self.hot_list.len() {
                         let qi = self.hot_list[k];
-                        self.choose_and_pause(now, view, qi / nq, qi % nq, out);
+                        self.choose_and_pause(now, view, pfc, qi / nq, qi % nq, out);
                     }
                 }
             }
@@ -331,7 +318,7 @@ impl Ppfc {
 
     /// Algorithm 2 (choose the ports) for egress queue (egress, queue), calling Algorithm 3 on
     /// each chosen port.
-    fn choose_and_pause(&mut self, now: Time, view: &SwitchView, egress: usize, queue: usize, out: &mut Actions) {
+    fn choose_and_pause(&mut self, now: Time, view: &SwitchView, pfc: &Pfc, egress: usize, queue: usize, out: &mut Actions) {
         let packets = self.packets.of(egress, queue);
         let total: u64 = packets.iter().sum();
         if total == 0 {
@@ -369,13 +356,13 @@ impl Ppfc {
             let (ip, b) = cand.remove(k);
             // Lines 4-5: mark the port, fraction_total += fraction[port][priority].
             chosen_bytes += b;
-            self.pause(now, view, ip, b, out);
+            self.pause(now, view, pfc, ip, b, out);
         }
         self.cand = cand;
     }
 
     /// Algorithm 3 for one chosen ingress `ip` holding `packets` bytes of the egress queue.
-    fn pause(&mut self, now: Time, view: &SwitchView, ip: usize, packets: u64, out: &mut Actions) {
+    fn pause(&mut self, now: Time, view: &SwitchView, pfc: &Pfc, ip: usize, packets: u64, out: &mut Actions) {
         let (port, prio) = (ip / self.nprio, ip % self.nprio);
         // §6.3: "PFC messages sending is only allowed when the bit is unset". Selection still
         // happened above, so a port already paused keeps counting towards R.
@@ -384,7 +371,7 @@ impl Ppfc {
         }
         // Standard PFC already holds this ingress with its long XOFF; a finite predictive pause
         // would overwrite the upstream's timer and cut the safety net's pause short.
-        if self.pfc.is_paused(port, prio) {
+        if pfc.is_paused(port, prio) {
             return;
         }
         // Line 3: duration = (packets[port][priority] + increment[port][priority]) /
@@ -394,7 +381,7 @@ impl Ppfc {
         let increment = self.increment[ip].max(0) as u64;
         let duration = rate.tx_time(packets + increment);
         let quanta = quanta_for(duration, rate);
-        out.push(FcAction::Send { port: port as u16, msg: FcMsg::Pfc { prio: prio as u8, quanta } });
+        out.push(FcAction::Send { port: port as u16, msg: CtrlMsg::Pfc { prio: prio as u8, quanta }, by: Origin::Ppfc });
         self.pauses_sent += 1;
         // §6.3: the register bit is set after sending and unset after a while.
         let until = now + quanta_duration(quanta, rate);
@@ -406,9 +393,8 @@ impl Ppfc {
     }
 }
 
-impl FlowControl for Ppfc {
-    fn on_enqueue(&mut self, now: Time, pkt: &PktMeta, view: &SwitchView, out: &mut Actions) {
-        self.pfc.on_enqueue(now, pkt, view, out);
+impl OverPfc for Ppfc {
+    fn on_enqueue(&mut self, now: Time, pkt: &PktMeta, view: &SwitchView, _pfc: &Pfc, _out: &mut Actions) {
         self.ensure_queues(view.nqueues);
         let (egress, queue) = (pkt.egress as usize, pkt.queue as usize);
         let qi = egress * self.nqueues + queue;
@@ -428,34 +414,42 @@ impl FlowControl for Ppfc {
         self.packets.add(view.nqueues, pkt);
     }
 
-    fn on_dequeue(&mut self, now: Time, pkt: &PktMeta, view: &SwitchView, out: &mut Actions) {
-        let start = out.len();
-        self.pfc.on_dequeue(now, pkt, view, out);
-        self.stretch_resumes(now, view, start, out);
+    fn on_dequeue(&mut self, _now: Time, pkt: &PktMeta, _view: &SwitchView, _pfc: &Pfc, _out: &mut Actions) {
         // A departure shrinks the ingress queue: the increment is a net change (§4.3 speaks of
         // "ingress queues with negative buffer increase speeds").
         self.increment[pkt.ingress as usize * self.nprio + pkt.prio as usize] -= pkt.size as i64;
         self.packets.sub(pkt);
     }
 
-    /// A dropped packet never entered the buffer, so it is no buffer increase; only PFC sees it.
-    fn on_drop(&mut self, now: Time, pkt: &PktMeta, view: &SwitchView, out: &mut Actions) {
-        self.pfc.on_drop(now, pkt, view, out);
-    }
+    // A dropped packet never entered the buffer, so it is no buffer increase: on_drop stays the
+    // default (only PFC sees it).
 
-    fn on_timer(&mut self, now: Time, view: &SwitchView, out: &mut Actions) {
-        if self.pfc.next_timer().is_some_and(|t| t <= now) {
-            let start = out.len();
-            self.pfc.on_timer(now, view, out);
-            self.stretch_resumes(now, view, start, out);
-        }
-        if self.tick.is_some_and(|t| t <= now) {
-            self.run_interval(now, view, out);
-        }
+    fn on_timer(&mut self, now: Time, view: &SwitchView, pfc: &Pfc, out: &mut Actions) {
+        self.run_interval(now, view, pfc, out);
     }
 
     fn next_timer(&self) -> Option<Time> {
-        super::earliest(self.pfc.next_timer(), self.tick)
+        self.tick
+    }
+
+    /// Standard PFC may resume an ingress (zero quanta) that P-PFC has paused for longer; the
+    /// upstream would then send before the computed drain time is over. Turn such a resume into a
+    /// pause for what is left of P-PFC's, so both schemes' pauses are honoured.
+    fn on_pfc_resume(&self, now: Time, port: u16, prio: u8, view: &SwitchView) -> Resume {
+        let until = self.pause_until[port as usize * self.nprio + prio as usize];
+        if until > now {
+            Resume::PauseFor(quanta_for(until - now, view.port_rate[port as usize]).max(1))
+        } else {
+            Resume::Send
+        }
+    }
+
+    fn counters(&self, out: &mut Vec<(&'static str, u64)>) {
+        out.push(("ppfc_predictive_pauses", self.pauses_sent));
+    }
+
+    fn origin(&self) -> Origin {
+        Origin::Ppfc
     }
 }
 
@@ -463,18 +457,24 @@ impl FlowControl for Ppfc {
 mod tests {
     use super::*;
     use crate::fc::pfc::PfcThreshold;
+    use crate::fc::FlowControl;
 
     use std::collections::HashMap;
     use crate::time::Rate;
 
     use crate::fc::test_switch::{Sw, PKT, PRIO};
 
-    fn ppfc(cfg: PpfcConfig, seed: u64) -> Ppfc {
-        Ppfc::new(cfg, PfcConfig::default(), 0, 8, 8, seed)
+    fn ppfc(cfg: PpfcConfig, seed: u64) -> WithPfc<Ppfc> {
+        Ppfc::with_pfc(cfg, PfcConfig::default(), 0, 8, 8, seed)
     }
 
     fn pauses(out: &Actions) -> Vec<(u16, u8, u16)> {
-        out.iter().map(|FcAction::Send { port, msg: FcMsg::Pfc { prio, quanta } }| (*port, *prio, *quanta)).collect()
+        out.iter()
+            .map(|a| match a {
+                FcAction::Send { port, msg: CtrlMsg::Pfc { prio, quanta }, .. } => (*port, *prio, *quanta),
+                other => panic!("unexpected action {other:?}"),
+            })
+            .collect()
     }
 
     const T0: Time = Time::from_ns(100);
@@ -482,7 +482,7 @@ mod tests {
     /// Fill egress 0 to exactly Kmax (200 KB, not above) with `pre` packets per ingress at time 0,
     /// then enqueue `during` packets per ingress at T0: the first of them crosses Kmax and starts
     /// the interval, so `increment` is exactly `during` (whose egress may differ from 0).
-    fn scenario(p: &mut Ppfc, sw: &mut Sw, pre: &[(u16, usize)], during: &[(u16, u16, usize)]) -> Actions {
+    fn scenario(p: &mut WithPfc<Ppfc>, sw: &mut Sw, pre: &[(u16, usize)], during: &[(u16, u16, usize)]) -> Actions {
         let mut out = vec![];
         assert_eq!(pre.iter().map(|x| x.1).sum::<usize>() * PKT as usize, 200_000);
         for &(i, n) in pre {
@@ -496,7 +496,7 @@ mod tests {
     }
 
     /// Run the tick that is due, returning what it sent.
-    fn tick(p: &mut Ppfc, sw: &Sw) -> (Time, Actions) {
+    fn tick(p: &mut WithPfc<Ppfc>, sw: &Sw) -> (Time, Actions) {
         let t = p.next_timer().expect("tick armed");
         let mut out = vec![];
         p.on_timer(t, &sw.view(), &mut out);
@@ -608,7 +608,8 @@ mod tests {
             out[0],
             FcAction::Send {
                 port: 1,
-                msg: FcMsg::Pfc { prio: PRIO, quanta: quanta_for(Rate::gbps(40).tx_time(340_000 + 40_000), Rate::gbps(40)) }
+                msg: CtrlMsg::Pfc { prio: PRIO, quanta: quanta_for(Rate::gbps(40).tx_time(340_000 + 40_000), Rate::gbps(40)) },
+                by: Origin::Ppfc,
             }
         );
         assert_eq!(p.pauses_sent, 2);
@@ -698,7 +699,7 @@ mod tests {
     fn standard_pfc_resume_does_not_cut_a_predictive_pause_short() {
         let mut sw = Sw::new();
         let pfc = PfcConfig { threshold: PfcThreshold::Static { xoff: 300_000, xon: 250_000 }, ..Default::default() };
-        let mut p = Ppfc::new(PpfcConfig::default(), pfc, 0, 8, 8, 1);
+        let mut p = Ppfc::with_pfc(PpfcConfig::default(), pfc, 0, 8, 8, 1);
         scenario(&mut p, &mut sw, &[(1, 200)], &[(1, 0, 60)]);
         let (t1, out) = tick(&mut p, &sw);
         assert_eq!(pauses(&out), vec![(1, PRIO, 5000)]);

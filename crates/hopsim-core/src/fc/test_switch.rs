@@ -22,10 +22,10 @@ impl Sw {
         Sw { mmu: Mmu::new(cfg, vec![50_000; 8], 8, 8), rates: vec![Rate::gbps(40); 8], charges: HashMap::new() }
     }
     pub fn view(&self) -> SwitchView<'_> {
-        SwitchView { node: 0, mmu: &self.mmu, port_rate: &self.rates, nqueues: 8 }
+        SwitchView::bare(&self.mmu, &self.rates, 8)
     }
     pub fn pkt(ingress: u16, egress: u16) -> PktMeta {
-        PktMeta { ingress, egress, prio: PRIO, queue: PRIO, size: PKT, ..Default::default() }
+        PktMeta { ingress, egress, prio: PRIO, queue: PRIO as u16, size: PKT, ..Default::default() }
     }
     pub fn enq(&mut self, fc: &mut impl FlowControl, now: Time, ingress: u16, egress: u16, n: usize, out: &mut Actions) {
         for _ in 0..n {

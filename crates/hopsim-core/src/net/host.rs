@@ -23,7 +23,8 @@
 use crate::cc::ictcp::IctcpHost;
 use crate::cc::{AckInfo, AnyCc, CongestionControl};
 use crate::event::Event;
-use crate::packet::{Packet, PacketId, PktKind};
+use crate::fc::nic::{AnyNic, NicFc, NicFlow};
+use crate::packet::{tag, Packet, PacketId, PktKind};
 use crate::sim::Simulation;
 use crate::time::Time;
 use crate::workload::FlowSpec;
@@ -37,11 +38,32 @@ pub struct Host {
     rr: usize,
     /// ICTCP's receiver-side interface state (ICTCP runs only).
     pub ictcp: IctcpHost,
+    /// The host half of the flow-control scheme.
+    pub nic: AnyNic,
+    /// Destinations paused by destination-pause frames, and until when (usually empty).
+    dst_pause: Vec<(u32, Time)>,
 }
 
 impl Host {
     pub fn new(node: u32, port: u32) -> Host {
-        Host { node, port, active: vec![], rr: 0, ictcp: IctcpHost::default() }
+        Host { node, port, active: vec![], rr: 0, ictcp: IctcpHost::default(), nic: AnyNic::default(), dst_pause: vec![] }
+    }
+
+    /// Pause sending to `dst` until `until` (`<= now` resumes it).
+    pub fn pause_dst(&mut self, dst: u32, until: Time, now: Time) {
+        self.dst_pause.retain(|&(d, u)| d != dst && u > now);
+        if until > now {
+            self.dst_pause.push((dst, until));
+        }
+    }
+
+    /// When sending to `dst` may go on (None: not paused at `now`).
+    #[inline]
+    fn dst_paused_until(&self, dst: u32, now: Time) -> Option<Time> {
+        if self.dst_pause.is_empty() {
+            return None;
+        }
+        self.dst_pause.iter().find(|&&(d, u)| d == dst && u > now).map(|&(_, u)| u)
     }
 }
 
@@ -62,6 +84,10 @@ pub struct Flow {
     pub snd_max: u64,
     pub next_avail: Time,
     pub rto_at: Option<Time>,
+    /// Paused by a flow-pause frame until then (`Time::MAX`: until resumed).
+    pub paused_until: Time,
+    /// The NIC queue (gate of the host port) the host's module put this flow in.
+    pub nic_queue: u16,
     timer_at: Option<Time>,
     timer_gen: u32,
     pub sender_done: bool,
@@ -95,6 +121,8 @@ impl Flow {
             snd_max: 0,
             next_avail: Time::ZERO,
             rto_at: None,
+            paused_until: Time::ZERO,
+            nic_queue: 0,
             timer_at: None,
             timer_gen: 0,
             sender_done: false,
@@ -141,7 +169,11 @@ impl Simulation {
             crate::sim::NodeRef::Host(h) => h,
             _ => unreachable!("flows start at hosts"),
         };
-        self.hosts[h as usize].active.push(f);
+        let nf = NicFlow { flow: f, dst: flow.spec.dst, prio: flow.spec.prio, size: flow.spec.size, incast: flow.spec.incast };
+        let host = &mut self.hosts[h as usize];
+        let ngates = self.ports[host.port as usize].ngates();
+        flow.nic_queue = host.nic.nic_queue(now, &nf, ngates).min(ngates.saturating_sub(1) as u16);
+        host.active.push(f);
         self.arm_flow_timer(f);
         let p = self.hosts[h as usize].port;
         self.kick(p);
@@ -157,9 +189,15 @@ impl Simulation {
             let i = (host.rr + k) % n;
             let f = host.active[i];
             let flow = &self.flows[f as usize];
-            if flow.has_window_and_data() && flow.next_avail <= now && !port.is_paused(flow.spec.prio as usize, now) {
+            if flow.has_window_and_data()
+                && flow.next_avail <= now
+                && !port.is_paused(flow.spec.prio as usize, now)
+                && !port.gate_closed(flow.nic_queue as usize, now)
+                && flow.paused_until <= now
+                && host.dst_paused_until(flow.spec.dst, now).is_none()
+            {
                 host.rr = (i + 1) % n;
-                return Some(self.make_data(f));
+                return Some(self.make_data(h, f));
             }
         }
         None
@@ -177,9 +215,18 @@ impl Simulation {
                 let mut w = flow.next_avail;
                 let prio = flow.spec.prio as usize;
                 if port.is_paused(prio, self.now) {
-                    w = w.max(port.pause_until[prio]);
+                    w = w.max(port.prio_pause[prio].until);
                 }
-                if t.is_none_or(|x| w < x) {
+                let q = flow.nic_queue as usize;
+                if port.gate_closed(q, self.now) {
+                    w = w.max(port.gate_until(q));
+                }
+                w = w.max(flow.paused_until);
+                if let Some(u) = host.dst_paused_until(flow.spec.dst, self.now) {
+                    w = w.max(u);
+                }
+                // paused until resumed: the resume frame kicks the port
+                if w != Time::MAX && t.is_none_or(|x| w < x) {
                     t = Some(w);
                 }
             }
@@ -187,7 +234,7 @@ impl Simulation {
         t.map(|x| x.max(self.now))
     }
 
-    fn make_data(&mut self, f: u32) -> PacketId {
+    fn make_data(&mut self, h: u32, f: u32) -> PacketId {
         let now = self.now;
         let hcfg = &self.cfg.host;
         let flow = &mut self.flows[f as usize];
@@ -196,6 +243,8 @@ impl Simulation {
         let int = flow.int;
         let pkt = Packet {
             kind: PktKind::Data,
+            tag_flags: if flow.spec.incast { tag::INCAST } else { 0 },
+            queue: flow.nic_queue,
             prio: flow.spec.prio,
             flow: f,
             src: flow.spec.src,
@@ -223,7 +272,23 @@ impl Simulation {
         if int {
             self.slab.int.stack_mut(id).clear();
         }
+        if let AnyNic::Custom(_) = self.hosts[h as usize].nic {
+            self.nic_stamp(h, id);
+        }
         id
+    }
+
+    /// Let the host's NIC module write the tags of a packet it sends.
+    #[inline(never)]
+    fn nic_stamp(&mut self, h: u32, id: PacketId) {
+        let pkt = *self.slab.get(id);
+        let mut m = crate::net::switch::meta(&self.slab, &pkt, id, 0);
+        let before = (m.flags, m.tags);
+        self.hosts[h as usize].nic.stamp(self.now, &mut m);
+        if (m.flags, m.tags) != before {
+            self.slab.get_mut(id).tag_flags = m.flags;
+            self.slab.tags.set(id, m.tags);
+        }
     }
 
     /// Queue a control packet (ACK, NACK, CNP) at host `h`'s NIC.
@@ -243,14 +308,14 @@ impl Simulation {
         match pkt.kind {
             PktKind::Data => self.receiver_data(h, id, &pkt),
             PktKind::Ack => self.sender_ack(pkt.flow, id, &pkt),
-            PktKind::Nack => self.sender_nack(pkt.flow, &pkt),
+            PktKind::Nack => self.sender_nack(pkt.flow, id, &pkt),
             PktKind::Cnp => {
                 let now = self.now;
                 self.stats.counters.cnps += 1;
                 self.flows[pkt.flow as usize].cc.on_cnp(now);
                 self.arm_flow_timer(pkt.flow);
             }
-            PktKind::Pfc => unreachable!("PFC frames are handled at the port"),
+            PktKind::Ctrl | PktKind::Marker => unreachable!("control frames and markers never reach a host's receive path"),
         }
     }
 
@@ -278,7 +343,6 @@ impl Simulation {
             dst: pkt.src,
             hash: pkt.hash,
             size: ack_bytes + flow.ack_extra,
-            payload: adv,
             ts: pkt.ts,
             marks: pkt.marks,
             ..Default::default()
@@ -305,10 +369,14 @@ impl Simulation {
         }
         if cnp && pkt.ecn() && flow.last_cnp.is_none_or(|t| now >= t + cnp_iv) {
             flow.last_cnp = Some(now);
-            out[1] = Some(Packet { kind: PktKind::Cnp, size: ack_bytes, payload: 0, ..reply });
+            out[1] = Some(Packet { kind: PktKind::Cnp, size: ack_bytes, ..reply });
         }
         if let Some(p) = out[0] {
             let id = self.host_send_control(h, p);
+            if adv > 0 {
+                // ICTCP's advertised window rides the ACK's own tag field
+                self.slab.tags.set(id, crate::packet::Tags { rwnd: adv, ..Default::default() });
+            }
             if int {
                 self.slab.int.copy(data_id, id);
             }
@@ -335,7 +403,8 @@ impl Simulation {
             flow.rto_at = (flow.snd_una < flow.snd_max).then_some(now + rto);
         }
         let int = if flow.int { self.slab.int.hops(id) } else { &[] };
-        let info = ack_info(now, pkt, newly, flow.snd_nxt, int);
+        let rwnd = self.slab.tags.get(id).rwnd;
+        let info = ack_info(now, pkt, newly, flow.snd_nxt, int, rwnd);
         flow.cc.on_ack(now, &info);
         self.after_ack(f);
     }
@@ -351,7 +420,7 @@ impl Simulation {
         }
     }
 
-    fn sender_nack(&mut self, f: u32, pkt: &Packet) {
+    fn sender_nack(&mut self, f: u32, id: PacketId, pkt: &Packet) {
         let now = self.now;
         let rto = self.cfg.host.rto;
         let flow = &mut self.flows[f as usize];
@@ -363,7 +432,7 @@ impl Simulation {
             newly = pkt.seq - flow.snd_una;
             flow.snd_una = pkt.seq;
         }
-        let info = ack_info(now, pkt, newly, flow.snd_max, &[]);
+        let info = ack_info(now, pkt, newly, flow.snd_max, &[], self.slab.tags.get(id).rwnd);
         // go back N: resend from the receiver's expected byte
         flow.snd_nxt = flow.snd_una;
         flow.rto_at = Some(now + rto);
@@ -442,7 +511,7 @@ impl Simulation {
 
 /// What an ACK or NACK tells the sender's congestion control (`snd_nxt` is the sender's next or
 /// highest byte, `int` the echoed telemetry, empty outside HPCC runs).
-fn ack_info<'a>(now: Time, pkt: &Packet, newly: u64, snd_nxt: u64, int: &'a [crate::aqm::int::IntHop]) -> AckInfo<'a> {
+fn ack_info<'a>(now: Time, pkt: &Packet, newly: u64, snd_nxt: u64, int: &'a [crate::aqm::int::IntHop], rwnd: u32) -> AckInfo<'a> {
     AckInfo {
         ack_seq: pkt.seq,
         newly_acked: newly,
@@ -450,7 +519,7 @@ fn ack_info<'a>(now: Time, pkt: &Packet, newly: u64, snd_nxt: u64, int: &'a [cra
         ein_echo: pkt.ein(),
         rtt: now - pkt.ts,
         snd_nxt,
-        adv_window: (pkt.payload > 0).then_some(pkt.payload as u64),
+        adv_window: (rwnd > 0).then_some(rwnd as u64),
         int,
     }
 }

@@ -1,5 +1,10 @@
-//! The network substrate: ports and wires, the shared-buffer MMU, switches and hosts.
+//! The network substrate: ports with their queues, gates and scheduler, wires, the shared-buffer
+//! MMU, switches and hosts, and the control-frame path between neighbours.
+pub mod bits;
+pub mod control;
 pub mod host;
+pub mod link;
 pub mod mmu;
 pub mod port;
+pub mod sched;
 pub mod switch;

@@ -11,15 +11,78 @@
 //! an idle port that gets a packet later simply starts at once. On a lightly loaded port that is
 //! one event per packet (the wire's) instead of two.
 //!
-//! Switch ports have a strict-priority control queue and `N` data queues served by deficit round
-//! robin; each data queue can be paused by its priority (PFC) or, later, individually (BFC). Host
-//! ports use only the control queue here: their data comes from the NIC's queue pairs.
+//! Queues and gates. A switch port has a strict-priority control queue and any number of data
+//! queues, each mapped to a priority by explicit configuration (`prio_of`). A data queue may send
+//! when it is non-empty, its own gate is open, its priority is not paused, and its head is not a
+//! marker waiting for its twin. Flow-control modules open and close gates (BFC's per-queue pause,
+//! Floodgate's VOQs); a received PFC frame pauses a priority, which closes the gate of every queue
+//! of that priority at once without touching each. A gate is closed until a time, or until opened
+//! (`Time::MAX`). Closed time is accounted per priority (PFC) and per queue (its own gate)
+//! separately, each interval counted once however often it is re-closed.
+//!
+//! Markers. A pair of zero-length markers keeps delivery in order when a flow moves from one queue
+//! to another (FlowSail's order marks, §III-D): the *release* marker goes to the tail of the old
+//! queue, the *hold* marker to the tail of the new one. A hold marker at the head of its queue
+//! holds that queue until its twin has left the old one, i.e. until everything queued before the
+//! move has been sent. Markers take no buffer, no bytes and no serialisation time.
+//!
+//! Host ports use only the control queue here (their data comes from the NIC's queue pairs), but
+//! have gates: the NIC queues a host-side module groups its flows into.
 
-use crate::packet::{PacketId, Slab};
+use super::bits::QueueBits;
+use super::sched::{Sched, SchedulerConfig};
+use crate::packet::{PacketId, PktKind, Slab};
 use crate::time::{Time, TxClock};
 use std::collections::VecDeque;
 
 pub const NPRIO: usize = 8;
+
+/// Most data queues a port may have; the scenario schema checks the same limit (a test says so).
+pub const MAX_QUEUES: usize = 1024;
+
+/// A closed-until time with exact accounting of the time spent closed.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PauseClock {
+    /// Closed while `now < until`.
+    pub until: Time,
+    /// Start of the interval the last close began.
+    from: Time,
+    /// Closed time of the intervals already ended.
+    total: Time,
+}
+
+impl PauseClock {
+    #[inline]
+    pub fn closed(&self, now: Time) -> bool {
+        self.until > now
+    }
+
+    /// Close until `until` (`now` opens), keeping the total exact even when closes overlap or
+    /// lapse by themselves.
+    pub fn set(&mut self, now: Time, until: Time) {
+        if self.until > self.from {
+            // close the previous interval where it really ended
+            let end = if self.until < now { self.until } else { now };
+            if end > self.from {
+                self.total += end - self.from;
+            }
+        }
+        self.from = now;
+        self.until = until;
+    }
+
+    /// Closed time up to `now`.
+    pub fn total(&self, now: Time) -> Time {
+        let mut t = self.total;
+        if self.until > self.from {
+            let end = if self.until < now { self.until } else { now };
+            if end > self.from {
+                t += end - self.from;
+            }
+        }
+        t
+    }
+}
 
 pub struct Port {
     pub node: u32,
@@ -33,14 +96,22 @@ pub struct Port {
     pub qbytes: Vec<u64>,
     /// Bytes queued over all data queues.
     total: u64,
-    /// Bit `q` set when data queue `q` is non-empty.
-    nonempty: u64,
-    deficit: Vec<u32>,
-    credited: bool,
-    rr: usize,
-    pub quantum: u32,
-    /// Priority `p` may not be sent before `pause_until[p]` (PFC frames received on this port).
-    pub pause_until: [Time; NPRIO],
+    /// Data queues holding anything (packets or markers).
+    nonempty: QueueBits,
+    /// Data queues whose head is a hold marker waiting for its twin.
+    held: QueueBits,
+    /// Gates that may be closed (set on close, cleared when found open).
+    gated: QueueBits,
+    gate: Vec<PauseClock>,
+    /// Priority of each data queue (what a PFC frame for that priority pauses).
+    prio_of: Vec<u8>,
+    /// Per-priority pause from received PFC frames.
+    pub prio_pause: [PauseClock; NPRIO],
+    sched: Sched,
+    /// Scratch: the eligible set of the pick in progress.
+    elig: QueueBits,
+    /// Markers in the data queues (their handling is skipped while there are none).
+    markers: u32,
     /// End of the current serialisation: the port is free from then on.
     pub busy_until: Time,
     /// Generation of the live `PortTx` event; older ones are stale.
@@ -53,14 +124,41 @@ pub struct Port {
     pub tx_bytes: u64,
     pub tx_data_bytes: u64,
     pub ctrl_bytes: u64,
-    /// Pause accounting per priority: the interval during which this port was last told to pause.
-    pub pause_from: [Time; NPRIO],
-    pub paused_total: [Time; NPRIO],
     pub peak_qbytes: u64,
+    pub markers_inserted: u64,
+    pub markers_matched: u64,
+    /// Control frames sent: PFC pauses, PFC resumes, every other kind.
+    pub pause_frames: u64,
+    pub resume_frames: u64,
+    pub other_ctrl_frames: u64,
 }
 
 impl Port {
+    /// A port with `nqueues` data queues (0 for a host), `ngates` gates (at least `nqueues`: a
+    /// host's NIC queues have gates but no data queues here), the queue-to-priority map and the
+    /// scheduler among the data queues.
     pub fn new(node: u32, local: u16, clock: TxClock, delay: Time, nqueues: usize, quantum: u32) -> Port {
+        Port::with(node, local, clock, delay, nqueues, nqueues, quantum, &default_prio_map(nqueues), &SchedulerConfig::Drr)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub fn with(
+        node: u32,
+        local: u16,
+        clock: TxClock,
+        delay: Time,
+        nqueues: usize,
+        ngates: usize,
+        quantum: u32,
+        prio_of: &[u8],
+        sched: &SchedulerConfig,
+    ) -> Port {
+        assert!(nqueues <= MAX_QUEUES, "at most {MAX_QUEUES} data queues per port");
+        let ngates = ngates.max(nqueues);
+        let mut prio: Vec<u8> = (0..ngates).map(|q| prio_of.get(q).copied().unwrap_or((q % NPRIO) as u8)).collect();
+        for p in &mut prio {
+            *p = (*p).min(NPRIO as u8 - 1);
+        }
         Port {
             node,
             local,
@@ -70,12 +168,15 @@ impl Port {
             queues: (0..nqueues).map(|_| VecDeque::new()).collect(),
             qbytes: vec![0; nqueues],
             total: 0,
-            nonempty: 0,
-            deficit: vec![0; nqueues],
-            credited: false,
-            rr: 0,
-            quantum,
-            pause_until: [Time::ZERO; NPRIO],
+            nonempty: QueueBits::with_capacity(nqueues),
+            held: QueueBits::with_capacity(nqueues),
+            gated: QueueBits::with_capacity(ngates),
+            gate: vec![PauseClock::default(); ngates],
+            prio_of: prio,
+            prio_pause: [PauseClock::default(); NPRIO],
+            sched: Sched::new(sched, nqueues, quantum),
+            elig: QueueBits::with_capacity(nqueues),
+            markers: 0,
             busy_until: Time::ZERO,
             gen: 0,
             pending: None,
@@ -83,56 +184,77 @@ impl Port {
             tx_bytes: 0,
             tx_data_bytes: 0,
             ctrl_bytes: 0,
-            pause_from: [Time::ZERO; NPRIO],
-            paused_total: [Time::ZERO; NPRIO],
             peak_qbytes: 0,
+            markers_inserted: 0,
+            markers_matched: 0,
+            pause_frames: 0,
+            resume_frames: 0,
+            other_ctrl_frames: 0,
         }
     }
 
-    /// Priority that PFC pauses for queue `q`: queues map to priorities one to one.
+    /// Priority of data (or NIC) queue `q`.
     #[inline]
-    pub fn queue_prio(q: usize) -> usize {
-        q % NPRIO
+    pub fn prio_of(&self, q: usize) -> usize {
+        self.prio_of[q] as usize
+    }
+
+    pub fn nqueues(&self) -> usize {
+        self.queues.len()
+    }
+
+    pub fn ngates(&self) -> usize {
+        self.gate.len()
     }
 
     #[inline]
     pub fn is_paused(&self, prio: usize, now: Time) -> bool {
-        self.pause_until[prio] > now
+        self.prio_pause[prio].closed(now)
     }
 
-    /// Apply a received PFC frame for `prio`: pause until `until` (== now to resume), keeping
-    /// the total paused time exact even when pauses overlap or lapse by themselves.
+    /// Apply a received PFC frame for `prio`: pause until `until` (== now to resume).
     pub fn apply_pause(&mut self, prio: usize, now: Time, until: Time) {
-        let old_until = self.pause_until[prio];
-        if old_until > self.pause_from[prio] {
-            // close the previous interval where it really ended
-            let end = if old_until < now { old_until } else { now };
-            if end > self.pause_from[prio] {
-                self.paused_total[prio] += end - self.pause_from[prio];
-            }
-        }
-        self.pause_from[prio] = now;
-        self.pause_until[prio] = until;
+        self.prio_pause[prio].set(now, until);
     }
 
     /// Total paused time of `prio` up to `now`.
     pub fn paused_time(&self, prio: usize, now: Time) -> Time {
-        let mut t = self.paused_total[prio];
-        let until = self.pause_until[prio];
-        if until > self.pause_from[prio] {
-            let end = if until < now { until } else { now };
-            if end > self.pause_from[prio] {
-                t += end - self.pause_from[prio];
-            }
-        }
-        t
+        self.prio_pause[prio].total(now)
+    }
+
+    /// Close gate `q` until `until` (`Time::MAX`: until opened); `until <= now` opens it.
+    pub fn set_gate(&mut self, q: usize, now: Time, until: Time) {
+        self.gate[q].set(now, until);
+        self.gated.put(q, until > now);
+    }
+
+    /// Whether gate `q` itself is closed (its priority's pause aside).
+    #[inline]
+    pub fn gate_closed(&self, q: usize, now: Time) -> bool {
+        self.gated.has(q) && self.gate[q].closed(now)
+    }
+
+    /// When gate `q` opens by itself (`Time::MAX`: only when opened).
+    pub fn gate_until(&self, q: usize) -> Time {
+        self.gate[q].until
+    }
+
+    /// Whether queue `q` may not send now: its gate or its priority is closed.
+    #[inline]
+    pub fn queue_closed(&self, q: usize, now: Time) -> bool {
+        self.is_paused(self.prio_of[q] as usize, now) || self.gate_closed(q, now)
+    }
+
+    /// Closed time of gate `q` up to `now` (its own gate only; PFC's is per priority).
+    pub fn gate_closed_time(&self, q: usize, now: Time) -> Time {
+        self.gate[q].total(now)
     }
 
     pub fn enqueue_data(&mut self, q: usize, id: PacketId, size: u32) {
         self.queues[q].push_back(id);
         self.qbytes[q] += size as u64;
         self.total += size as u64;
-        self.nonempty |= 1 << q;
+        self.nonempty.set(q);
         if self.total > self.peak_qbytes {
             self.peak_qbytes = self.total;
         }
@@ -140,20 +262,75 @@ impl Port {
 
     /// Remove the head of data queue `q` (the one `pick_data` chose).
     #[inline]
-    pub fn dequeue_data(&mut self, q: usize, size: u32) -> PacketId {
+    pub fn dequeue_data(&mut self, q: usize, size: u32, slab: &mut Slab) -> PacketId {
         let id = self.queues[q].pop_front().expect("picked queue is non-empty");
         self.qbytes[q] -= size as u64;
         self.total -= size as u64;
-        if self.queues[q].is_empty() {
-            self.nonempty &= !(1 << q);
+        if self.markers > 0 {
+            self.settle(q, slab);
+        } else if self.queues[q].is_empty() {
+            self.nonempty.clear(q);
         }
         id
+    }
+
+    /// Queue a marker pair: a release marker at the tail of `release`, a hold marker at the tail
+    /// of `hold`; `hold` stops at that marker until the release marker has left `release`.
+    pub fn insert_markers(&mut self, hold: usize, release: usize, slab: &mut Slab) {
+        let h = slab.alloc(crate::packet::Packet { kind: PktKind::Marker, queue: hold as u16, ..Default::default() });
+        let r = slab.alloc(crate::packet::Packet { kind: PktKind::Marker, queue: hold as u16, seq: h as u64, payload: 1, ..Default::default() });
+        self.queues[release].push_back(r);
+        self.queues[hold].push_back(h);
+        self.nonempty.set(release);
+        self.nonempty.set(hold);
+        self.markers += 2;
+        self.markers_inserted += 1;
+        self.settle(release, slab);
+        self.settle(hold, slab);
+    }
+
+    /// Bring queue `q`'s head to a packet that can be sent: release markers leave at once (and
+    /// free their twin), released hold markers leave, an unreleased hold marker holds the queue.
+    fn settle(&mut self, q: usize, slab: &mut Slab) {
+        loop {
+            let Some(&head) = self.queues[q].front() else {
+                self.nonempty.clear(q);
+                self.held.clear(q);
+                return;
+            };
+            let m = *slab.get(head);
+            if m.kind != PktKind::Marker {
+                self.held.clear(q);
+                return;
+            }
+            if m.payload == 1 {
+                // a release marker: everything queued before it has left
+                self.queues[q].pop_front();
+                slab.free(head);
+                self.markers -= 1;
+                let twin = m.seq as PacketId;
+                slab.get_mut(twin).seq = 1;
+                let hq = m.queue as usize;
+                if hq != q && self.queues[hq].front() == Some(&twin) {
+                    self.settle(hq, slab);
+                }
+            } else if m.seq == 1 {
+                // a hold marker whose twin has left
+                self.queues[q].pop_front();
+                slab.free(head);
+                self.markers -= 1;
+                self.markers_matched += 1;
+            } else {
+                self.held.set(q);
+                return;
+            }
+        }
     }
 
     /// Anything waiting in the control or data queues.
     #[inline]
     pub fn has_backlog(&self) -> bool {
-        !self.ctrl.is_empty() || self.nonempty != 0
+        !self.ctrl.is_empty() || !self.nonempty.is_empty()
     }
 
     #[inline]
@@ -161,67 +338,57 @@ impl Port {
         self.total
     }
 
-    /// Non-empty data queues whose priority is not paused now.
-    #[inline]
-    fn eligible(&self, now: Time) -> u64 {
-        let mut m = self.nonempty;
-        let mut bits = m;
-        while bits != 0 {
-            let q = bits.trailing_zeros() as usize;
-            bits &= bits - 1;
-            if self.is_paused(Self::queue_prio(q), now) {
-                m &= !(1 << q);
-            }
-        }
-        m
+    /// Data queues that are non-empty (packets or markers) now.
+    pub fn active_queues(&self) -> usize {
+        self.nonempty.count()
     }
 
-    /// Deficit round robin over the unpaused, non-empty data queues; returns the queue served.
-    /// A queue that is alone eligible is served directly: DRR would give it every turn anyway.
+    /// Choose the next data queue to serve, by the port's scheduler, among the non-empty queues
+    /// whose gate and priority are open and whose head is not a held marker.
     pub fn pick_data(&mut self, now: Time, slab: &Slab) -> Option<usize> {
-        let elig = self.eligible(now);
-        if elig == 0 {
-            return None;
+        let mut elig = std::mem::take(&mut self.elig);
+        elig.assign_and(&self.nonempty, &self.nonempty);
+        if self.markers > 0 {
+            elig.remove_all(&self.held);
         }
-        if elig.count_ones() == 1 {
-            return Some(elig.trailing_zeros() as usize);
-        }
-        let n = self.queues.len();
-        for _ in 0..(2 * n + 1) {
-            let q = self.rr;
-            if elig & (1 << q) != 0 {
-                if !self.credited {
-                    self.deficit[q] += self.quantum;
-                    self.credited = true;
-                }
-                let size = slab.get(self.queues[q][0]).size;
-                if self.deficit[q] >= size {
-                    self.deficit[q] -= size;
-                    return Some(q);
-                }
-            } else if self.nonempty & (1 << q) == 0 {
-                self.deficit[q] = 0;
+        // drop closed queues (a priority paused by PFC, or the queue's own gate)
+        let mut bits = elig.first();
+        while let Some(q) = bits {
+            bits = elig.next_from(q + 1);
+            if self.queue_closed(q, now) {
+                elig.clear(q);
             }
-            self.credited = false;
-            self.rr = (q + 1) % n;
         }
-        None
+        let queues = &self.queues;
+        let r = self.sched.pick(&elig, &self.nonempty, |q| slab.get(queues[q][0]).size, |q| slab.rank(queues[q][0]));
+        self.elig = elig;
+        r
     }
 
-    /// Earliest time a paused, non-empty data queue may resume (to wake the port then).
+    /// Earliest time a closed, non-empty data queue reopens by itself (to wake the port then).
     pub fn next_unpause(&self, now: Time) -> Option<Time> {
         let mut t: Option<Time> = None;
-        for (q, dq) in self.queues.iter().enumerate() {
-            let p = Self::queue_prio(q);
-            if !dq.is_empty() && self.is_paused(p, now) {
-                let u = self.pause_until[p];
-                if t.is_none_or(|x| u < x) {
-                    t = Some(u);
-                }
+        for q in self.nonempty.iter() {
+            if self.held.has(q) || !self.queue_closed(q, now) {
+                continue;
+            }
+            let p = &self.prio_pause[self.prio_of[q] as usize];
+            let mut u = if p.closed(now) { p.until } else { now };
+            if self.gate_closed(q, now) {
+                u = u.max(self.gate[q].until);
+            }
+            if u != Time::MAX && t.is_none_or(|x| u < x) {
+                t = Some(u);
             }
         }
         t
     }
+}
+
+/// The queue-to-priority map of a port with `n` data queues when the scenario gives none:
+/// queue q carries priority q mod 8 (one queue per priority on an 8-queue port, as on ASICs).
+pub fn default_prio_map(n: usize) -> Vec<u8> {
+    (0..n).map(|q| (q % NPRIO) as u8).collect()
 }
 
 #[cfg(test)]
@@ -234,24 +401,33 @@ mod tests {
         Port::new(0, 0, TxClock::new(Rate::gbps(100)), Time::from_us(1), nq, 1500)
     }
 
+    fn push(p: &mut Port, slab: &mut Slab, q: usize, flow: u32) {
+        let id = slab.alloc(Packet { size: 1000, flow, ..Default::default() });
+        p.enqueue_data(q, id, 1000);
+    }
+
+    fn drain(p: &mut Port, slab: &mut Slab, now: Time) -> Vec<(usize, u32)> {
+        let mut out = vec![];
+        while let Some(q) = p.pick_data(now, slab) {
+            let id = p.dequeue_data(q, 1000, slab);
+            out.push((q, slab.get(id).flow));
+            slab.free(id);
+        }
+        out
+    }
+
     #[test]
     fn drr_alternates_and_skips_paused() {
         let mut slab = Slab::default();
         let mut p = port(4);
         for q in [1usize, 1, 2, 2] {
-            let id = slab.alloc(Packet { size: 1000, ..Default::default() });
-            p.enqueue_data(q, id, 1000);
+            push(&mut p, &mut slab, q, 0);
         }
-        let mut order = vec![];
-        while let Some(q) = p.pick_data(Time(0), &slab) {
-            p.dequeue_data(q, 1000);
-            order.push(q);
-        }
+        let order: Vec<usize> = drain(&mut p, &mut slab, Time(0)).into_iter().map(|x| x.0).collect();
         // quantum 1500 with 1000 B packets: one packet per visit, alternating
         assert_eq!(order, vec![1, 2, 1, 2]);
 
-        let id = slab.alloc(Packet { size: 1000, ..Default::default() });
-        p.enqueue_data(3, id, 1000);
+        push(&mut p, &mut slab, 3, 0);
         p.apply_pause(3, Time(0), Time(100));
         assert_eq!(p.pick_data(Time(50), &slab), None);
         assert_eq!(p.next_unpause(Time(50)), Some(Time(100)));
@@ -267,5 +443,75 @@ mod tests {
         p.apply_pause(3, Time(200), Time(300)); // lapses by itself
         assert_eq!(p.paused_time(3, Time(1000)), Time(150));
         assert_eq!(p.paused_time(3, Time(250)), Time(100));
+    }
+
+    #[test]
+    fn a_port_with_1024_queues_enqueues_gates_and_serves_every_queue() {
+        let mut slab = Slab::default();
+        let n = MAX_QUEUES;
+        let mut p = Port::with(0, 0, TxClock::new(Rate::gbps(100)), Time::ZERO, n, n, 1500, &vec![3; n], &SchedulerConfig::Drr);
+        for q in 0..n {
+            push(&mut p, &mut slab, q, q as u32);
+        }
+        assert_eq!(p.active_queues(), n);
+        // close every odd queue until opened, and queue 1000 until t = 500
+        for q in (1..n).step_by(2) {
+            p.set_gate(q, Time(0), Time::MAX);
+        }
+        p.set_gate(1000, Time(0), Time(500));
+        let first = drain(&mut p, &mut slab, Time(10));
+        assert_eq!(first.len(), n / 2 - 1);
+        assert!(first.iter().all(|&(q, f)| q % 2 == 0 && q != 1000 && f == q as u32));
+        assert_eq!(p.next_unpause(Time(10)), Some(Time(500)), "gates closed until opened wake nobody");
+        for q in (1..n).step_by(2) {
+            p.set_gate(q, Time(20), Time(20));
+        }
+        let second = drain(&mut p, &mut slab, Time(20));
+        assert_eq!(second.len(), n / 2);
+        assert!(second.iter().all(|&(q, _)| q % 2 == 1));
+        assert_eq!(drain(&mut p, &mut slab, Time(500)), vec![(1000, 1000)]);
+        assert_eq!(p.gate_closed_time(1, Time(1000)), Time(20));
+        assert_eq!(p.gate_closed_time(1000, Time(1000)), Time(500));
+        assert!(!p.has_backlog());
+    }
+
+    #[test]
+    fn a_pfc_pause_closes_every_queue_of_its_priority_only() {
+        let mut slab = Slab::default();
+        let prio = [0u8, 3, 3, 5];
+        let mut p = Port::with(0, 0, TxClock::new(Rate::gbps(100)), Time::ZERO, 4, 4, 1500, &prio, &SchedulerConfig::Drr);
+        for q in 0..4 {
+            push(&mut p, &mut slab, q, q as u32);
+        }
+        p.apply_pause(3, Time(0), Time(1000));
+        let sent: Vec<usize> = drain(&mut p, &mut slab, Time(1)).into_iter().map(|x| x.0).collect();
+        assert_eq!(sent.len(), 2);
+        assert!(sent.contains(&0) && sent.contains(&3));
+        assert_eq!(p.next_unpause(Time(1)), Some(Time(1000)));
+    }
+
+    #[test]
+    fn a_hold_marker_holds_its_queue_until_its_twin_leaves_the_other_queue() {
+        let mut slab = Slab::default();
+        let mut p = port(2);
+        // flow 7 has two packets in queue 0, then moves to queue 1 (order marks between)
+        push(&mut p, &mut slab, 0, 7);
+        push(&mut p, &mut slab, 0, 7);
+        p.insert_markers(1, 0, &mut slab);
+        push(&mut p, &mut slab, 1, 70);
+        push(&mut p, &mut slab, 0, 8);
+        // queue 0 is gated: nothing of queue 1 may pass the hold marker meanwhile
+        p.set_gate(0, Time(0), Time::MAX);
+        assert_eq!(p.pick_data(Time(1), &slab), None);
+        assert_eq!(p.next_unpause(Time(1)), None);
+        p.set_gate(0, Time(2), Time(2));
+        let order: Vec<u32> = drain(&mut p, &mut slab, Time(3)).into_iter().map(|x| x.1).collect();
+        // flow 7's old packets leave before its packet in the new queue
+        let pos = |f| order.iter().position(|&x| x == f).unwrap();
+        assert!(pos(70) > 1, "{order:?}");
+        assert_eq!(order.iter().filter(|&&x| x == 7).count(), 2);
+        assert_eq!((p.markers_inserted, p.markers_matched), (1, 1));
+        assert!(!p.has_backlog());
+        assert_eq!(slab.live(), 0, "markers are freed");
     }
 }

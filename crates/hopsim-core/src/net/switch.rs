@@ -3,17 +3,19 @@
 //!
 //! Order of work on a data packet, as in the HPCC ns-3 simulator's `SwitchNode`: route, classify,
 //! admit (or drop and count), enqueue, flow-control `on_enqueue` (PFC's XOFF check); at dequeue:
-//! release the buffer, flow-control `on_dequeue` (XON check), then RED-mark against the egress
-//! queue length left behind (`aqm::red_ecn`), then, in Pulser and HPCC runs, Pulser's EIN check and
-//! HPCC's INT record (`aqm`). Control packets (ACK, NACK, CNP) skip admission and pauses and take
-//! the strict-priority control queue.
+//! release the buffer, flow-control `on_dequeue` (XON check) and `stamp` (tags for the next hop),
+//! then RED-mark against the egress queue length left behind (`aqm::red_ecn`), then, in Pulser and
+//! HPCC runs, Pulser's EIN check and HPCC's INT record (`aqm`). Control packets (ACK, NACK, CNP)
+//! skip admission and pauses and take the strict-priority control queue.
 
 use crate::aqm::int::IntHop;
 use crate::aqm::red_ecn::red_mark;
 use crate::aqm::SwitchAqm;
-use crate::fc::{FcMsg, FlowControl, PktMeta, SwitchView};
+use crate::fc::view::Peer;
+use crate::fc::{FlowControl, PktMeta, SwitchView};
 use crate::net::mmu::Mmu;
-use crate::packet::{Packet, PacketId, PktKind};
+use crate::net::port::NPRIO;
+use crate::packet::{Packet, PacketId, Slab};
 use crate::rng::Rng;
 use crate::sim::Simulation;
 use crate::time::Rate;
@@ -24,6 +26,12 @@ pub struct Switch {
     /// Global port ids, in local order.
     pub ports: Vec<u32>,
     pub port_rate: Vec<Rate>,
+    /// The node behind each local port.
+    pub peers: Vec<Peer>,
+    /// The queue each priority takes when the module does not classify.
+    pub prio_queue: [u16; NPRIO],
+    /// Bytes of a full-size data packet on the wire (the modules' HRTT).
+    pub mtu_bytes: u32,
     pub mmu: Mmu,
     pub fc: crate::fc::AnyFc,
     pub(crate) fc_gen: u32,
@@ -32,68 +40,86 @@ pub struct Switch {
     pub ecn: Vec<(u64, u64)>,
     /// EIN and INT state (Pulser and HPCC runs only; see `aqm`).
     pub aqm: SwitchAqm,
+    /// RED marking's random stream.
     pub rng: Rng,
 }
 
 /// Build the read-only view a flow-control hook gets, borrowing only the fields it needs so the
 /// module itself can be borrowed mutably beside it.
 macro_rules! view {
-    ($sw:expr, $nq:expr) => {
-        SwitchView { node: $sw.node, mmu: &$sw.mmu, port_rate: &$sw.port_rate, nqueues: $nq }
+    ($sw:expr, $ports:expr, $nq:expr) => {
+        SwitchView {
+            node: $sw.node,
+            tier: $sw.tier,
+            mmu: &$sw.mmu,
+            port_rate: &$sw.port_rate,
+            nqueues: $nq,
+            ports: $ports,
+            local: &$sw.ports,
+            peers: &$sw.peers,
+            ecn: &$sw.ecn,
+            mtu_bytes: $sw.mtu_bytes,
+            prio_queue: $sw.prio_queue,
+        }
     };
 }
+pub(crate) use view;
 
-const PFC_FRAME_BYTES: u32 = 64;
-
-/// Queue what the last hook of switch `$s` asked for (usually nothing). A macro, not a method,
+/// Queue what the last hook of node `$node` asked for (usually nothing). A macro, not a method,
 /// so that it borrows only the two buffers while a packet is still borrowed from the slab.
 macro_rules! collect_actions {
-    ($self:ident, $s:expr) => {
+    ($self:ident, $node:expr) => {
         if !$self.fc_out.is_empty() {
             for a in $self.fc_out.drain(..) {
-                $self.acts.push(($s, a));
+                $self.acts.push(($node, a));
             }
         }
     };
 }
+pub(crate) use collect_actions;
+
+/// What a hook sees of packet `id` leaving by local port `egress`.
+#[inline]
+pub(crate) fn meta(slab: &Slab, pkt: &Packet, id: PacketId, egress: u16) -> PktMeta {
+    PktMeta {
+        flow: pkt.flow,
+        src: pkt.src,
+        dst: pkt.dst,
+        size: pkt.size,
+        prio: pkt.prio,
+        ingress: pkt.ingress,
+        egress,
+        queue: pkt.queue,
+        hash: pkt.hash,
+        flags: pkt.tag_flags,
+        tags: slab.tags.get(id),
+    }
+}
 
 impl Simulation {
-    #[inline]
-    fn meta(pkt: &Packet, egress: u16) -> PktMeta {
-        PktMeta {
-            flow: pkt.flow,
-            src: pkt.src,
-            dst: pkt.dst,
-            size: pkt.size,
-            prio: pkt.prio,
-            ingress: pkt.ingress,
-            egress,
-            queue: pkt.queue,
-        }
-    }
-
     /// A packet arrived at switch `s` on global port `inp`.
     pub(crate) fn switch_receive(&mut self, s: u32, inp: u32, id: PacketId) {
         let now = self.now;
         let nq = self.cfg.switch.nqueues;
-        let pkt = self.slab.get_mut(id);
+        let pkt = *self.slab.get(id);
         let out = self.routes.pick(self.switches[s as usize].node, pkt.dst, pkt.hash as u64);
         if pkt.kind.is_control() {
             self.ports[out as usize].ctrl.push_back(id);
             self.kick(out);
             return;
         }
-        pkt.ingress = self.ports[inp as usize].local;
+        let ingress = self.ports[inp as usize].local;
         let egress = self.ports[out as usize].local;
         let sw = &mut self.switches[s as usize];
-        let mut meta = Self::meta(pkt, egress);
-        let q = sw.fc.classify(now, &meta, &view!(sw, nq)) as usize;
-        pkt.queue = q as u8;
-        meta.queue = q as u8;
-        match sw.mmu.admit(meta.ingress as usize, meta.prio as usize, egress as usize, q, meta.size) {
+        let mut m = meta(&self.slab, &pkt, id, egress);
+        m.ingress = ingress;
+        let q = sw.fc.classify(now, &m, &view!(sw, &self.ports, nq));
+        m.queue = q;
+        let node = sw.node;
+        match sw.mmu.admit(ingress as usize, m.prio as usize, egress as usize, q as usize, m.size) {
             None => {
-                sw.fc.on_drop(now, &meta, &view!(sw, nq), &mut self.fc_out);
-                collect_actions!(self, s);
+                sw.fc.on_drop(now, &m, &view!(sw, &self.ports, nq), &mut self.fc_out);
+                collect_actions!(self, node);
                 let c = &mut self.stats.counters;
                 c.drops += 1;
                 c.data_bytes_dropped += pkt.payload as u64;
@@ -101,10 +127,13 @@ impl Simulation {
                 self.slab.free(id);
             }
             Some(charge) => {
-                pkt.charge = charge;
-                self.ports[out as usize].enqueue_data(q, id, meta.size);
-                sw.fc.on_enqueue(now, &meta, &view!(sw, nq), &mut self.fc_out);
-                collect_actions!(self, s);
+                let p = self.slab.get_mut(id);
+                p.charge = charge;
+                p.ingress = ingress;
+                p.queue = q;
+                self.ports[out as usize].enqueue_data(q as usize, id, m.size);
+                sw.fc.on_enqueue(now, &m, &view!(sw, &self.ports, nq), &mut self.fc_out);
+                collect_actions!(self, node);
                 self.kick(out);
             }
         }
@@ -112,21 +141,32 @@ impl Simulation {
         self.apply_actions();
     }
 
-    /// Take the next data packet of switch port `p` (global id) by DRR, releasing its buffer.
+    /// Take the next data packet of switch port `p` (global id) by its scheduler, releasing its
+    /// buffer.
     pub(crate) fn switch_dequeue(&mut self, s: u32, p: u32) -> Option<PacketId> {
         let now = self.now;
         let nq = self.cfg.switch.nqueues;
         let port = &mut self.ports[p as usize];
         let q = port.pick_data(now, &self.slab)?;
         let head = port.queues[q][0];
-        let pkt = self.slab.get_mut(head);
-        let id = port.dequeue_data(q, pkt.size);
+        let size = self.slab.get(head).size;
+        let id = port.dequeue_data(q, size, &mut self.slab);
         let egress = port.local;
+        let pkt = *self.slab.get(id);
         let sw = &mut self.switches[s as usize];
         sw.mmu.release(pkt.ingress as usize, pkt.prio as usize, egress as usize, q, pkt.size, pkt.charge);
-        let meta = Self::meta(pkt, egress);
-        sw.fc.on_dequeue(now, &meta, &view!(sw, nq), &mut self.fc_out);
-        collect_actions!(self, s);
+        let mut m = meta(&self.slab, &pkt, id, egress);
+        sw.fc.on_dequeue(now, &m, &view!(sw, &self.ports, nq), &mut self.fc_out);
+        let node = sw.node;
+        collect_actions!(self, node);
+        let before = (m.flags, m.tags);
+        sw.fc.stamp(now, &mut m, &view!(sw, &self.ports, nq));
+        if (m.flags, m.tags) != before {
+            self.slab.get_mut(id).tag_flags = m.flags;
+            self.slab.tags.set(id, m.tags);
+        }
+        let port = &self.ports[p as usize];
+        let pkt = self.slab.get_mut(id);
         if self.cfg.switch.ecn.enabled && !pkt.ecn() {
             let (kmin, kmax) = sw.ecn[egress as usize];
             let qlen = sw.mmu.egress_bytes(egress as usize, q);
@@ -150,57 +190,5 @@ impl Simulation {
         }
         self.arm_fc_timer(s);
         Some(id)
-    }
-
-    /// A flow-control module asked switch `s` to send `msg` out of local port `local`.
-    pub(crate) fn switch_send_control(&mut self, s: u32, local: u16, msg: FcMsg) {
-        let sw = &self.switches[s as usize];
-        let p = sw.ports[local as usize];
-        match msg {
-            FcMsg::Pfc { prio, quanta } => {
-                let rate = self.ports[p as usize].clock.rate;
-                let pl = &mut self.stats.pauses;
-                pl.time_ps.push(self.now.0);
-                pl.node.push(sw.node);
-                pl.port.push(local);
-                pl.prio.push(prio);
-                pl.quanta.push(quanta);
-                pl.duration_ps.push(crate::fc::quanta_duration(quanta, rate).0);
-                if quanta == 0 {
-                    self.stats.counters.resumes_sent += 1;
-                } else {
-                    self.stats.counters.pauses_sent += 1;
-                }
-                let id = self.slab.alloc(Packet {
-                    kind: PktKind::Pfc,
-                    prio,
-                    quanta,
-                    size: PFC_FRAME_BYTES,
-                    src: sw.node,
-                    dst: self.ports[(p ^ 1) as usize].node,
-                    flow: u32::MAX,
-                    ..Default::default()
-                });
-                self.ports[p as usize].ctrl.push_back(id);
-                self.kick(p);
-            }
-        }
-    }
-
-    /// A control frame from the neighbour on local port `from` reached switch `s`'s module.
-    pub(crate) fn switch_control(&mut self, s: u32, from: u16, msg: FcMsg) {
-        let nq = self.cfg.switch.nqueues;
-        let sw = &mut self.switches[s as usize];
-        sw.fc.on_control(self.now, from, &msg, &view!(sw, nq), &mut self.fc_out);
-        collect_actions!(self, s);
-        self.arm_fc_timer(s);
-        self.apply_actions();
-    }
-
-    pub(crate) fn switch_fc_timer(&mut self, s: u32) {
-        let nq = self.cfg.switch.nqueues;
-        let sw = &mut self.switches[s as usize];
-        sw.fc.on_timer(self.now, &view!(sw, nq), &mut self.fc_out);
-        collect_actions!(self, s);
     }
 }

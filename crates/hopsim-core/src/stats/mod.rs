@@ -4,6 +4,7 @@
 //! `Vec` per field) make the hand-over to Arrow/Parquet a copy, not a transformation.
 
 pub mod ideal;
+pub mod sample;
 
 use serde::{Deserialize, Serialize};
 
@@ -27,8 +28,9 @@ pub struct FlowTable {
     pub delivered_bytes: Vec<u64>,
 }
 
-/// Every PFC frame sent: time, sending switch, its local port, priority, quanta, and the pause
-/// duration it asks for in picoseconds (0 = resume).
+/// Every PFC frame sent: time, sending switch, its local port, priority, quanta, the pause
+/// duration it asks for in picoseconds (0 = resume), and the mechanism that sent it (standard
+/// PFC's threshold, P-PFC's prediction, CaPFC; `fc::msg::Origin`).
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 pub struct PauseLog {
     pub time_ps: Vec<u64>,
@@ -37,6 +39,21 @@ pub struct PauseLog {
     pub prio: Vec<u8>,
     pub quanta: Vec<u16>,
     pub duration_ps: Vec<u64>,
+    pub mechanism: Vec<String>,
+}
+
+/// Every control frame sent, of any kind: time, sending node, its local port, the node at the
+/// other end, the kind (`fc::msg::CtrlKind::name`), what it is about (priority, queue,
+/// destination or flow) and its value (quanta, pause on/off, credits).
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct ControlLog {
+    pub time_ps: Vec<u64>,
+    pub node: Vec<u32>,
+    pub port: Vec<u16>,
+    pub peer_node: Vec<u32>,
+    pub kind: Vec<String>,
+    pub target: Vec<u32>,
+    pub value: Vec<u64>,
 }
 
 /// Buffer occupancy samples: whole switches, and every switch port's egress bytes.
@@ -116,7 +133,18 @@ pub struct PortTable {
     pub utilisation: Vec<f64>,
     /// Time this port was held by PFC pauses (all priorities, summed).
     pub paused_ps: Vec<u64>,
+    /// Time the gates of this port's queues were closed by modules (all queues, summed).
+    pub gate_closed_ps: Vec<u64>,
     pub peak_queue_bytes: Vec<u64>,
+    /// Control frames this port sent, by kind (PFC frames: pauses and resumes).
+    pub pause_frames: Vec<u64>,
+    pub resume_frames: Vec<u64>,
+    pub other_ctrl_frames: Vec<u64>,
+    /// Order-marker pairs inserted at this port and matched.
+    pub markers_inserted: Vec<u64>,
+    pub markers_matched: Vec<u64>,
+    /// Packets Pulser's EIN marked at this port.
+    pub ein_marks: Vec<u64>,
 }
 
 /// Whole-run counters.
@@ -131,7 +159,13 @@ pub struct Counters {
     pub ack_bytes: u64,
     pub nack_bytes: u64,
     pub cnp_bytes: u64,
+    /// Control-frame bytes by kind (`fc::msg::CtrlKind`).
     pub pfc_bytes: u64,
+    pub queue_pause_bytes: u64,
+    pub credit_bytes: u64,
+    pub dst_pause_bytes: u64,
+    pub flow_pause_bytes: u64,
+    pub other_ctrl_bytes: u64,
     pub pauses_sent: u64,
     pub resumes_sent: u64,
     pub timeouts: u64,
@@ -150,6 +184,10 @@ pub struct Counters {
 pub struct RunStats {
     pub flows: FlowTable,
     pub pauses: PauseLog,
+    pub control: ControlLog,
+    /// Counters the flow-control and AQM modules keep (P-PFC's predictive pauses, CaPFC's, EIN
+    /// marks, Pulser's cuts and restores), summed over the network, by name.
+    pub modules: std::collections::BTreeMap<String, u64>,
     pub buffer: BufferSamples,
     pub queues: QueueSeries,
     pub ports: PortTable,

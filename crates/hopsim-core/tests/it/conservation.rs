@@ -15,6 +15,7 @@ fn scenario(fc: FcConfig, seed: u64) -> Scenario {
     let cdf = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../workloads/WebSearch_HPCC.txt")).unwrap();
     let mut net = NetConfig { fc, seed, cc: CcConfig::Dcqcn(DcqcnConfig::default()), ..Default::default() };
     net.switch.buffer_bytes = 2_000_000;
+    net.switch.lossless = net.fc.pauses();
     let mut incast = IncastSpec::new(12, IncastSize::PerFlowRange { min: 30_000, max: 40_000 }, IncastTiming::Period(Time::from_us(200)));
     incast.dst = None;
     Scenario {

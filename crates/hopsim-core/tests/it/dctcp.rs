@@ -15,6 +15,7 @@ const K: u64 = 65 * 1048;
 
 pub fn dctcp_cfg(cc: DctcpConfig, stop: Time) -> NetConfig {
     let mut cfg = NetConfig { cc: CcConfig::Dctcp(cc), fc: FcConfig::None, stop_time: Some(stop), ..Default::default() };
+    cfg.switch.lossless = false;
     cfg.switch.ecn = EcnConfig { enabled: true, kmin_bytes: K, kmax_bytes: K, pmax: 1.0, ref_rate: None };
     cfg.host.window = WindowConfig::Off;
     cfg.record.buffer_interval = None;

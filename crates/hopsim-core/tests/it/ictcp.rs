@@ -18,6 +18,7 @@ const BDP: u64 = 52_000;
 
 fn cfg(cc: CcConfig) -> NetConfig {
     let mut cfg = NetConfig { cc, fc: FcConfig::None, stop_time: Some(Time::from_ms(100)), ..Default::default() };
+    cfg.switch.lossless = false;
     cfg.switch.ecn.enabled = false;
     cfg.switch.buffer_bytes = 400_000;
     cfg.host.window = WindowConfig::Off;

@@ -11,6 +11,7 @@ use hopsim_core::{Rate, Time};
 fn incast_cfg(fc: FcConfig) -> NetConfig {
     let mut cfg = NetConfig { fc, cc: CcConfig::None, ..Default::default() };
     cfg.switch.buffer_bytes = 1_000_000;
+    cfg.switch.lossless = cfg.fc.pauses();
     cfg.host.window = WindowConfig::Off;
     cfg
 }

@@ -1,0 +1,202 @@
+//! Assembling a `Simulation` from a topology, a flow list and settings: nodes, ports with their
+//! queues and gates, switches with their MMU, modules and AQM, hosts and their flows. Errors name
+//! what is wrong.
+
+use crate::cc::{AnyCc, FlowInfo};
+use crate::config::{Headroom, NetConfig, WindowConfig};
+use crate::event::{Event, Scheduler};
+use crate::fc::view::{prio_queues, Peer};
+use crate::fc::AnyFc;
+use crate::net::host::{Flow, Host};
+use crate::net::mmu::{Mmu, MmuConfig};
+use crate::net::port::Port;
+use crate::net::switch::Switch;
+use crate::packet::Slab;
+use crate::rng::{mix, stream, Rng};
+use crate::sim::{NodeRef, Simulation};
+use crate::stats::ideal::{ideal_fct, Hop};
+use crate::stats::RunStats;
+use crate::time::{Rate, Time, TxClock};
+use crate::topo::{node_ports, NodeKind, Routes, Topology};
+use crate::workload::FlowSpec;
+
+impl Simulation {
+    /// Assemble a network from a topology, a flow list and settings. Errors name what is wrong.
+    pub fn new(topo: &Topology, flows: &[FlowSpec], cfg: NetConfig) -> Result<Simulation, String> {
+        topo.validate()?;
+        cfg.switch.validate()?;
+        let id_limit = 1usize << crate::event::ID_BITS;
+        if topo.links.len() * 2 >= id_limit || flows.len() >= id_limit {
+            return Err(format!("scenario too large: ports and flows must each be fewer than {id_limit}"));
+        }
+        let routes = Routes::build(topo);
+        let nports_of = node_ports(topo);
+        let mut node_ref = Vec::with_capacity(topo.nodes.len());
+        let mut tiers = Vec::with_capacity(topo.nodes.len());
+        let (mut nh, mut ns) = (0u32, 0u32);
+        for (i, k) in topo.nodes.iter().enumerate() {
+            match k {
+                NodeKind::Host => {
+                    if nports_of[i].len() != 1 {
+                        return Err(format!("topology: host {i} has {} links; hosts must have exactly one", nports_of[i].len()));
+                    }
+                    node_ref.push(NodeRef::Host(nh));
+                    tiers.push(None);
+                    nh += 1;
+                }
+                NodeKind::Switch { tier } => {
+                    node_ref.push(NodeRef::Switch(ns));
+                    tiers.push(Some(*tier));
+                    ns += 1;
+                }
+            }
+        }
+        // ports: 2l at a, 2l+1 at b
+        let mut ports = Vec::with_capacity(topo.links.len() * 2);
+        let mut local_of = vec![0u16; topo.links.len() * 2];
+        for ps in &nports_of {
+            for (k, &p) in ps.iter().enumerate() {
+                local_of[p as usize] = k as u16;
+            }
+        }
+        let prio_map = cfg.switch.prio_map();
+        for (l, link) in topo.links.iter().enumerate() {
+            for (side, node) in [(0u32, link.a), (1, link.b)] {
+                let p = 2 * l as u32 + side;
+                // a host port has no data queues here, only the gates of its NIC queues
+                let (nq, ngates) = match node_ref[node as usize] {
+                    NodeRef::Host(_) => (0, cfg.host.nic_queues.max(1)),
+                    NodeRef::Switch(_) => (cfg.switch.nqueues, cfg.switch.nqueues),
+                };
+                let clock = TxClock::new(link.rate);
+                let (q, sched) = (cfg.switch.quantum, &cfg.switch.scheduler);
+                ports.push(Port::with(node, local_of[p as usize], clock, link.delay, nq, ngates, q, &prio_map, sched));
+            }
+        }
+        let mut switches = vec![];
+        let mut hosts = vec![];
+        let nprio = crate::net::port::NPRIO;
+        for (i, k) in topo.nodes.iter().enumerate() {
+            let ps = &nports_of[i];
+            match k {
+                NodeKind::Host => hosts.push(Host::new(i as u32, ps[0])),
+                NodeKind::Switch { tier } => {
+                    let port_rate: Vec<Rate> = ps.iter().map(|&p| ports[p as usize].clock.rate).collect();
+                    let headroom: Vec<u64> = ps
+                        .iter()
+                        .map(|&p| match cfg.switch.headroom {
+                            Headroom::Auto => {
+                                let port = &ports[p as usize];
+                                3 * port.clock.rate.bytes_in(port.delay) + 3_000
+                            }
+                            Headroom::Bytes(b) => b,
+                        })
+                        .collect();
+                    let mmu_cfg = MmuConfig {
+                        buffer_bytes: cfg.switch.buffer_bytes,
+                        reserve_bytes: cfg.switch.reserve_bytes,
+                        alpha: cfg.switch.alpha,
+                        resume_offset: cfg.switch.resume_offset,
+                        lossless: cfg.switch.lossless,
+                    };
+                    let mmu = Mmu::new(mmu_cfg, headroom, nprio, cfg.switch.nqueues);
+                    let fc = AnyFc::build(&cfg.fc, i as u32, ps.len(), nprio, cfg.seed, &cfg.pfc);
+                    let ecn = port_rate.iter().map(|&r| cfg.switch.ecn.thresholds(r)).collect();
+                    let peers = ps.iter().map(|&p| Peer { tier: tiers[ports[(p ^ 1) as usize].node as usize] }).collect();
+                    switches.push(Switch {
+                        node: i as u32,
+                        tier: *tier,
+                        ports: ps.clone(),
+                        peers,
+                        prio_queue: prio_queues(&prio_map, cfg.switch.nqueues),
+                        mtu_bytes: cfg.host.mtu + cfg.host.header_bytes,
+                        aqm: crate::aqm::SwitchAqm::new(&cfg, &port_rate),
+                        port_rate,
+                        mmu,
+                        fc,
+                        fc_gen: 0,
+                        fc_at: None,
+                        ecn,
+                        rng: Rng::stream(cfg.seed, stream::SWITCH, i as u64),
+                    });
+                }
+            }
+        }
+        let mut slab = Slab::default();
+        // wide tags only where something reads them: a rank scheduler, a tagging module, ICTCP's
+        // advertised window
+        slab.tags.on = matches!(cfg.switch.scheduler, crate::net::sched::SchedulerConfig::Rank)
+            || matches!(cfg.cc, crate::cc::CcConfig::Ictcp(_))
+            || switches.iter().any(|s: &Switch| s.fc.uses_tags_any());
+        let mut sim = Simulation {
+            now: Time::ZERO,
+            sched: Scheduler::default(),
+            slab,
+            ports,
+            switches,
+            hosts,
+            flows: Vec::with_capacity(flows.len()),
+            node_ref,
+            routes,
+            cfg,
+            tiers,
+            arrival_order: vec![],
+            next_flow: 0,
+            acts: vec![],
+            fc_out: vec![],
+            stats: RunStats::default(),
+            flows_done: 0,
+        };
+        for (id, f) in flows.iter().enumerate() {
+            sim.add_flow(id as u32, f)?;
+        }
+        let mut order: Vec<u32> = (0..flows.len() as u32).collect();
+        order.sort_by_key(|&i| (sim.flows[i as usize].spec.start, i));
+        sim.arrival_order = order;
+        if let Some(&first) = sim.arrival_order.first() {
+            let t = sim.flows[first as usize].spec.start;
+            sim.sched.push(t, Event::FlowArrival);
+        }
+        if sim.cfg.record.buffer_interval.is_some() || !sim.cfg.record.queue_ports.is_empty() {
+            sim.sched.push(Time::ZERO, Event::Sample);
+        }
+        Ok(sim)
+    }
+
+    fn add_flow(&mut self, id: u32, f: &FlowSpec) -> Result<(), String> {
+        let (src, dst) = (f.src as usize, f.dst as usize);
+        let n = self.node_ref.len();
+        if src >= n || dst >= n || !matches!(self.node_ref[src], NodeRef::Host(_)) || !matches!(self.node_ref[dst], NodeRef::Host(_)) {
+            return Err(format!("flow {id}: src {} and dst {} must be host node ids", f.src, f.dst));
+        }
+        if f.src == f.dst {
+            return Err(format!("flow {id}: src and dst are the same host {}", f.src));
+        }
+        if f.size == 0 {
+            return Err(format!("flow {id}: size must be at least 1 byte"));
+        }
+        let hash = mix(&[f.src as u64, f.dst as u64, id as u64, self.cfg.seed]) as u32;
+        let path = self.routes.path(f.src, f.dst, hash as u64);
+        if path.is_empty() {
+            return Err(format!("flow {id}: no route from {} to {}", f.src, f.dst));
+        }
+        let hops: Vec<Hop> = path.iter().map(|&p| Hop { rate: self.ports[p as usize].clock.rate, delay: self.ports[p as usize].delay }).collect();
+        let h = &self.cfg.host;
+        let ideal = ideal_fct(f.size, h.mtu, h.header_bytes, &hops);
+        // unloaded RTT: one full packet out, one ACK back, over the same links
+        let mut base_rtt = Time::ZERO;
+        for hop in &hops {
+            base_rtt += hop.rate.tx_time((h.mtu + h.header_bytes) as u64) + hop.rate.tx_time(h.ack_bytes as u64) + hop.delay + hop.delay;
+        }
+        let line_rate = hops[0].rate;
+        let win_cap = match h.window {
+            WindowConfig::Bdp => line_rate.bytes_in(base_rtt).max(h.mtu as u64),
+            WindowConfig::Bytes(b) => b.max(h.mtu as u64),
+            WindowConfig::Off => u64::MAX,
+        };
+        let info = FlowInfo { line_rate, base_rtt, mtu: h.mtu };
+        let cc = AnyCc::build(&self.cfg.cc, &info);
+        self.flows.push(Flow::new(*f, hash, cc, win_cap, ideal, base_rtt));
+        Ok(())
+    }
+}

@@ -1,0 +1,162 @@
+//! Control frames: the link-local messages flow-control schemes exchange between neighbours.
+//!
+//! Every kind travels the same way: a module returns [`super::FcAction::Send`], the engine puts a
+//! `PktKind::Ctrl` packet of the kind's wire size on the port's strict-priority control queue, the
+//! body stays beside the packet slab (`Slab::ctrl`), and at the far end the frame is handed to
+//! whatever node is there, switch or host. Link-level pauses (PFC, queue pause) are obeyed by the
+//! receiving port itself, as hardware does; every kind is then given to the receiving node's module
+//! (`on_control`), which is where credits, destination and flow pauses take effect.
+
+use crate::time::Time;
+use serde::{Deserialize, Serialize};
+
+/// The body of a control frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CtrlMsg {
+    /// IEEE 802.1Qbb PFC frame for one priority: pause for `quanta` x 512 bit times of the link;
+    /// 0 resumes.
+    Pfc { prio: u8, quanta: u16 },
+    /// Pause (or resume) one egress queue of the receiving port: BFC's per-queue pause of the
+    /// upstream queue `upstreamQ` (§3.3). A paused queue stays closed until resumed.
+    QueuePause { queue: u16, pause: bool },
+    /// Floodgate's credit: `credits` bytes for destination `dst`, acknowledging per-hop PSNs up to
+    /// `psn` (§3.1, §4).
+    Credit { dst: u32, credits: u32, psn: u32 },
+    /// Pause (or resume) every packet for destination `dst` (Floodgate's ideal design, dstPause).
+    DstPause { dst: u32, pause: bool },
+    /// Pause (or resume) one flow (FlowSail's PAUSE/RESUME carrying the FID, §III-C).
+    FlowPause { flow: u32, pause: bool },
+    /// Room for a scheme's own kind: a tag and two words it interprets itself.
+    Other { tag: u8, a: u32, b: u32 },
+}
+
+impl Default for CtrlMsg {
+    fn default() -> Self {
+        CtrlMsg::Pfc { prio: 0, quanta: 0 }
+    }
+}
+
+/// The kinds, for wire sizes, logs and byte counters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum CtrlKind {
+    Pfc = 0,
+    QueuePause = 1,
+    Credit = 2,
+    DstPause = 3,
+    FlowPause = 4,
+    Other = 5,
+}
+
+impl CtrlKind {
+    pub const ALL: [CtrlKind; 6] =
+        [CtrlKind::Pfc, CtrlKind::QueuePause, CtrlKind::Credit, CtrlKind::DstPause, CtrlKind::FlowPause, CtrlKind::Other];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            CtrlKind::Pfc => "pfc",
+            CtrlKind::QueuePause => "queue_pause",
+            CtrlKind::Credit => "credit",
+            CtrlKind::DstPause => "dst_pause",
+            CtrlKind::FlowPause => "flow_pause",
+            CtrlKind::Other => "other",
+        }
+    }
+}
+
+impl CtrlMsg {
+    pub fn kind(&self) -> CtrlKind {
+        match self {
+            CtrlMsg::Pfc { .. } => CtrlKind::Pfc,
+            CtrlMsg::QueuePause { .. } => CtrlKind::QueuePause,
+            CtrlMsg::Credit { .. } => CtrlKind::Credit,
+            CtrlMsg::DstPause { .. } => CtrlKind::DstPause,
+            CtrlMsg::FlowPause { .. } => CtrlKind::FlowPause,
+            CtrlMsg::Other { .. } => CtrlKind::Other,
+        }
+    }
+
+    /// (what it is about, its value) for the control log: priority and quanta, queue and on/off,
+    /// destination and credits, flow and on/off.
+    pub fn log_fields(&self) -> (u32, u64) {
+        match *self {
+            CtrlMsg::Pfc { prio, quanta } => (prio as u32, quanta as u64),
+            CtrlMsg::QueuePause { queue, pause } => (queue as u32, pause as u64),
+            CtrlMsg::Credit { dst, credits, .. } => (dst, credits as u64),
+            CtrlMsg::DstPause { dst, pause } => (dst, pause as u64),
+            CtrlMsg::FlowPause { flow, pause } => (flow, pause as u64),
+            CtrlMsg::Other { a, b, .. } => (a, b as u64),
+        }
+    }
+}
+
+/// Which mechanism asked for a frame: the pause table and the counters tell them apart (standard
+/// PFC's threshold pauses versus P-PFC's predictive ones, CaPFC's, a scheme's own).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Origin {
+    #[default]
+    Pfc = 0,
+    Ppfc = 1,
+    Capfc = 2,
+    Scheme = 3,
+}
+
+impl Origin {
+    pub const ALL: [Origin; 4] = [Origin::Pfc, Origin::Ppfc, Origin::Capfc, Origin::Scheme];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Origin::Pfc => "pfc",
+            Origin::Ppfc => "ppfc",
+            Origin::Capfc => "capfc",
+            Origin::Scheme => "scheme",
+        }
+    }
+}
+
+/// Wire size of each kind of control frame, in bytes. 64 B, the minimum Ethernet frame, is what a
+/// PFC frame is (IEEE 802.1Qbb) and what the BFC and Floodgate simulators use for their frames.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct ControlConfig {
+    pub pfc_bytes: u32,
+    pub queue_pause_bytes: u32,
+    pub credit_bytes: u32,
+    pub dst_pause_bytes: u32,
+    pub flow_pause_bytes: u32,
+    pub other_bytes: u32,
+}
+
+impl Default for ControlConfig {
+    fn default() -> Self {
+        ControlConfig { pfc_bytes: 64, queue_pause_bytes: 64, credit_bytes: 64, dst_pause_bytes: 64, flow_pause_bytes: 64, other_bytes: 64 }
+    }
+}
+
+impl ControlConfig {
+    pub fn bytes(&self, k: CtrlKind) -> u32 {
+        match k {
+            CtrlKind::Pfc => self.pfc_bytes,
+            CtrlKind::QueuePause => self.queue_pause_bytes,
+            CtrlKind::Credit => self.credit_bytes,
+            CtrlKind::DstPause => self.dst_pause_bytes,
+            CtrlKind::FlowPause => self.flow_pause_bytes,
+            CtrlKind::Other => self.other_bytes,
+        }
+    }
+}
+
+/// How long a pause that a frame asks for lasts from `now`: PFC's quanta at the link's rate, or
+/// until resumed for the on/off kinds.
+pub fn pause_end(now: Time, msg: &CtrlMsg, rate: crate::time::Rate) -> Time {
+    match *msg {
+        CtrlMsg::Pfc { quanta, .. } => now + super::quanta_duration(quanta, rate),
+        CtrlMsg::QueuePause { pause, .. } | CtrlMsg::DstPause { pause, .. } | CtrlMsg::FlowPause { pause, .. } => {
+            if pause {
+                Time::MAX
+            } else {
+                now
+            }
+        }
+        _ => now,
+    }
+}

@@ -1,0 +1,140 @@
+//! The read-only view of a switch that flow-control hooks get beside `now`.
+//!
+//! Why a view and not the switch: a module must not change the network behind the engine's back
+//! (that is what actions are for), and a unit test must be able to build one from an MMU and a few
+//! ports without a whole `Simulation` (`fc/test_switch.rs`).
+
+use crate::net::mmu::Mmu;
+use crate::net::port::{Port, NPRIO};
+use crate::time::{Rate, Time};
+
+/// What a module may know about the node at the far end of one of its ports.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Peer {
+    /// Tier of the far node (0 = ToR, 1 = aggregation/spine, ...); `None` for a host.
+    pub tier: Option<u8>,
+}
+
+impl Peer {
+    pub fn is_host(&self) -> bool {
+        self.tier.is_none()
+    }
+}
+
+pub struct SwitchView<'a> {
+    pub node: u32,
+    /// Tier of this switch.
+    pub tier: u8,
+    pub mmu: &'a Mmu,
+    /// Line rate of each local port.
+    pub port_rate: &'a [Rate],
+    /// Data queues per egress port.
+    pub nqueues: usize,
+    /// Every port of the network, addressed through `local` (empty in bare test views).
+    pub(crate) ports: &'a [Port],
+    /// Global id of each local port.
+    pub(crate) local: &'a [u32],
+    /// The node behind each local port.
+    pub peers: &'a [Peer],
+    /// (Kmin, Kmax) ECN thresholds of each local port.
+    pub ecn: &'a [(u64, u64)],
+    /// Bytes of one full-size data packet on the wire (for HRTT).
+    pub mtu_bytes: u32,
+    /// The queue each priority takes when the scheme does not classify.
+    pub prio_queue: [u16; NPRIO],
+}
+
+impl<'a> SwitchView<'a> {
+    /// A view with an MMU and port rates only (unit tests of threshold logic).
+    pub fn bare(mmu: &'a Mmu, port_rate: &'a [Rate], nqueues: usize) -> SwitchView<'a> {
+        SwitchView {
+            node: 0,
+            tier: 0,
+            mmu,
+            port_rate,
+            nqueues,
+            ports: &[],
+            local: &[],
+            peers: &[],
+            ecn: &[],
+            mtu_bytes: 1048,
+            prio_queue: prio_queues(&crate::net::port::default_prio_map(nqueues), nqueues),
+        }
+    }
+
+    #[inline]
+    fn port(&self, p: u16) -> &Port {
+        &self.ports[self.local[p as usize] as usize]
+    }
+
+    /// The queue a packet of priority `prio` takes when the scheme does not classify: the first
+    /// queue mapped to that priority (queue `prio` on the default map).
+    #[inline]
+    pub fn queue_of_prio(&self, prio: u8) -> u16 {
+        self.prio_queue[prio as usize % NPRIO]
+    }
+
+    pub fn rate(&self, p: u16) -> Rate {
+        self.port_rate[p as usize]
+    }
+
+    /// Propagation delay of the link behind local port `p`.
+    pub fn delay(&self, p: u16) -> Time {
+        self.port(p).delay
+    }
+
+    /// Hop round-trip time of port `p`: twice the propagation delay plus one full packet's
+    /// serialisation (BFC §3.3's HRTT; the time for a pause to reach upstream and take effect).
+    pub fn hrtt(&self, p: u16) -> Time {
+        let d = self.delay(p);
+        d + d + self.rate(p).tx_time(self.mtu_bytes as u64)
+    }
+
+    pub fn peer(&self, p: u16) -> Peer {
+        self.peers.get(p as usize).copied().unwrap_or_default()
+    }
+
+    pub fn queue_bytes(&self, p: u16, q: u16) -> u64 {
+        self.port(p).qbytes[q as usize]
+    }
+
+    /// Packets (and markers) in queue `q` of port `p`.
+    pub fn queue_packets(&self, p: u16, q: u16) -> usize {
+        self.port(p).queues[q as usize].len()
+    }
+
+    /// Whether queue `q` of port `p` may not send at `now` (its gate or its priority is closed).
+    pub fn queue_closed(&self, p: u16, q: u16, now: Time) -> bool {
+        self.port(p).queue_closed(q as usize, now)
+    }
+
+    /// Whether the gate of queue `q` of port `p` is closed by a module (PFC aside).
+    pub fn gate_closed(&self, p: u16, q: u16, now: Time) -> bool {
+        self.port(p).gate_closed(q as usize, now)
+    }
+
+    /// Non-empty data queues of port `p` (BFC's N_active).
+    pub fn active_queues(&self, p: u16) -> usize {
+        self.port(p).active_queues()
+    }
+
+    /// Bytes queued at port `p` over all its data queues.
+    pub fn port_bytes(&self, p: u16) -> u64 {
+        self.port(p).queued_bytes()
+    }
+
+    /// Number of local ports.
+    pub fn nports(&self) -> usize {
+        self.port_rate.len()
+    }
+}
+
+/// For each priority, the first queue the map gives it; a priority no queue carries takes queue
+/// `prio mod n`.
+pub fn prio_queues(prio_of: &[u8], nqueues: usize) -> [u16; NPRIO] {
+    let mut out = [0u16; NPRIO];
+    for (p, o) in out.iter_mut().enumerate() {
+        *o = prio_of.iter().take(nqueues).position(|&x| x as usize == p).unwrap_or(p % nqueues.max(1)) as u16;
+    }
+    out
+}

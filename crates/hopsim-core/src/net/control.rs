@@ -1,0 +1,202 @@
+//! Control frames and flow-control actions: sending a frame of any kind, delivering it to the node
+//! at the far end (switch or host), carrying out what modules ask for (frames, gates, kicks,
+//! markers), and each switch's single module timer.
+//!
+//! Why link-level pauses are applied here and not by modules: a PFC frame pauses a priority of the
+//! port it arrives on, and a queue-pause frame closes one queue of it, whatever scheme the receiver
+//! runs — that is the link layer (IEEE 802.1Qbb; BFC §3.3's pause of upstreamQ). Credits and
+//! destination or flow pauses mean something only to a scheme, so they go to its module (at a host:
+//! the NIC obeys destination and flow pauses, as Floodgate's dstPause and FlowSail's FID pause
+//! need).
+
+use crate::event::Event;
+use crate::fc::msg::{pause_end, CtrlMsg, Origin};
+use crate::fc::nic::NicFc;
+use crate::fc::{quanta_duration, FcAction, FlowControl, SwitchView};
+use crate::net::switch::{collect_actions, view};
+use crate::packet::{Packet, PacketId};
+use crate::sim::{NodeRef, Simulation};
+
+impl Simulation {
+    /// Node `node` sends `msg` out of its local port `local`, asked for by `by`.
+    pub(crate) fn send_control(&mut self, node: u32, local: u16, msg: CtrlMsg, by: Origin) {
+        let Some(p) = self.port_of(node, local) else { return };
+        let now = self.now;
+        let peer = self.ports[(p ^ 1) as usize].node;
+        let kind = msg.kind();
+        let port = &mut self.ports[p as usize];
+        if let CtrlMsg::Pfc { prio, quanta } = msg {
+            let pl = &mut self.stats.pauses;
+            pl.time_ps.push(now.0);
+            pl.node.push(node);
+            pl.port.push(local);
+            pl.prio.push(prio);
+            pl.quanta.push(quanta);
+            pl.duration_ps.push(quanta_duration(quanta, port.clock.rate).0);
+            pl.mechanism.push(by.name().to_string());
+            if quanta == 0 {
+                self.stats.counters.resumes_sent += 1;
+                port.resume_frames += 1;
+            } else {
+                self.stats.counters.pauses_sent += 1;
+                port.pause_frames += 1;
+            }
+        } else {
+            port.other_ctrl_frames += 1;
+        }
+        let cl = &mut self.stats.control;
+        let (target, value) = msg.log_fields();
+        cl.time_ps.push(now.0);
+        cl.node.push(node);
+        cl.port.push(local);
+        cl.peer_node.push(peer);
+        cl.kind.push(kind.name().to_string());
+        cl.target.push(target);
+        cl.value.push(value);
+        let prio = if let CtrlMsg::Pfc { prio, .. } = msg { prio } else { 0 };
+        let frame = Packet { prio, size: self.cfg.control.bytes(kind), src: node, dst: peer, flow: u32::MAX, ..Default::default() };
+        let id = self.slab.alloc_ctrl(frame, msg);
+        self.ports[p as usize].ctrl.push_back(id);
+        self.kick(p);
+    }
+
+    /// A control frame arrived on global port `p`: the link layer obeys pauses, then the node's
+    /// module sees the frame.
+    pub(crate) fn control_received(&mut self, p: u32, id: PacketId) {
+        let msg = self.slab.ctrl(id);
+        self.slab.free(id);
+        let now = self.now;
+        let node = self.ports[p as usize].node;
+        match self.node_ref[node as usize] {
+            NodeRef::Switch(s) => {
+                let reopened = self.obey_link_pause(p, &msg);
+                let nq = self.cfg.switch.nqueues;
+                let sw = &mut self.switches[s as usize];
+                let local = self.ports[p as usize].local;
+                sw.fc.on_control(now, local, &msg, &view!(sw, &self.ports, nq), &mut self.fc_out);
+                collect_actions!(self, node);
+                self.arm_fc_timer(s);
+                if reopened {
+                    self.kick(p);
+                }
+            }
+            NodeRef::Host(h) => {
+                let obeys = self.hosts[h as usize].nic.obeys(msg.kind());
+                let mut reopened = false;
+                if obeys {
+                    reopened = match msg {
+                        CtrlMsg::Pfc { .. } | CtrlMsg::QueuePause { .. } => self.obey_link_pause(p, &msg),
+                        CtrlMsg::DstPause { dst, .. } => {
+                            let until = pause_end(now, &msg, self.ports[p as usize].clock.rate);
+                            self.hosts[h as usize].pause_dst(dst, until, now);
+                            until <= now
+                        }
+                        CtrlMsg::FlowPause { flow, .. } => match self.flows.get_mut(flow as usize) {
+                            Some(f) if f.spec.src == node => {
+                                f.paused_until = pause_end(now, &msg, self.ports[p as usize].clock.rate);
+                                f.paused_until <= now
+                            }
+                            _ => false,
+                        },
+                        _ => false,
+                    };
+                }
+                self.hosts[h as usize].nic.on_control(now, &msg, &mut self.fc_out);
+                collect_actions!(self, node);
+                if reopened {
+                    self.kick(p);
+                }
+            }
+        }
+        self.apply_actions();
+    }
+
+    /// Apply a PFC or queue-pause frame to the port it arrived on; whether it reopened something.
+    fn obey_link_pause(&mut self, p: u32, msg: &CtrlMsg) -> bool {
+        let now = self.now;
+        let port = &mut self.ports[p as usize];
+        let until = pause_end(now, msg, port.clock.rate);
+        match *msg {
+            CtrlMsg::Pfc { prio, .. } => port.apply_pause(prio as usize, now, until),
+            CtrlMsg::QueuePause { queue, .. } if (queue as usize) < port.ngates() => port.set_gate(queue as usize, now, until),
+            _ => return false,
+        }
+        until <= now
+    }
+
+    /// Carry out queued flow-control actions (they may queue more). Usually there are none, so
+    /// the check is inlined and the work kept out of line.
+    #[inline]
+    pub(crate) fn apply_actions(&mut self) {
+        if !self.acts.is_empty() {
+            self.apply_actions_now();
+        }
+    }
+
+    #[inline(never)]
+    fn apply_actions_now(&mut self) {
+        while !self.acts.is_empty() {
+            let batch = std::mem::take(&mut self.acts);
+            for (node, a) in batch {
+                match a {
+                    FcAction::Send { port, msg, by } => self.send_control(node, port, msg, by),
+                    FcAction::Gate { port, queue, until } => {
+                        if let Some(p) = self.port_of(node, port) {
+                            let now = self.now;
+                            let pt = &mut self.ports[p as usize];
+                            if (queue as usize) < pt.ngates() {
+                                pt.set_gate(queue as usize, now, until);
+                                if until <= now {
+                                    self.kick(p);
+                                }
+                            }
+                        }
+                    }
+                    FcAction::Kick { port } => {
+                        if let Some(p) = self.port_of(node, port) {
+                            self.kick(p);
+                        }
+                    }
+                    FcAction::Markers { port, hold, release } => {
+                        if let Some(p) = self.port_of(node, port) {
+                            let pt = &mut self.ports[p as usize];
+                            let n = pt.nqueues();
+                            if (hold as usize) < n && (release as usize) < n {
+                                pt.insert_markers(hold as usize, release as usize, &mut self.slab);
+                                self.kick(p);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Make sure switch `s` has its flow-control timer armed at the module's next deadline.
+    pub(crate) fn arm_fc_timer(&mut self, s: u32) {
+        let sw = &mut self.switches[s as usize];
+        if let Some(t) = sw.fc.next_timer() {
+            if sw.fc_at.is_none_or(|x| t < x) {
+                sw.fc_gen = sw.fc_gen.wrapping_add(1);
+                sw.fc_at = Some(t);
+                self.sched.push(t.max(self.now), Event::FcTimer { sw: s, gen: sw.fc_gen });
+            }
+        }
+    }
+
+    pub(crate) fn on_fc_timer(&mut self, s: u32, gen: u32) {
+        let sw = &mut self.switches[s as usize];
+        if sw.fc_gen != gen {
+            return;
+        }
+        sw.fc_at = None;
+        if sw.fc.next_timer().is_some_and(|t| t <= self.now) {
+            let nq = self.cfg.switch.nqueues;
+            let node = sw.node;
+            sw.fc.on_timer(self.now, &view!(sw, &self.ports, nq), &mut self.fc_out);
+            collect_actions!(self, node);
+        }
+        self.arm_fc_timer(s);
+        self.apply_actions();
+    }
+}

@@ -1,0 +1,132 @@
+//! Measurement inside the run: periodic buffer and queue samples, and the per-flow, per-port and
+//! module tables filled at the end. Models only keep counters; this file reads them out.
+
+use crate::event::Event;
+use crate::cc::CongestionControl;
+use crate::fc::FlowControl;
+use crate::sim::{NodeRef, Simulation};
+use crate::stats::HopClass;
+use crate::time::Time;
+
+impl Simulation {
+    pub(crate) fn on_sample(&mut self) {
+        let now = self.now;
+        let rec = &self.cfg.record;
+        if rec.buffer_interval.is_some_and(|iv| now.0 % iv.0.max(1) == 0) {
+            let b = &mut self.stats.buffer;
+            for sw in &self.switches {
+                b.switch_time_ps.push(now.0);
+                b.switch_node.push(sw.node);
+                b.switch_bytes.push(sw.mmu.used());
+                for &p in &sw.ports {
+                    b.port_time_ps.push(now.0);
+                    b.port_row.push(p);
+                    b.port_bytes.push(self.ports[p as usize].queued_bytes());
+                    b.port_tx_bytes.push(self.ports[p as usize].tx_data_bytes);
+                }
+            }
+        }
+        if !rec.queue_ports.is_empty() && now.0 % rec.queue_interval.0.max(1) == 0 {
+            for &(node, local) in &rec.queue_ports {
+                if let Some(p) = self.port_of(node, local) {
+                    let q = &mut self.stats.queues;
+                    q.time_ps.push(now.0);
+                    q.node.push(node);
+                    q.port.push(local);
+                    q.bytes.push(self.ports[p as usize].queued_bytes());
+                }
+            }
+        }
+        let step = match (rec.buffer_interval, rec.queue_ports.is_empty()) {
+            (Some(b), true) => b,
+            (None, false) => rec.queue_interval,
+            (Some(b), false) => Time(gcd(b.0, rec.queue_interval.0)),
+            (None, true) => return,
+        };
+        self.sched.push(now + Time(step.0.max(1)), Event::Sample);
+    }
+
+    /// Fill the per-flow and per-port tables at the end of the run.
+    pub(crate) fn finish(&mut self) {
+        let now = self.now;
+        let ft = &mut self.stats.flows;
+        for (i, f) in self.flows.iter().enumerate() {
+            ft.flow_id.push(i as u32);
+            ft.src.push(f.spec.src);
+            ft.dst.push(f.spec.dst);
+            ft.size_bytes.push(f.spec.size);
+            ft.start_ps.push(f.spec.start.0);
+            let (fin, fct) = match f.finish {
+                Some(t) => (t.0, (t - f.spec.start).0),
+                None => (u64::MAX, u64::MAX),
+            };
+            ft.finish_ps.push(fin);
+            ft.fct_ps.push(fct);
+            ft.ideal_fct_ps.push(f.ideal_fct.0);
+            ft.slowdown.push(if f.finish.is_some() { fct as f64 / f.ideal_fct.0 as f64 } else { f64::NAN });
+            ft.incast.push(f.spec.incast);
+            ft.retx_bytes.push(f.retx_bytes);
+            ft.dropped_bytes.push(f.dropped_bytes);
+            ft.delivered_bytes.push(f.rcv_nxt);
+        }
+        let pt = &mut self.stats.ports;
+        for (p, port) in self.ports.iter().enumerate() {
+            let peer = &self.ports[p ^ 1];
+            pt.node.push(port.node);
+            pt.port.push(port.local);
+            pt.peer_node.push(peer.node);
+            pt.hop_class.push(HopClass::of(self.tiers[port.node as usize], self.tiers[peer.node as usize]).name().to_string());
+            pt.rate_bps.push(port.clock.rate.0);
+            pt.tx_bytes.push(port.tx_bytes);
+            pt.ctrl_bytes.push(port.ctrl_bytes);
+            let cap = port.clock.rate.bytes_in(now).max(1);
+            pt.utilisation.push(port.tx_bytes as f64 / cap as f64);
+            let paused: u64 = (0..crate::net::port::NPRIO).map(|q| port.paused_time(q, now).0).sum();
+            pt.paused_ps.push(paused);
+            pt.gate_closed_ps.push((0..port.ngates()).map(|q| port.gate_closed_time(q, now).0).sum());
+            pt.peak_queue_bytes.push(port.peak_qbytes);
+            pt.pause_frames.push(port.pause_frames);
+            pt.resume_frames.push(port.resume_frames);
+            pt.other_ctrl_frames.push(port.other_ctrl_frames);
+            pt.markers_inserted.push(port.markers_inserted);
+            pt.markers_matched.push(port.markers_matched);
+            let ein = match self.node_ref[port.node as usize] {
+                NodeRef::Switch(s) => self.switches[s as usize].aqm.ein.get(port.local as usize).map_or(0, |e| e.marked),
+                NodeRef::Host(_) => 0,
+            };
+            pt.ein_marks.push(ein);
+        }
+        // module counters, summed over the network
+        let mut named = vec![];
+        for sw in &self.switches {
+            sw.fc.counters(&mut named);
+            if !sw.aqm.ein.is_empty() {
+                named.push(("ein_marks", sw.aqm.ein_marked()));
+            }
+        }
+        for f in &self.flows {
+            f.cc.counters(&mut named);
+        }
+        let m = &mut self.stats.modules;
+        for (k, v) in named {
+            *m.entry(k.to_string()).or_insert(0) += v;
+        }
+
+        let c = &mut self.stats.counters;
+        c.events = self.sched.popped;
+        c.flows = self.flows.len() as u64;
+        c.flows_finished = self.flows.iter().filter(|f| f.finish.is_some()).count() as u64;
+        c.end_time_ps = now.0;
+        c.peak_packets_alive = self.slab.capacity_used() as u64;
+        c.peak_pending_events = self.sched.peak_len as u64;
+        c.max_switch_buffer_bytes = self.switches.iter().map(|s| s.mmu.peak_used).max().unwrap_or(0);
+    }
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
+}
