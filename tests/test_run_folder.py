@@ -13,16 +13,19 @@ from hopsim.scenario import load_scenario
 
 FILES = {
     "scenario.toml", "scenario.json", "scenario.sha256", "params.json", "summary.json",
-    "flows.parquet", "pauses.parquet", "buffer.parquet", "queues.parquet", "ports.parquet",
+    "flows.parquet", "pauses.parquet", "control.parquet", "buffer.parquet", "queues.parquet", "ports.parquet",
 }
 COLUMNS = {
     "flows": ["flow_id", "src", "dst", "size_bytes", "start_ns", "finish_ns", "fct_ns", "ideal_fct_ns", "slowdown",
               "incast", "finished", "retx_bytes", "dropped_bytes", "start_ps", "finish_ps", "fct_ps", "ideal_fct_ps"],
-    "pauses": ["time_ns", "node", "port", "peer_node", "hop_class", "prio", "kind", "quanta", "duration_ns"],
+    "pauses": ["time_ns", "node", "port", "peer_node", "hop_class", "prio", "kind", "quanta", "duration_ns",
+               "mechanism"],
+    "control": ["time_ns", "node", "port", "peer_node", "hop_class", "kind", "target", "value"],
     "buffer": ["time_ns", "scope", "node", "port", "peer_node", "hop_class", "bytes"],
     "queues": ["time_ns", "node", "port", "peer_node", "hop_class", "bytes"],
     "ports": ["node", "port", "peer_node", "hop_class", "rate_bps", "tx_bytes", "ctrl_bytes", "utilisation",
-              "paused_ns", "peak_queue_bytes"],
+              "paused_ns", "peak_queue_bytes", "gate_closed_ns", "pause_frames", "resume_frames", "other_ctrl_frames",
+              "markers_inserted", "markers_matched", "ein_marks"],
 }
 
 
@@ -51,6 +54,11 @@ def test_contents_and_columns(run_dir):
     pauses = pq.read_table(run_dir / "pauses.parquet").to_pandas()
     assert len(pauses) > 0 and set(pauses["kind"]) <= {"pause", "resume"}
     assert set(pauses["hop_class"]) == {"tor-down"}  # the star switch pauses its host ports
+    assert set(pauses["mechanism"]) == {"pfc"}
+    control = pq.read_table(run_dir / "control.parquet").to_pandas()
+    assert len(control) == len(pauses) and set(control["kind"]) == {"pfc"}
+    ports = pq.read_table(run_dir / "ports.parquet").to_pandas()
+    assert ports["pause_frames"].sum() == (pauses["kind"] == "pause").sum()
     buf = pq.read_table(run_dir / "buffer.parquet").to_pandas()
     assert set(buf["scope"]) == {"switch", "port"}
     assert buf.loc[buf["scope"] == "switch", "port"].isna().all()

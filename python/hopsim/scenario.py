@@ -388,6 +388,15 @@ def _substrate(net: dict[str, Any], m: S.ScenarioModel) -> dict[str, Any]:
     sw["scheduler"] = {"kind": "strict", "queues": q.strict} if q.scheduler == "strict" else {"kind": q.scheduler}
     sw["lossless"] = (m.flow_control.scheme != "none") if b.lossless == "auto" else b.lossless
     net["host"]["nic_queues"] = m.transport.nic_queues
+    a, cc = m.aqm, m.congestion_control
+    ein_on = a.ein == "on" or (a.ein == "auto" and cc.algorithm == "pulser")
+    int_on = a.int == "on" or (a.int == "auto" and cc.algorithm == "hpcc")
+    e = cc.pulser.ein
+    net["aqm"] = {
+        "ein": {"n": e.n, "threshold": e.threshold,
+                "high_water_mark": None if e.high_water_mark == "ecn" else e.high_water_mark} if ein_on else None,
+        "int_max_hops": cc.hpcc.int_header.max_hops if int_on else 0,
+    }
     net["control"] = {"pfc_bytes": c.pfc, "queue_pause_bytes": c.queue_pause, "credit_bytes": c.credit,
                       "dst_pause_bytes": c.dst_pause, "flow_pause_bytes": c.flow_pause, "other_bytes": c.other}
     return net

@@ -718,6 +718,15 @@ class Transport(Strict):
     nic_queues: int = Field(default=8, ge=1, le=MAX_QUEUES, description="NIC queues (gates) the host half of a scheme uses")
 
 
+class Aqm(Strict):
+    """Marking and telemetry at every switch egress beyond ECN, each its own setting. 'auto' = what
+    the congestion control is designed with (EIN for Pulser, INT for HPCC); parameters stay in
+    ``congestion_control.pulser.ein`` and ``congestion_control.hpcc.int_header``."""
+
+    ein: Literal["auto", "on", "off"] = Field(default="auto", description="Pulser's Explicit Incast Notification")
+    int: Literal["auto", "on", "off"] = Field(default="auto", description="HPCC's in-band telemetry records")
+
+
 class Record(Strict):
     buffer_interval: TimeOrOff = Field(default="10us", description="switch and port buffer samples; 'off' = none")
     queue_ports: list[tuple[NodeId, Annotated[int, Field(ge=0, le=65535)]]] = Field(
@@ -749,6 +758,7 @@ class ScenarioModel(Strict):
     queues: Queues = Field(default_factory=Queues)
     control: Control = Field(default_factory=Control)
     ecn: Ecn = Field(default_factory=Ecn)
+    aqm: Aqm = Field(default_factory=Aqm)
     flow_control: FlowControl = Field(default_factory=FlowControl)
     congestion_control: CongestionControl = Field(default_factory=CongestionControl)
     transport: Transport = Field(default_factory=Transport)

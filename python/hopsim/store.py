@@ -6,7 +6,7 @@ Contents::
     scenario.json      exactly what the core ran (file contents inlined)
     scenario.sha256    SHA-256 of scenario.json in canonical form
     params.json        the swept parameters of this run ({} for a lone run)
-    flows.parquet  pauses.parquet  buffer.parquet  queues.parquet  ports.parquet
+    flows.parquet  pauses.parquet  control.parquet  buffer.parquet  queues.parquet  ports.parquet
     summary.json       counts, drops, pause time, events, wall time, events/s
 
 Atomicity: everything is written into a hidden temporary folder beside the target

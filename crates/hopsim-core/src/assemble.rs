@@ -117,7 +117,7 @@ impl Simulation {
                         fc_gen: 0,
                         fc_at: None,
                         ecn,
-                        rng: Rng::stream(cfg.seed, stream::SWITCH, i as u64),
+                        rng: Rng::stream(cfg.seed, stream::RED, i as u64),
                     });
                 }
             }

@@ -180,6 +180,8 @@ pub struct NetConfig {
     /// Settings of standard PFC (also the safety net of P-PFC and CaPFC).
     pub pfc: PfcConfig,
     pub cc: CcConfig,
+    /// Marking and telemetry at switch egress beyond ECN (EIN, INT).
+    pub aqm: crate::aqm::AqmConfig,
     /// Wire sizes of control frames.
     pub control: crate::fc::msg::ControlConfig,
     pub record: RecordConfig,
@@ -196,6 +198,7 @@ impl Default for NetConfig {
             fc: FcConfig::Pfc,
             pfc: PfcConfig::default(),
             cc: CcConfig::None,
+            aqm: Default::default(),
             control: Default::default(),
             record: RecordConfig::default(),
             stop_time: None,

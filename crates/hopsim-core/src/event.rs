@@ -272,21 +272,6 @@ impl Scheduler {
         true
     }
 
-    pub fn peek_time(&self) -> Option<Time> {
-        if let Some(e) = self.current.last() {
-            return Some(Time(e.time));
-        }
-        let mut best: Option<u64> = self.far.peek().map(|e| e.time());
-        for b in &self.buckets {
-            for e in b {
-                if best.is_none_or(|k| e.time < k) {
-                    best = Some(e.time);
-                }
-            }
-        }
-        best.map(Time)
-    }
-
     pub fn len(&self) -> usize {
         self.current.len() + self.in_ring + self.far.len()
     }

@@ -6,17 +6,27 @@
 //! fast and well studied, and writing them here keeps results identical across platforms and
 //! library versions.
 
-/// Keys naming the owners of streams, so two owners never share one by accident.
+/// Keys naming the owners of streams, so two owners never share one by accident. Each key has
+/// exactly one owner (a test checks the keys are distinct); within an owner, the stream index
+/// tells instances apart (the switch's node id, the generator's index). Retired keys are not
+/// reused, so a new owner never replays an old owner's draws.
 pub mod stream {
-    pub const WORKLOAD: u64 = 1;
+    /// Incast generators (`workload::incast`): hosts, sizes, jitter.
     pub const INCAST: u64 = 2;
-    pub const SWITCH: u64 = 3;
-    pub const HOST: u64 = 4;
-    pub const ECMP: u64 = 5;
-    pub const FLOW: u64 = 6;
+    /// RED/ECN marking at a switch's egress (`aqm::red_ecn`), one stream per switch.
+    pub const RED: u64 = 3;
+    /// Background flow sizes (`workload::background`, `workload::cdf`).
     pub const FLOW_SIZE: u64 = 7;
+    /// Background inter-arrival gaps (`workload::arrivals`).
     pub const ARRIVAL: u64 = 8;
+    /// Background source/destination pairs (`workload::background`).
     pub const PAIRS: u64 = 9;
+    /// P-PFC's weighted choice of ports to pause (`fc::ppfc`, Algorithm 2), one per switch.
+    pub const PPFC: u64 = 10;
+
+    /// Every key with its owner.
+    pub const ALL: [(&str, u64); 6] =
+        [("incast", INCAST), ("red", RED), ("flow_size", FLOW_SIZE), ("arrival", ARRIVAL), ("pairs", PAIRS), ("ppfc", PPFC)];
 }
 
 #[inline]
@@ -110,9 +120,9 @@ mod tests {
 
     #[test]
     fn streams_are_reproducible_and_distinct() {
-        let mut a = Rng::stream(1, stream::HOST, 3);
-        let mut b = Rng::stream(1, stream::HOST, 3);
-        let mut c = Rng::stream(1, stream::HOST, 4);
+        let mut a = Rng::stream(1, stream::RED, 3);
+        let mut b = Rng::stream(1, stream::RED, 3);
+        let mut c = Rng::stream(1, stream::RED, 4);
         let va: Vec<u64> = (0..8).map(|_| a.next_u64()).collect();
         let vb: Vec<u64> = (0..8).map(|_| b.next_u64()).collect();
         let vc: Vec<u64> = (0..8).map(|_| c.next_u64()).collect();
@@ -121,8 +131,20 @@ mod tests {
     }
 
     #[test]
+    fn no_two_owners_share_a_stream_key() {
+        let mut keys: Vec<u64> = stream::ALL.iter().map(|x| x.1).collect();
+        keys.sort();
+        keys.dedup();
+        assert_eq!(keys.len(), stream::ALL.len());
+        // and the same switch's RED and P-PFC streams differ (they were one stream once)
+        let mut red = Rng::stream(1, stream::RED, 5);
+        let mut ppfc = Rng::stream(1, stream::PPFC, 5);
+        assert_ne!((0..4).map(|_| red.next_u64()).collect::<Vec<_>>(), (0..4).map(|_| ppfc.next_u64()).collect::<Vec<_>>());
+    }
+
+    #[test]
     fn moments_are_right() {
-        let mut r = Rng::stream(7, stream::WORKLOAD, 0);
+        let mut r = Rng::stream(7, stream::ARRIVAL, 0);
         let n = 200_000;
         let mean_u: f64 = (0..n).map(|_| r.uniform()).sum::<f64>() / n as f64;
         assert!((mean_u - 0.5).abs() < 0.01);

@@ -39,9 +39,6 @@ impl Time {
     pub fn from_secs_f64(s: f64) -> Time {
         Time((s * PS_PER_S as f64).round() as u64)
     }
-    pub fn as_ns_f64(self) -> f64 {
-        self.0 as f64 / PS_PER_NS as f64
-    }
     pub fn as_us_f64(self) -> f64 {
         self.0 as f64 / PS_PER_US as f64
     }

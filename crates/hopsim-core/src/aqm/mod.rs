@@ -3,10 +3,11 @@
 //! - `ein`: Pulser's Explicit Incast Notification (Algorithm 1), per egress port;
 //! - `int`: HPCC's in-band telemetry records, kept beside the packet slab.
 //!
-//! [`SwitchAqm`] is the per-switch state of the last two. It is built from the run's congestion
-//! control: switches stamp INT only when the senders run HPCC and detect incasts only when they run
-//! Pulser, since each is one scheme in two halves. A run with neither pays one predictable branch
-//! per dequeue.
+//! [`SwitchAqm`] is the per-switch state of the last two. Which of them the switches run is its own
+//! setting ([`AqmConfig`]), not derived from the congestion control: EIN can be studied under DCTCP,
+//! INT collected without HPCC reacting to it. [`AqmConfig::for_cc`] gives what each congestion
+//! control is designed with (EIN for Pulser, INT for HPCC), which is the front's default. A run
+//! with neither pays one predictable branch per dequeue.
 
 pub mod ein;
 pub mod int;
@@ -15,6 +16,28 @@ pub mod red_ecn;
 use crate::cc::CcConfig;
 use crate::config::NetConfig;
 use crate::time::Rate;
+use serde::{Deserialize, Serialize};
+
+/// What every switch port marks or stamps beyond ECN.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Default)]
+#[serde(deny_unknown_fields, default)]
+pub struct AqmConfig {
+    /// Pulser's Explicit Incast Notification at every switch port (Algorithm 1); `None`: off.
+    pub ein: Option<ein::EinConfig>,
+    /// HPCC's INT records stamped at every switch egress, at most this many per packet; 0: off.
+    pub int_max_hops: u32,
+}
+
+impl AqmConfig {
+    /// The AQM a congestion control is designed with: EIN for Pulser (§III-A), INT for HPCC (§3.2).
+    pub fn for_cc(cc: &CcConfig) -> AqmConfig {
+        match cc {
+            CcConfig::Hpcc(h) => AqmConfig { ein: None, int_max_hops: h.int.max_hops },
+            CcConfig::Pulser(p) => AqmConfig { ein: Some(p.ein.clone()), int_max_hops: 0 },
+            _ => AqmConfig::default(),
+        }
+    }
+}
 
 /// Per-switch marking state beyond ECN.
 #[derive(Clone, Debug, Default)]
@@ -30,13 +53,9 @@ pub struct SwitchAqm {
 impl SwitchAqm {
     /// The state of a switch whose local ports run at `port_rate`.
     pub fn new(cfg: &NetConfig, port_rate: &[Rate]) -> SwitchAqm {
-        let mut a = SwitchAqm::default();
-        match &cfg.cc {
-            CcConfig::Hpcc(h) => a.int_max_hops = h.int.max_hops as usize,
-            CcConfig::Pulser(p) => {
-                a.ein = port_rate.iter().map(|&r| ein::EinPort::new(&p.ein, r, cfg.switch.ecn.thresholds(r).0)).collect();
-            }
-            _ => {}
+        let mut a = SwitchAqm { int_max_hops: cfg.aqm.int_max_hops as usize, ..Default::default() };
+        if let Some(e) = &cfg.aqm.ein {
+            a.ein = port_rate.iter().map(|&r| ein::EinPort::new(e, r, cfg.switch.ecn.thresholds(r).0)).collect();
         }
         a.active = a.int_max_hops > 0 || !a.ein.is_empty();
         a

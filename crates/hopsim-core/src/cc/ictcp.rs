@@ -359,6 +359,10 @@ impl Ictcp {
 }
 
 impl CongestionControl for Ictcp {
+    fn on_data_received(&mut self, iface: &mut super::RxIface, rx: &super::RxPacket) -> Option<u64> {
+        Some(self.on_receive(&mut iface.ictcp, rx.capacity, rx.now, rx.wire, rx.payload, rx.finishing))
+    }
+
     fn on_ack(&mut self, _now: Time, ack: &AckInfo) {
         if let Some(w) = ack.adv_window {
             self.adv = w;

@@ -64,6 +64,26 @@ pub struct FlowInfo {
     pub mtu: u32,
 }
 
+/// A data packet as the receiving host's congestion control sees it.
+#[derive(Clone, Copy, Debug)]
+pub struct RxPacket {
+    pub now: Time,
+    /// Bytes on the wire and payload bytes.
+    pub wire: u32,
+    pub payload: u32,
+    /// It completes the flow.
+    pub finishing: bool,
+    /// Line rate of the receiving host's interface.
+    pub capacity: Rate,
+}
+
+/// Receiver-side state shared by every flow into one host's interface (ICTCP's interface-level
+/// measurement of incoming throughput, §4). One per host; untouched by sender-side algorithms.
+#[derive(Default)]
+pub struct RxIface {
+    pub ictcp: ictcp::IctcpHost,
+}
+
 pub trait CongestionControl {
     /// The flow starts sending.
     fn on_start(&mut self, _now: Time) {}
@@ -89,6 +109,11 @@ pub trait CongestionControl {
     fn rate(&self) -> Rate;
     /// Counters worth a line in the run summary (summed over flows), by name.
     fn counters(&self, _out: &mut Vec<(&'static str, u64)>) {}
+    /// Receiver side: a data packet of this flow arrived; the receive window to advertise in its
+    /// ACK, if the algorithm controls one (ICTCP).
+    fn on_data_received(&mut self, _iface: &mut RxIface, _rx: &RxPacket) -> Option<u64> {
+        None
+    }
 }
 
 /// Which algorithm the senders run, with its parameters.
@@ -223,6 +248,10 @@ impl CongestionControl for AnyCc {
     }
     fn counters(&self, out: &mut Vec<(&'static str, u64)>) {
         dispatch!(self, counters, out)
+    }
+    #[inline]
+    fn on_data_received(&mut self, iface: &mut RxIface, rx: &RxPacket) -> Option<u64> {
+        dispatch!(self, on_data_received, iface, rx)
     }
 }
 

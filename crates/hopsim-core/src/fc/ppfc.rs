@@ -175,7 +175,6 @@ impl EgressComposition {
 /// P-PFC on one switch (without the PFC underneath: see [`Ppfc::with_pfc`]).
 pub struct Ppfc {
     pub cfg: PpfcConfig,
-    node: u32,
     nports: usize,
     nprio: usize,
     nqueues: usize,
@@ -213,11 +212,10 @@ impl Ppfc {
         let n = nports * nprio;
         Ppfc {
             cfg,
-            node,
             nports,
             nprio,
             nqueues: 0,
-            rng: Rng::stream(seed, stream::SWITCH, node as u64),
+            rng: Rng::stream(seed, stream::PPFC, node as u64),
             increment: vec![0; n],
             packets: EgressComposition::new(nports, nprio),
             hot: Vec::new(),
@@ -229,10 +227,6 @@ impl Ppfc {
             cand: Vec::new(),
             pauses_sent: 0,
         }
-    }
-
-    pub fn node(&self) -> u32 {
-        self.node
     }
 
     /// `increment[port][priority]` of the interval in progress.

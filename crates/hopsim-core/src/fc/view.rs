@@ -22,7 +22,6 @@ impl Peer {
 }
 
 pub struct SwitchView<'a> {
-    pub node: u32,
     /// Tier of this switch.
     pub tier: u8,
     pub mmu: &'a Mmu,
@@ -48,7 +47,6 @@ impl<'a> SwitchView<'a> {
     /// A view with an MMU and port rates only (unit tests of threshold logic).
     pub fn bare(mmu: &'a Mmu, port_rate: &'a [Rate], nqueues: usize) -> SwitchView<'a> {
         SwitchView {
-            node: 0,
             tier: 0,
             mmu,
             port_rate,

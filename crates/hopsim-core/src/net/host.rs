@@ -20,8 +20,7 @@
 //! resulting receive window in the ACK. Window-based algorithms report their congestion window
 //! through `window()`, so the same send loop clocks them by ACKs.
 
-use crate::cc::ictcp::IctcpHost;
-use crate::cc::{AckInfo, AnyCc, CongestionControl};
+use crate::cc::{AckInfo, AnyCc, CongestionControl, RxIface, RxPacket};
 use crate::event::Event;
 use crate::fc::nic::{AnyNic, NicFc, NicFlow};
 use crate::packet::{tag, Packet, PacketId, PktKind};
@@ -36,8 +35,8 @@ pub struct Host {
     /// Flows this host is sending and has not finished.
     pub active: Vec<u32>,
     rr: usize,
-    /// ICTCP's receiver-side interface state (ICTCP runs only).
-    pub ictcp: IctcpHost,
+    /// Receiver-side congestion-control state of the interface (ICTCP's).
+    pub rx: RxIface,
     /// The host half of the flow-control scheme.
     pub nic: AnyNic,
     /// Destinations paused by destination-pause frames, and until when (usually empty).
@@ -46,7 +45,7 @@ pub struct Host {
 
 impl Host {
     pub fn new(node: u32, port: u32) -> Host {
-        Host { node, port, active: vec![], rr: 0, ictcp: IctcpHost::default(), nic: AnyNic::default(), dst_pause: vec![] }
+        Host { node, port, active: vec![], rr: 0, rx: RxIface::default(), nic: AnyNic::default(), dst_pause: vec![] }
     }
 
     /// Pause sending to `dst` until `until` (`<= now` resumes it).
@@ -269,7 +268,8 @@ impl Simulation {
         self.stats.counters.data_bytes_sent += payload as u64;
         self.arm_flow_timer(f);
         let id = self.slab.alloc(pkt);
-        if int {
+        // a fresh INT stack wherever switches stamp INT (under HPCC, or with INT on by itself)
+        if int || self.cfg.aqm.int_max_hops > 0 {
             self.slab.int.stack_mut(id).clear();
         }
         if let AnyNic::Custom(_) = self.hosts[h as usize].nic {
@@ -328,14 +328,10 @@ impl Simulation {
         let (cnp, int) = (flow.cnp, flow.int);
         let in_order = pkt.seq == flow.rcv_nxt;
         let finishing = in_order && flow.rcv_nxt + pkt.payload as u64 == flow.spec.size;
-        // ICTCP: the receiver's window control runs on every data packet (cc::ictcp)
-        let adv = if let AnyCc::Ictcp(x) = &mut flow.cc {
-            let host = &mut self.hosts[h as usize];
-            let cap = self.ports[host.port as usize].clock.rate;
-            x.on_receive(&mut host.ictcp, cap, now, pkt.size, pkt.payload, finishing).min(u32::MAX as u64) as u32
-        } else {
-            0
-        };
+        // receiver-side congestion control (ICTCP's window) runs on every data packet
+        let host = &mut self.hosts[h as usize];
+        let rx = RxPacket { now, wire: pkt.size, payload: pkt.payload, finishing, capacity: self.ports[host.port as usize].clock.rate };
+        let adv = flow.cc.on_data_received(&mut host.rx, &rx).map_or(0, |w| w.min(u32::MAX as u64) as u32);
         let reply = Packet {
             prio: pkt.prio,
             flow: pkt.flow,

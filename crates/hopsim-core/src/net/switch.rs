@@ -49,7 +49,6 @@ pub struct Switch {
 macro_rules! view {
     ($sw:expr, $ports:expr, $nq:expr) => {
         SwitchView {
-            node: $sw.node,
             tier: $sw.tier,
             mmu: &$sw.mmu,
             port_rate: &$sw.port_rate,

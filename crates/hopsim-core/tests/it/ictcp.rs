@@ -64,7 +64,7 @@ fn lone_connection_window_fills_the_link() {
 fn receive_window_is_limited_under_incast() {
     let sim = simulate(CcConfig::Ictcp(IctcpConfig::default()), &incast());
     assert_conserved(&sim.stats);
-    let host0 = &sim.hosts[0].ictcp;
+    let host0 = &sim.hosts[0].rx.ictcp;
     let peak_sum = host0.peak_sum_rwnd;
     let max_each = (0..24).map(|f| ictcp(&sim, f).rx.max_rwnd).max().unwrap();
     // the sum of advertised windows stays near alpha x C x RTT (plus the 2-MSS floors)

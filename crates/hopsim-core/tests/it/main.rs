@@ -13,3 +13,4 @@ mod timely;
 mod hpcc;
 mod pulser;
 mod ictcp;
+mod substrate;

@@ -21,6 +21,7 @@ const HOSTS: usize = 26;
 
 fn cfg(stop: Time) -> NetConfig {
     let mut cfg = NetConfig { cc: CcConfig::Pulser(PulserConfig::default()), fc: FcConfig::None, stop_time: Some(stop), ..Default::default() };
+    cfg.aqm = hopsim_core::aqm::AqmConfig::for_cc(&cfg.cc);
     cfg.switch.lossless = false;
     cfg.switch.ecn = EcnConfig { enabled: true, kmin_bytes: K, kmax_bytes: K, pmax: 1.0, ref_rate: None };
     cfg.host.window = WindowConfig::Off;
