@@ -165,5 +165,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    // the core's limits, so the schema's can be checked against them
+    m.add("MAX_QUEUES", hopsim_core::net::port::MAX_QUEUES)?;
     Ok(())
 }
