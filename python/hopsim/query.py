@@ -1,7 +1,7 @@
 """SQL over run folders with DuckDB.
 
 ``connect(DIR)`` opens an in-memory DuckDB database with one view per table across every
-complete run under DIR — ``flows``, ``pauses``, ``buffer``, ``queues``, ``ports`` — each with the
+complete run under DIR — ``flows``, ``pauses``, ``control``, ``buffer``, ``queues``, ``ports`` — each with the
 columns ``run`` (the run folder's path below DIR), ``label`` (its swept values other than the seed) and one
 column per swept parameter (named by the last part of its key, ``scheme`` for
 ``flow_control.scheme``, unless two keys share it), plus a ``runs`` table with each run's
@@ -87,8 +87,12 @@ def connect(root: Path | str):
     pcols = runs.attrs["param_columns"]
     sel = ", ".join(["r.run", "r.label", *[f'r."{c}"' for c in pcols]])
     for t in TABLES:
-        files = [str(Path(p) / f"{t}.parquet") for p in runs["path"]]
-        con.execute(f"CREATE TABLE _files_{t} AS SELECT unnest(?) AS file, unnest(?) AS run", [files, list(runs["run"])])
+        # run folders written before a table existed lack its file: the view covers those that have it
+        have = [(str(Path(p) / f"{t}.parquet"), r) for p, r in zip(runs["path"], runs["run"]) if (Path(p) / f"{t}.parquet").exists()]
+        if not have:
+            continue
+        files = [f for f, _ in have]
+        con.execute(f"CREATE TABLE _files_{t} AS SELECT unnest(?) AS file, unnest(?) AS run", [files, [r for _, r in have]])
         con.execute(
             f"""CREATE VIEW {t} AS
                 SELECT {sel}, x.* EXCLUDE (filename)

@@ -5,7 +5,7 @@
 use crate::cc::{AnyCc, FlowInfo};
 use crate::config::{Headroom, NetConfig, WindowConfig};
 use crate::event::{Event, Scheduler};
-use crate::fc::view::{prio_queues, Peer};
+use crate::fc::view::{prio_queues, Peer, SwitchInfo};
 use crate::fc::AnyFc;
 use crate::net::host::{Flow, Host};
 use crate::net::mmu::{Mmu, MmuConfig};
@@ -103,20 +103,25 @@ impl Simulation {
                     let fc = AnyFc::build(&cfg.fc, i as u32, ps.len(), nprio, cfg.seed, &cfg.pfc);
                     let ecn = port_rate.iter().map(|&r| cfg.switch.ecn.thresholds(r)).collect();
                     let peers = ps.iter().map(|&p| Peer { tier: tiers[ports[(p ^ 1) as usize].node as usize] }).collect();
-                    switches.push(Switch {
-                        node: i as u32,
+                    let aqm = crate::aqm::SwitchAqm::new(&cfg, &port_rate);
+                    let info = SwitchInfo {
                         tier: *tier,
                         ports: ps.clone(),
+                        port_rate,
                         peers,
+                        ecn,
+                        nqueues: cfg.switch.nqueues,
                         prio_queue: prio_queues(&prio_map, cfg.switch.nqueues),
                         mtu_bytes: cfg.host.mtu + cfg.host.header_bytes,
-                        aqm: crate::aqm::SwitchAqm::new(&cfg, &port_rate),
-                        port_rate,
+                    };
+                    switches.push(Switch {
+                        node: i as u32,
+                        info,
                         mmu,
                         fc,
                         fc_gen: 0,
                         fc_at: None,
-                        ecn,
+                        aqm,
                         rng: Rng::stream(cfg.seed, stream::RED, i as u64),
                     });
                 }

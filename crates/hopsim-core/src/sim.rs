@@ -93,7 +93,7 @@ impl Simulation {
     /// Global id of local port `local` of node `node`.
     pub fn port_of(&self, node: u32, local: u16) -> Option<u32> {
         match self.node_ref.get(node as usize)? {
-            NodeRef::Switch(s) => self.switches[*s as usize].ports.get(local as usize).copied(),
+            NodeRef::Switch(s) => self.switches[*s as usize].info.ports.get(local as usize).copied(),
             NodeRef::Host(h) => (local == 0).then(|| self.hosts[*h as usize].port),
         }
     }

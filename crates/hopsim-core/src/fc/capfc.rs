@@ -132,7 +132,7 @@ impl Capfc {
     }
 
     fn refresh_after(&self, view: &SwitchView, port: usize) -> Time {
-        Time(quanta_duration(self.cfg.pause_quanta, view.port_rate[port]).0 / 2)
+        Time(quanta_duration(self.cfg.pause_quanta, view.rate(port as u16)).0 / 2)
     }
 
     fn send_pause(&mut self, now: Time, view: &SwitchView, ip: usize, out: &mut Actions) {
@@ -184,8 +184,8 @@ impl Capfc {
 
 impl OverPfc for Capfc {
     fn on_enqueue(&mut self, now: Time, pkt: &PktMeta, view: &SwitchView, _pfc: &Pfc, out: &mut Actions) {
-        self.ensure_queues(view.nqueues);
-        self.packets.add(view.nqueues, pkt);
+        self.ensure_queues(view.nqueues());
+        self.packets.add(view.nqueues(), pkt);
         let (egress, queue) = (pkt.egress as usize, pkt.queue as usize);
         let qi = egress * self.nqueues + queue;
         let ip = pkt.ingress as usize * self.nprio + pkt.prio as usize;

@@ -126,7 +126,8 @@ pub trait FlowControl {
     fn on_enqueue(&mut self, _now: Time, _pkt: &PktMeta, _view: &SwitchView, _out: &mut Actions) {}
     /// A packet left its queue to be transmitted.
     fn on_dequeue(&mut self, _now: Time, _pkt: &PktMeta, _view: &SwitchView, _out: &mut Actions) {}
-    /// Write the tags the next hop reads into a departing packet.
+    /// Write the tags the next hop reads into a departing packet. Called only in runs that keep
+    /// tags: a module that stamps says so in `uses_tags`.
     fn stamp(&mut self, _now: Time, _pkt: &mut PktMeta, _view: &SwitchView) {}
     /// A packet was dropped at admission (undo what `classify` counted).
     fn on_drop(&mut self, _now: Time, _pkt: &PktMeta, _view: &SwitchView, _out: &mut Actions) {}
@@ -204,6 +205,9 @@ pub enum AnyFc {
     Custom(Box<dyn FlowControl + Send>),
 }
 
+/// The built-in arms dispatch statically; the `Custom` arm goes through a cold, out-of-line
+/// call, so that a hook that is a plain field read for PFC (`next_timer`, `classify`) stays a leaf
+/// the compiler can inline, without register spills for a dynamic call most runs never make.
 macro_rules! dispatch {
     ($self:ident, $m:ident, $($a:expr),*) => {
         match $self {
@@ -211,7 +215,14 @@ macro_rules! dispatch {
             AnyFc::Pfc(x) => x.$m($($a),*),
             AnyFc::Ppfc(x) => x.$m($($a),*),
             AnyFc::Capfc(x) => x.$m($($a),*),
-            AnyFc::Custom(x) => x.$m($($a),*),
+            AnyFc::Custom(x) => {
+                #[cold]
+                #[inline(never)]
+                fn custom<R>(f: impl FnOnce() -> R) -> R {
+                    f()
+                }
+                custom(|| x.$m($($a),*))
+            }
         }
     };
 }
@@ -242,6 +253,7 @@ impl FlowControl for AnyFc {
     fn on_timer(&mut self, now: Time, view: &SwitchView, out: &mut Actions) {
         dispatch!(self, on_timer, now, view, out)
     }
+    #[inline]
     fn next_timer(&self) -> Option<Time> {
         dispatch!(self, next_timer,)
     }

@@ -70,7 +70,7 @@ impl Pfc {
     }
 
     fn refresh_after(&self, view: &SwitchView, port: usize) -> Time {
-        Time(quanta_duration(self.cfg.pause_quanta, view.port_rate[port]).0 / 2)
+        Time(quanta_duration(self.cfg.pause_quanta, view.rate(port as u16)).0 / 2)
     }
 
     fn xoff(&mut self, now: Time, view: &SwitchView, port: usize, prio: usize, out: &mut Actions) {
@@ -141,17 +141,18 @@ impl FlowControl for Pfc {
 mod tests {
     use super::*;
     use crate::net::mmu::{Mmu, MmuConfig};
+    use crate::fc::view::SwitchInfo;
     use crate::time::Rate;
 
-    fn view<'a>(mmu: &'a Mmu, rates: &'a [Rate]) -> SwitchView<'a> {
-        SwitchView::bare(mmu, rates, 8)
+    fn view<'a>(mmu: &'a Mmu, info: &'a SwitchInfo) -> SwitchView<'a> {
+        SwitchView::bare(mmu, info)
     }
 
     #[test]
     fn static_threshold_xoff_then_xon() {
         let cfg = MmuConfig { buffer_bytes: 1_000_000, ..Default::default() };
         let mut mmu = Mmu::new(cfg, vec![50_000; 2], 8, 8);
-        let rates = [Rate::gbps(100); 2];
+        let rates = SwitchInfo::bare(vec![Rate::gbps(100); 2], 8);
         let mut pfc = Pfc::new(PfcConfig { threshold: PfcThreshold::Static { xoff: 10_000, xon: 5_000 }, ..Default::default() }, 2, 8);
         let mut out = vec![];
         let pkt = PktMeta { ingress: 0, egress: 1, prio: 3, queue: 3, size: 1000, ..Default::default() };
@@ -174,7 +175,7 @@ mod tests {
     fn refresh_keeps_a_needed_pause_alive() {
         let mmu_cfg = MmuConfig { buffer_bytes: 1_000_000, ..Default::default() };
         let mut mmu = Mmu::new(mmu_cfg, vec![50_000; 2], 8, 8);
-        let rates = [Rate::gbps(100); 2];
+        let rates = SwitchInfo::bare(vec![Rate::gbps(100); 2], 8);
         let mut pfc = Pfc::new(PfcConfig { threshold: PfcThreshold::Static { xoff: 2_000, xon: 1_000 }, ..Default::default() }, 2, 8);
         let mut out = vec![];
         let pkt = PktMeta { ingress: 1, egress: 0, prio: 0, size: 3000, ..Default::default() };

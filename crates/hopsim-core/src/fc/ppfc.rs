@@ -371,7 +371,7 @@ impl Ppfc {
         // Line 3: duration = (packets[port][priority] + increment[port][priority]) /
         // Transmission_speed: drain what it holds in the egress queue plus what is in flight
         // (§4.4). Transmission_speed is the rate of the link the ingress sends on.
-        let rate = view.port_rate[port];
+        let rate = view.rate(port as u16);
         let increment = self.increment[ip].max(0) as u64;
         let duration = rate.tx_time(packets + increment);
         let quanta = quanta_for(duration, rate);
@@ -389,7 +389,7 @@ impl Ppfc {
 
 impl OverPfc for Ppfc {
     fn on_enqueue(&mut self, now: Time, pkt: &PktMeta, view: &SwitchView, _pfc: &Pfc, _out: &mut Actions) {
-        self.ensure_queues(view.nqueues);
+        self.ensure_queues(view.nqueues());
         let (egress, queue) = (pkt.egress as usize, pkt.queue as usize);
         let qi = egress * self.nqueues + queue;
         // §4.1: start predicting once an egress queue exceeds Kmax. The 1 us tick starts here with
@@ -405,7 +405,7 @@ impl OverPfc for Ppfc {
         }
         // §4.2: increment[port][priority], the buffer increase of the ingress queue.
         self.increment[pkt.ingress as usize * self.nprio + pkt.prio as usize] += pkt.size as i64;
-        self.packets.add(view.nqueues, pkt);
+        self.packets.add(view.nqueues(), pkt);
     }
 
     fn on_dequeue(&mut self, _now: Time, pkt: &PktMeta, _view: &SwitchView, _pfc: &Pfc, _out: &mut Actions) {
@@ -432,7 +432,7 @@ impl OverPfc for Ppfc {
     fn on_pfc_resume(&self, now: Time, port: u16, prio: u8, view: &SwitchView) -> Resume {
         let until = self.pause_until[port as usize * self.nprio + prio as usize];
         if until > now {
-            Resume::PauseFor(quanta_for(until - now, view.port_rate[port as usize]).max(1))
+            Resume::PauseFor(quanta_for(until - now, view.rate(port)).max(1))
         } else {
             Resume::Send
         }

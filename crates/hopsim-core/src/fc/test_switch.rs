@@ -1,6 +1,7 @@
 //! A small switch for the flow-control modules' unit tests: an MMU, port rates, and helpers that
 //! admit or release packets through it and call the module's hooks the way the engine does.
 
+use super::view::SwitchInfo;
 use super::{Actions, FlowControl, PktMeta, SwitchView};
 use crate::net::mmu::{Charge, Mmu, MmuConfig};
 use crate::time::{Rate, Time};
@@ -12,17 +13,17 @@ pub const PKT: u32 = 1000;
 /// An 8-port 40 Gb/s switch with the P-PFC paper's 4 MB buffer (section 5), 50 KB headroom per port.
 pub struct Sw {
     pub mmu: Mmu,
-    pub rates: Vec<Rate>,
+    pub info: SwitchInfo,
     charges: HashMap<(u16, u16), Vec<Charge>>,
 }
 
 impl Sw {
     pub fn new() -> Sw {
         let cfg = MmuConfig { buffer_bytes: 4_000_000, ..Default::default() };
-        Sw { mmu: Mmu::new(cfg, vec![50_000; 8], 8, 8), rates: vec![Rate::gbps(40); 8], charges: HashMap::new() }
+        Sw { mmu: Mmu::new(cfg, vec![50_000; 8], 8, 8), info: SwitchInfo::bare(vec![Rate::gbps(40); 8], 8), charges: HashMap::new() }
     }
     pub fn view(&self) -> SwitchView<'_> {
-        SwitchView::bare(&self.mmu, &self.rates, 8)
+        SwitchView::bare(&self.mmu, &self.info)
     }
     pub fn pkt(ingress: u16, egress: u16) -> PktMeta {
         PktMeta { ingress, egress, prio: PRIO, queue: PRIO as u16, size: PKT, ..Default::default() }

@@ -1,8 +1,10 @@
 //! The read-only view of a switch that flow-control hooks get beside `now`.
 //!
 //! Why a view and not the switch: a module must not change the network behind the engine's back
-//! (that is what actions are for), and a unit test must be able to build one from an MMU and a few
-//! ports without a whole `Simulation` (`fc/test_switch.rs`).
+//! (that is what actions are for), and a unit test must be able to build one from an MMU and a
+//! [`SwitchInfo`] without a whole `Simulation` (`fc/test_switch.rs`). The view is three
+//! references (what never changes after assembly, the MMU, the ports), so building one per hook
+//! call costs three stores.
 
 use crate::net::mmu::Mmu;
 use crate::net::port::{Port, NPRIO};
@@ -21,59 +23,80 @@ impl Peer {
     }
 }
 
-pub struct SwitchView<'a> {
-    /// Tier of this switch.
+/// What a switch is, fixed at assembly: its tier, its ports and what is behind them.
+#[derive(Clone, Debug)]
+pub struct SwitchInfo {
+    /// Tier of this switch (0 = ToR).
     pub tier: u8,
-    pub mmu: &'a Mmu,
+    /// Global id of each local port.
+    pub ports: Vec<u32>,
     /// Line rate of each local port.
-    pub port_rate: &'a [Rate],
+    pub port_rate: Vec<Rate>,
+    /// The node behind each local port.
+    pub peers: Vec<Peer>,
+    /// (Kmin, Kmax) ECN thresholds of each local port.
+    pub ecn: Vec<(u64, u64)>,
     /// Data queues per egress port.
     pub nqueues: usize,
-    /// Every port of the network, addressed through `local` (empty in bare test views).
-    pub(crate) ports: &'a [Port],
-    /// Global id of each local port.
-    pub(crate) local: &'a [u32],
-    /// The node behind each local port.
-    pub peers: &'a [Peer],
-    /// (Kmin, Kmax) ECN thresholds of each local port.
-    pub ecn: &'a [(u64, u64)],
-    /// Bytes of one full-size data packet on the wire (for HRTT).
-    pub mtu_bytes: u32,
     /// The queue each priority takes when the scheme does not classify.
     pub prio_queue: [u16; NPRIO],
+    /// Bytes of one full-size data packet on the wire (for HRTT).
+    pub mtu_bytes: u32,
+}
+
+impl SwitchInfo {
+    /// A switch with ports of these rates and `nqueues` queues each on the default priority map
+    /// (unit tests of threshold logic).
+    pub fn bare(port_rate: Vec<Rate>, nqueues: usize) -> SwitchInfo {
+        let n = port_rate.len();
+        SwitchInfo {
+            tier: 0,
+            ports: vec![],
+            port_rate,
+            peers: vec![Peer::default(); n],
+            ecn: vec![(0, 0); n],
+            nqueues,
+            prio_queue: prio_queues(&crate::net::port::default_prio_map(nqueues), nqueues),
+            mtu_bytes: 1048,
+        }
+    }
+}
+
+#[derive(Clone, Copy)]
+pub struct SwitchView<'a> {
+    pub info: &'a SwitchInfo,
+    pub mmu: &'a Mmu,
+    /// Every port of the network, addressed through `info.ports` (empty in bare test views).
+    pub(crate) ports: &'a [Port],
 }
 
 impl<'a> SwitchView<'a> {
-    /// A view with an MMU and port rates only (unit tests of threshold logic).
-    pub fn bare(mmu: &'a Mmu, port_rate: &'a [Rate], nqueues: usize) -> SwitchView<'a> {
-        SwitchView {
-            tier: 0,
-            mmu,
-            port_rate,
-            nqueues,
-            ports: &[],
-            local: &[],
-            peers: &[],
-            ecn: &[],
-            mtu_bytes: 1048,
-            prio_queue: prio_queues(&crate::net::port::default_prio_map(nqueues), nqueues),
-        }
+    /// A view without ports (unit tests of threshold logic): per-queue questions panic.
+    pub fn bare(mmu: &'a Mmu, info: &'a SwitchInfo) -> SwitchView<'a> {
+        SwitchView { info, mmu, ports: &[] }
     }
 
     #[inline]
     fn port(&self, p: u16) -> &Port {
-        &self.ports[self.local[p as usize] as usize]
+        &self.ports[self.info.ports[p as usize] as usize]
+    }
+
+    /// Data queues per egress port.
+    #[inline]
+    pub fn nqueues(&self) -> usize {
+        self.info.nqueues
     }
 
     /// The queue a packet of priority `prio` takes when the scheme does not classify: the first
     /// queue mapped to that priority (queue `prio` on the default map).
     #[inline]
     pub fn queue_of_prio(&self, prio: u8) -> u16 {
-        self.prio_queue[prio as usize % NPRIO]
+        self.info.prio_queue[prio as usize % NPRIO]
     }
 
+    #[inline]
     pub fn rate(&self, p: u16) -> Rate {
-        self.port_rate[p as usize]
+        self.info.port_rate[p as usize]
     }
 
     /// Propagation delay of the link behind local port `p`.
@@ -85,11 +108,16 @@ impl<'a> SwitchView<'a> {
     /// serialisation (BFC §3.3's HRTT; the time for a pause to reach upstream and take effect).
     pub fn hrtt(&self, p: u16) -> Time {
         let d = self.delay(p);
-        d + d + self.rate(p).tx_time(self.mtu_bytes as u64)
+        d + d + self.rate(p).tx_time(self.info.mtu_bytes as u64)
     }
 
     pub fn peer(&self, p: u16) -> Peer {
-        self.peers.get(p as usize).copied().unwrap_or_default()
+        self.info.peers.get(p as usize).copied().unwrap_or_default()
+    }
+
+    /// (Kmin, Kmax) ECN thresholds of port `p`.
+    pub fn ecn(&self, p: u16) -> (u64, u64) {
+        self.info.ecn[p as usize]
     }
 
     pub fn queue_bytes(&self, p: u16, q: u16) -> u64 {
@@ -123,7 +151,7 @@ impl<'a> SwitchView<'a> {
 
     /// Number of local ports.
     pub fn nports(&self) -> usize {
-        self.port_rate.len()
+        self.info.port_rate.len()
     }
 }
 

@@ -19,6 +19,24 @@ impl QueueBits {
         QueueBits { w0: 0, rest: vec![0; n.saturating_sub(64).div_ceil(64)] }
     }
 
+    /// Whether every member fits the inline word (ports of at most 64 queues).
+    #[inline]
+    pub fn is_narrow(&self) -> bool {
+        self.rest.is_empty()
+    }
+
+    /// Queues 0..64 as a word.
+    #[inline]
+    pub fn w0(&self) -> u64 {
+        self.w0
+    }
+
+    /// Set queues 0..64 from a word (a narrow set's whole contents).
+    #[inline]
+    pub fn set_w0(&mut self, w: u64) {
+        self.w0 = w;
+    }
+
     #[inline]
     pub fn set(&mut self, q: usize) {
         if q < 64 {

@@ -36,13 +36,13 @@ impl Simulation {
             pl.mechanism.push(by.name().to_string());
             if quanta == 0 {
                 self.stats.counters.resumes_sent += 1;
-                port.resume_frames += 1;
+                port.cold.resume_frames += 1;
             } else {
                 self.stats.counters.pauses_sent += 1;
-                port.pause_frames += 1;
+                port.cold.pause_frames += 1;
             }
         } else {
-            port.other_ctrl_frames += 1;
+            port.cold.other_ctrl_frames += 1;
         }
         let cl = &mut self.stats.control;
         let (target, value) = msg.log_fields();
@@ -70,10 +70,9 @@ impl Simulation {
         match self.node_ref[node as usize] {
             NodeRef::Switch(s) => {
                 let reopened = self.obey_link_pause(p, &msg);
-                let nq = self.cfg.switch.nqueues;
                 let sw = &mut self.switches[s as usize];
                 let local = self.ports[p as usize].local;
-                sw.fc.on_control(now, local, &msg, &view!(sw, &self.ports, nq), &mut self.fc_out);
+                sw.fc.on_control(now, local, &msg, &view!(sw, &self.ports), &mut self.fc_out);
                 collect_actions!(self, node);
                 self.arm_fc_timer(s);
                 if reopened {
@@ -84,6 +83,7 @@ impl Simulation {
                 let obeys = self.hosts[h as usize].nic.obeys(msg.kind());
                 let mut reopened = false;
                 if obeys {
+                    self.hosts[h as usize].pauses_seen |= !matches!(msg, CtrlMsg::Pfc { .. });
                     reopened = match msg {
                         CtrlMsg::Pfc { .. } | CtrlMsg::QueuePause { .. } => self.obey_link_pause(p, &msg),
                         CtrlMsg::DstPause { dst, .. } => {
@@ -146,6 +146,9 @@ impl Simulation {
                             let pt = &mut self.ports[p as usize];
                             if (queue as usize) < pt.ngates() {
                                 pt.set_gate(queue as usize, now, until);
+                                if let NodeRef::Host(h) = self.node_ref[node as usize] {
+                                    self.hosts[h as usize].pauses_seen = true;
+                                }
                                 if until <= now {
                                     self.kick(p);
                                 }
@@ -173,15 +176,23 @@ impl Simulation {
     }
 
     /// Make sure switch `s` has its flow-control timer armed at the module's next deadline.
+    /// Called after every hook, so the check is inlined and the arming kept out of line.
+    #[inline]
     pub(crate) fn arm_fc_timer(&mut self, s: u32) {
-        let sw = &mut self.switches[s as usize];
+        let sw = &self.switches[s as usize];
         if let Some(t) = sw.fc.next_timer() {
             if sw.fc_at.is_none_or(|x| t < x) {
-                sw.fc_gen = sw.fc_gen.wrapping_add(1);
-                sw.fc_at = Some(t);
-                self.sched.push(t.max(self.now), Event::FcTimer { sw: s, gen: sw.fc_gen });
+                self.arm_fc_timer_at(s, t);
             }
         }
+    }
+
+    #[inline(never)]
+    fn arm_fc_timer_at(&mut self, s: u32, t: crate::time::Time) {
+        let sw = &mut self.switches[s as usize];
+        sw.fc_gen = sw.fc_gen.wrapping_add(1);
+        sw.fc_at = Some(t);
+        self.sched.push(t.max(self.now), Event::FcTimer { sw: s, gen: sw.fc_gen });
     }
 
     pub(crate) fn on_fc_timer(&mut self, s: u32, gen: u32) {
@@ -191,9 +202,8 @@ impl Simulation {
         }
         sw.fc_at = None;
         if sw.fc.next_timer().is_some_and(|t| t <= self.now) {
-            let nq = self.cfg.switch.nqueues;
             let node = sw.node;
-            sw.fc.on_timer(self.now, &view!(sw, &self.ports, nq), &mut self.fc_out);
+            sw.fc.on_timer(self.now, &view!(sw, &self.ports), &mut self.fc_out);
             collect_actions!(self, node);
         }
         self.arm_fc_timer(s);

@@ -41,11 +41,14 @@ pub struct Host {
     pub nic: AnyNic,
     /// Destinations paused by destination-pause frames, and until when (usually empty).
     dst_pause: Vec<(u32, Time)>,
+    /// Whether a queue, destination or flow pause has ever reached this host: until then the
+    /// send loop skips those checks (PFC's per-priority pause is always checked).
+    pub(crate) pauses_seen: bool,
 }
 
 impl Host {
     pub fn new(node: u32, port: u32) -> Host {
-        Host { node, port, active: vec![], rr: 0, rx: RxIface::default(), nic: AnyNic::default(), dst_pause: vec![] }
+        Host { node, port, active: vec![], rr: 0, rx: RxIface::default(), nic: AnyNic::default(), dst_pause: vec![], pauses_seen: false }
     }
 
     /// Pause sending to `dst` until `until` (`<= now` resumes it).
@@ -191,9 +194,10 @@ impl Simulation {
             if flow.has_window_and_data()
                 && flow.next_avail <= now
                 && !port.is_paused(flow.spec.prio as usize, now)
-                && !port.gate_closed(flow.nic_queue as usize, now)
-                && flow.paused_until <= now
-                && host.dst_paused_until(flow.spec.dst, now).is_none()
+                && (!host.pauses_seen
+                    || (!port.gate_closed(flow.nic_queue as usize, now)
+                        && flow.paused_until <= now
+                        && host.dst_paused_until(flow.spec.dst, now).is_none()))
             {
                 host.rr = (i + 1) % n;
                 return Some(self.make_data(h, f));
@@ -214,7 +218,7 @@ impl Simulation {
                 let mut w = flow.next_avail;
                 let prio = flow.spec.prio as usize;
                 if port.is_paused(prio, self.now) {
-                    w = w.max(port.prio_pause[prio].until);
+                    w = w.max(port.cold.prio_pause[prio].until);
                 }
                 let q = flow.nic_queue as usize;
                 if port.gate_closed(q, self.now) {
@@ -282,7 +286,7 @@ impl Simulation {
     #[inline(never)]
     fn nic_stamp(&mut self, h: u32, id: PacketId) {
         let pkt = *self.slab.get(id);
-        let mut m = crate::net::switch::meta(&self.slab, &pkt, id, 0);
+        let mut m = crate::net::switch::meta(&pkt, self.slab.tags.get(id), 0);
         let before = (m.flags, m.tags);
         self.hosts[h as usize].nic.stamp(self.now, &mut m);
         if (m.flags, m.tags) != before {

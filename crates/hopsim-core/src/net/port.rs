@@ -88,6 +88,10 @@ pub struct Port {
     pub node: u32,
     /// Index of this port among its node's ports.
     pub local: u16,
+    /// The queue-to-priority map is the default `q mod 8` (the scheduler skips the lookup).
+    prio_mod8: bool,
+    /// Markers in the data queues (their handling is skipped while there are none).
+    markers: u32,
     pub clock: TxClock,
     pub delay: Time,
     pub ctrl: VecDeque<PacketId>,
@@ -98,20 +102,11 @@ pub struct Port {
     total: u64,
     /// Data queues holding anything (packets or markers).
     nonempty: QueueBits,
-    /// Data queues whose head is a hold marker waiting for its twin.
-    held: QueueBits,
     /// Gates that may be closed (set on close, cleared when found open).
     gated: QueueBits,
-    gate: Vec<PauseClock>,
-    /// Priority of each data queue (what a PFC frame for that priority pauses).
-    prio_of: Vec<u8>,
-    /// Per-priority pause from received PFC frames.
-    pub prio_pause: [PauseClock; NPRIO],
-    sched: Sched,
-    /// Scratch: the eligible set of the pick in progress.
-    elig: QueueBits,
-    /// Markers in the data queues (their handling is skipped while there are none).
-    markers: u32,
+    /// When each priority's PFC pause ends (the scheduler reads it for every non-empty queue;
+    /// the accounting is in `cold.prio_pause`).
+    prio_until: [Time; NPRIO],
     /// End of the current serialisation: the port is free from then on.
     pub busy_until: Time,
     /// Generation of the live `PortTx` event; older ones are stale.
@@ -125,6 +120,24 @@ pub struct Port {
     pub tx_data_bytes: u64,
     pub ctrl_bytes: u64,
     pub peak_qbytes: u64,
+    /// What the per-packet path rarely touches, out of line so a port's hot fields share fewer
+    /// cache lines (a port is touched several times per packet).
+    pub cold: Box<PortCold>,
+}
+
+/// The parts of a port that pauses, gates, markers, a busy scheduler and the end-of-run tables
+/// touch.
+pub struct PortCold {
+    /// Per-priority pause from received PFC frames, with its accounting.
+    pub prio_pause: [PauseClock; NPRIO],
+    gate: Vec<PauseClock>,
+    /// Priority of each data (or NIC) queue (what a PFC frame for that priority pauses).
+    prio_of: Vec<u8>,
+    /// Data queues whose head is a hold marker waiting for its twin.
+    held: QueueBits,
+    sched: Sched,
+    /// Scratch: the eligible set of the pick in progress.
+    elig: QueueBits,
     pub markers_inserted: u64,
     pub markers_matched: u64,
     /// Control frames sent: PFC pauses, PFC resumes, every other kind.
@@ -162,6 +175,8 @@ impl Port {
         Port {
             node,
             local,
+            prio_mod8: prio.iter().enumerate().all(|(q, &p)| p as usize == q % NPRIO),
+            markers: 0,
             clock,
             delay,
             ctrl: VecDeque::new(),
@@ -169,14 +184,8 @@ impl Port {
             qbytes: vec![0; nqueues],
             total: 0,
             nonempty: QueueBits::with_capacity(nqueues),
-            held: QueueBits::with_capacity(nqueues),
             gated: QueueBits::with_capacity(ngates),
-            gate: vec![PauseClock::default(); ngates],
-            prio_of: prio,
-            prio_pause: [PauseClock::default(); NPRIO],
-            sched: Sched::new(sched, nqueues, quantum),
-            elig: QueueBits::with_capacity(nqueues),
-            markers: 0,
+            prio_until: [Time::ZERO; NPRIO],
             busy_until: Time::ZERO,
             gen: 0,
             pending: None,
@@ -185,18 +194,26 @@ impl Port {
             tx_data_bytes: 0,
             ctrl_bytes: 0,
             peak_qbytes: 0,
-            markers_inserted: 0,
-            markers_matched: 0,
-            pause_frames: 0,
-            resume_frames: 0,
-            other_ctrl_frames: 0,
+            cold: Box::new(PortCold {
+                prio_pause: [PauseClock::default(); NPRIO],
+                gate: vec![PauseClock::default(); ngates],
+                prio_of: prio,
+                held: QueueBits::with_capacity(nqueues),
+                sched: Sched::new(sched, nqueues, quantum),
+                elig: QueueBits::with_capacity(nqueues),
+                markers_inserted: 0,
+                markers_matched: 0,
+                pause_frames: 0,
+                resume_frames: 0,
+                other_ctrl_frames: 0,
+            }),
         }
     }
 
     /// Priority of data (or NIC) queue `q`.
     #[inline]
     pub fn prio_of(&self, q: usize) -> usize {
-        self.prio_of[q] as usize
+        self.cold.prio_of[q] as usize
     }
 
     pub fn nqueues(&self) -> usize {
@@ -204,50 +221,51 @@ impl Port {
     }
 
     pub fn ngates(&self) -> usize {
-        self.gate.len()
+        self.cold.gate.len()
     }
 
     #[inline]
     pub fn is_paused(&self, prio: usize, now: Time) -> bool {
-        self.prio_pause[prio].closed(now)
+        self.prio_until[prio] > now
     }
 
     /// Apply a received PFC frame for `prio`: pause until `until` (== now to resume).
     pub fn apply_pause(&mut self, prio: usize, now: Time, until: Time) {
-        self.prio_pause[prio].set(now, until);
+        self.cold.prio_pause[prio].set(now, until);
+        self.prio_until[prio] = until;
     }
 
     /// Total paused time of `prio` up to `now`.
     pub fn paused_time(&self, prio: usize, now: Time) -> Time {
-        self.prio_pause[prio].total(now)
+        self.cold.prio_pause[prio].total(now)
     }
 
     /// Close gate `q` until `until` (`Time::MAX`: until opened); `until <= now` opens it.
     pub fn set_gate(&mut self, q: usize, now: Time, until: Time) {
-        self.gate[q].set(now, until);
+        self.cold.gate[q].set(now, until);
         self.gated.put(q, until > now);
     }
 
     /// Whether gate `q` itself is closed (its priority's pause aside).
     #[inline]
     pub fn gate_closed(&self, q: usize, now: Time) -> bool {
-        self.gated.has(q) && self.gate[q].closed(now)
+        self.gated.has(q) && self.cold.gate[q].closed(now)
     }
 
     /// When gate `q` opens by itself (`Time::MAX`: only when opened).
     pub fn gate_until(&self, q: usize) -> Time {
-        self.gate[q].until
+        self.cold.gate[q].until
     }
 
     /// Whether queue `q` may not send now: its gate or its priority is closed.
     #[inline]
     pub fn queue_closed(&self, q: usize, now: Time) -> bool {
-        self.is_paused(self.prio_of[q] as usize, now) || self.gate_closed(q, now)
+        self.is_paused(self.cold.prio_of[q] as usize, now) || self.gate_closed(q, now)
     }
 
     /// Closed time of gate `q` up to `now` (its own gate only; PFC's is per priority).
     pub fn gate_closed_time(&self, q: usize, now: Time) -> Time {
-        self.gate[q].total(now)
+        self.cold.gate[q].total(now)
     }
 
     pub fn enqueue_data(&mut self, q: usize, id: PacketId, size: u32) {
@@ -260,18 +278,23 @@ impl Port {
         }
     }
 
-    /// Remove the head of data queue `q` (the one `pick_data` chose).
+    /// Remove the head of data queue `q` (the one `pick_data` chose). If the port holds markers,
+    /// call [`Port::settle`] on `q` next.
     #[inline]
-    pub fn dequeue_data(&mut self, q: usize, size: u32, slab: &mut Slab) -> PacketId {
+    pub fn dequeue_data(&mut self, q: usize, size: u32) -> PacketId {
         let id = self.queues[q].pop_front().expect("picked queue is non-empty");
         self.qbytes[q] -= size as u64;
         self.total -= size as u64;
-        if self.markers > 0 {
-            self.settle(q, slab);
-        } else if self.queues[q].is_empty() {
+        if self.queues[q].is_empty() {
             self.nonempty.clear(q);
         }
         id
+    }
+
+    /// Whether order markers sit in any data queue.
+    #[inline]
+    pub fn has_markers(&self) -> bool {
+        self.markers > 0
     }
 
     /// Queue a marker pair: a release marker at the tail of `release`, a hold marker at the tail
@@ -284,23 +307,23 @@ impl Port {
         self.nonempty.set(release);
         self.nonempty.set(hold);
         self.markers += 2;
-        self.markers_inserted += 1;
+        self.cold.markers_inserted += 1;
         self.settle(release, slab);
         self.settle(hold, slab);
     }
 
     /// Bring queue `q`'s head to a packet that can be sent: release markers leave at once (and
     /// free their twin), released hold markers leave, an unreleased hold marker holds the queue.
-    fn settle(&mut self, q: usize, slab: &mut Slab) {
+    pub fn settle(&mut self, q: usize, slab: &mut Slab) {
         loop {
             let Some(&head) = self.queues[q].front() else {
                 self.nonempty.clear(q);
-                self.held.clear(q);
+                self.cold.held.clear(q);
                 return;
             };
             let m = *slab.get(head);
             if m.kind != PktKind::Marker {
-                self.held.clear(q);
+                self.cold.held.clear(q);
                 return;
             }
             if m.payload == 1 {
@@ -319,9 +342,9 @@ impl Port {
                 self.queues[q].pop_front();
                 slab.free(head);
                 self.markers -= 1;
-                self.markers_matched += 1;
+                self.cold.markers_matched += 1;
             } else {
-                self.held.set(q);
+                self.cold.held.set(q);
                 return;
             }
         }
@@ -330,7 +353,8 @@ impl Port {
     /// Anything waiting in the control or data queues.
     #[inline]
     pub fn has_backlog(&self) -> bool {
-        !self.ctrl.is_empty() || !self.nonempty.is_empty()
+        // every data packet has bytes; queues holding only markers are counted by `markers`
+        !self.ctrl.is_empty() || self.total != 0 || self.markers != 0
     }
 
     #[inline]
@@ -345,11 +369,21 @@ impl Port {
 
     /// Choose the next data queue to serve, by the port's scheduler, among the non-empty queues
     /// whose gate and priority are open and whose head is not a held marker.
+    #[inline]
     pub fn pick_data(&mut self, now: Time, slab: &Slab) -> Option<usize> {
-        let mut elig = std::mem::take(&mut self.elig);
+        if self.nonempty.is_narrow() {
+            self.pick_narrow(now, slab)
+        } else {
+            self.pick_wide(now, slab)
+        }
+    }
+
+    #[inline(never)]
+    fn pick_wide(&mut self, now: Time, slab: &Slab) -> Option<usize> {
+        let mut elig = std::mem::take(&mut self.cold.elig);
         elig.assign_and(&self.nonempty, &self.nonempty);
         if self.markers > 0 {
-            elig.remove_all(&self.held);
+            elig.remove_all(&self.cold.held);
         }
         // drop closed queues (a priority paused by PFC, or the queue's own gate)
         let mut bits = elig.first();
@@ -360,22 +394,72 @@ impl Port {
             }
         }
         let queues = &self.queues;
-        let r = self.sched.pick(&elig, &self.nonempty, |q| slab.get(queues[q][0]).size, |q| slab.rank(queues[q][0]));
-        self.elig = elig;
+        let r = self.cold.sched.pick(&elig, &self.nonempty, |q| slab.get(queues[q][0]).size, |q| slab.rank(queues[q][0]));
+        self.cold.elig = elig;
         r
+    }
+
+    /// `pick_data` on a port of at most 64 queues: the sets are single words, so the eligible set
+    /// is computed in registers and a lone eligible queue is served without the scheduler (the
+    /// common case: one busy queue per port).
+    #[inline]
+    fn pick_narrow(&mut self, now: Time, slab: &Slab) -> Option<usize> {
+        let mut m = self.nonempty.w0();
+        if self.markers > 0 {
+            m &= !self.cold.held.w0();
+        }
+        let mut bits = m;
+        if self.prio_mod8 {
+            while bits != 0 {
+                let q = bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                if self.prio_until[q & (NPRIO - 1)] > now {
+                    m &= !(1 << q);
+                }
+            }
+        } else {
+            while bits != 0 {
+                let q = bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                if self.prio_until[self.cold.prio_of[q] as usize & (NPRIO - 1)] > now {
+                    m &= !(1 << q);
+                }
+            }
+        }
+        let mut bits = m & self.gated.w0();
+        while bits != 0 {
+            let q = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            if self.cold.gate[q].until > now {
+                m &= !(1 << q);
+            }
+        }
+        if m & m.wrapping_sub(1) == 0 {
+            // none, or one queue: served directly (DRR would give it every turn anyway)
+            return (m != 0).then(|| m.trailing_zeros() as usize);
+        }
+        self.pick_among(m, slab)
+    }
+
+    #[inline(never)]
+    fn pick_among(&mut self, m: u64, slab: &Slab) -> Option<usize> {
+        let cold = &mut *self.cold;
+        cold.elig.set_w0(m);
+        let queues = &self.queues;
+        cold.sched.pick(&cold.elig, &self.nonempty, |q| slab.get(queues[q][0]).size, |q| slab.rank(queues[q][0]))
     }
 
     /// Earliest time a closed, non-empty data queue reopens by itself (to wake the port then).
     pub fn next_unpause(&self, now: Time) -> Option<Time> {
         let mut t: Option<Time> = None;
         for q in self.nonempty.iter() {
-            if self.held.has(q) || !self.queue_closed(q, now) {
+            if self.cold.held.has(q) || !self.queue_closed(q, now) {
                 continue;
             }
-            let p = &self.prio_pause[self.prio_of[q] as usize];
+            let p = &self.cold.prio_pause[self.cold.prio_of[q] as usize];
             let mut u = if p.closed(now) { p.until } else { now };
             if self.gate_closed(q, now) {
-                u = u.max(self.gate[q].until);
+                u = u.max(self.cold.gate[q].until);
             }
             if u != Time::MAX && t.is_none_or(|x| u < x) {
                 t = Some(u);
@@ -409,7 +493,10 @@ mod tests {
     fn drain(p: &mut Port, slab: &mut Slab, now: Time) -> Vec<(usize, u32)> {
         let mut out = vec![];
         while let Some(q) = p.pick_data(now, slab) {
-            let id = p.dequeue_data(q, 1000, slab);
+            let id = p.dequeue_data(q, 1000);
+            if p.has_markers() {
+                p.settle(q, slab);
+            }
             out.push((q, slab.get(id).flow));
             slab.free(id);
         }
@@ -510,7 +597,7 @@ mod tests {
         let pos = |f| order.iter().position(|&x| x == f).unwrap();
         assert!(pos(70) > 1, "{order:?}");
         assert_eq!(order.iter().filter(|&&x| x == 7).count(), 2);
-        assert_eq!((p.markers_inserted, p.markers_matched), (1, 1));
+        assert_eq!((p.cold.markers_inserted, p.cold.markers_matched), (1, 1));
         assert!(!p.has_backlog());
         assert_eq!(slab.live(), 0, "markers are freed");
     }

@@ -11,33 +11,21 @@
 use crate::aqm::int::IntHop;
 use crate::aqm::red_ecn::red_mark;
 use crate::aqm::SwitchAqm;
-use crate::fc::view::Peer;
+use crate::fc::view::SwitchInfo;
 use crate::fc::{FlowControl, PktMeta, SwitchView};
 use crate::net::mmu::Mmu;
-use crate::net::port::NPRIO;
-use crate::packet::{Packet, PacketId, Slab};
+use crate::packet::{Packet, PacketId, Tags};
 use crate::rng::Rng;
 use crate::sim::Simulation;
-use crate::time::Rate;
 
 pub struct Switch {
     pub node: u32,
-    pub tier: u8,
-    /// Global port ids, in local order.
-    pub ports: Vec<u32>,
-    pub port_rate: Vec<Rate>,
-    /// The node behind each local port.
-    pub peers: Vec<Peer>,
-    /// The queue each priority takes when the module does not classify.
-    pub prio_queue: [u16; NPRIO],
-    /// Bytes of a full-size data packet on the wire (the modules' HRTT).
-    pub mtu_bytes: u32,
+    /// What the switch is (tier, ports, rates, peers, ECN thresholds), fixed at assembly.
+    pub info: SwitchInfo,
     pub mmu: Mmu,
     pub fc: crate::fc::AnyFc,
     pub(crate) fc_gen: u32,
     pub(crate) fc_at: Option<crate::time::Time>,
-    /// (Kmin, Kmax) per local port.
-    pub ecn: Vec<(u64, u64)>,
     /// EIN and INT state (Pulser and HPCC runs only; see `aqm`).
     pub aqm: SwitchAqm,
     /// RED marking's random stream.
@@ -47,19 +35,8 @@ pub struct Switch {
 /// Build the read-only view a flow-control hook gets, borrowing only the fields it needs so the
 /// module itself can be borrowed mutably beside it.
 macro_rules! view {
-    ($sw:expr, $ports:expr, $nq:expr) => {
-        SwitchView {
-            tier: $sw.tier,
-            mmu: &$sw.mmu,
-            port_rate: &$sw.port_rate,
-            nqueues: $nq,
-            ports: $ports,
-            local: &$sw.ports,
-            peers: &$sw.peers,
-            ecn: &$sw.ecn,
-            mtu_bytes: $sw.mtu_bytes,
-            prio_queue: $sw.prio_queue,
-        }
+    ($sw:expr, $ports:expr) => {
+        SwitchView { info: &$sw.info, mmu: &$sw.mmu, ports: $ports }
     };
 }
 pub(crate) use view;
@@ -77,9 +54,9 @@ macro_rules! collect_actions {
 }
 pub(crate) use collect_actions;
 
-/// What a hook sees of packet `id` leaving by local port `egress`.
+/// What a hook sees of a packet leaving by local port `egress`; `tags` from the tag store.
 #[inline]
-pub(crate) fn meta(slab: &Slab, pkt: &Packet, id: PacketId, egress: u16) -> PktMeta {
+pub(crate) fn meta(pkt: &Packet, tags: Tags, egress: u16) -> PktMeta {
     PktMeta {
         flow: pkt.flow,
         src: pkt.src,
@@ -91,7 +68,7 @@ pub(crate) fn meta(slab: &Slab, pkt: &Packet, id: PacketId, egress: u16) -> PktM
         queue: pkt.queue,
         hash: pkt.hash,
         flags: pkt.tag_flags,
-        tags: slab.tags.get(id),
+        tags,
     }
 }
 
@@ -99,25 +76,25 @@ impl Simulation {
     /// A packet arrived at switch `s` on global port `inp`.
     pub(crate) fn switch_receive(&mut self, s: u32, inp: u32, id: PacketId) {
         let now = self.now;
-        let nq = self.cfg.switch.nqueues;
-        let pkt = *self.slab.get(id);
+        let tags = self.slab.tags.get(id);
+        let pkt = self.slab.get_mut(id);
         let out = self.routes.pick(self.switches[s as usize].node, pkt.dst, pkt.hash as u64);
         if pkt.kind.is_control() {
             self.ports[out as usize].ctrl.push_back(id);
             self.kick(out);
             return;
         }
-        let ingress = self.ports[inp as usize].local;
+        pkt.ingress = self.ports[inp as usize].local;
         let egress = self.ports[out as usize].local;
         let sw = &mut self.switches[s as usize];
-        let mut m = meta(&self.slab, &pkt, id, egress);
-        m.ingress = ingress;
-        let q = sw.fc.classify(now, &m, &view!(sw, &self.ports, nq));
+        let mut m = meta(pkt, tags, egress);
+        let q = sw.fc.classify(now, &m, &view!(sw, &self.ports));
+        pkt.queue = q;
         m.queue = q;
         let node = sw.node;
-        match sw.mmu.admit(ingress as usize, m.prio as usize, egress as usize, q as usize, m.size) {
+        match sw.mmu.admit(m.ingress as usize, m.prio as usize, egress as usize, q as usize, m.size) {
             None => {
-                sw.fc.on_drop(now, &m, &view!(sw, &self.ports, nq), &mut self.fc_out);
+                sw.fc.on_drop(now, &m, &view!(sw, &self.ports), &mut self.fc_out);
                 collect_actions!(self, node);
                 let c = &mut self.stats.counters;
                 c.drops += 1;
@@ -126,12 +103,9 @@ impl Simulation {
                 self.slab.free(id);
             }
             Some(charge) => {
-                let p = self.slab.get_mut(id);
-                p.charge = charge;
-                p.ingress = ingress;
-                p.queue = q;
+                pkt.charge = charge;
                 self.ports[out as usize].enqueue_data(q as usize, id, m.size);
-                sw.fc.on_enqueue(now, &m, &view!(sw, &self.ports, nq), &mut self.fc_out);
+                sw.fc.on_enqueue(now, &m, &view!(sw, &self.ports), &mut self.fc_out);
                 collect_actions!(self, node);
                 self.kick(out);
             }
@@ -144,30 +118,38 @@ impl Simulation {
     /// buffer.
     pub(crate) fn switch_dequeue(&mut self, s: u32, p: u32) -> Option<PacketId> {
         let now = self.now;
-        let nq = self.cfg.switch.nqueues;
         let port = &mut self.ports[p as usize];
         let q = port.pick_data(now, &self.slab)?;
         let head = port.queues[q][0];
-        let size = self.slab.get(head).size;
-        let id = port.dequeue_data(q, size, &mut self.slab);
+        let pkt = self.slab.get_mut(head);
+        let id = port.dequeue_data(q, pkt.size);
         let egress = port.local;
-        let pkt = *self.slab.get(id);
         let sw = &mut self.switches[s as usize];
         sw.mmu.release(pkt.ingress as usize, pkt.prio as usize, egress as usize, q, pkt.size, pkt.charge);
-        let mut m = meta(&self.slab, &pkt, id, egress);
-        sw.fc.on_dequeue(now, &m, &view!(sw, &self.ports, nq), &mut self.fc_out);
+        if port.has_markers() {
+            // order markers at the new head of q leave or hold the queue (rare: only schemes that
+            // insert markers pay for this)
+            port.settle(q, &mut self.slab);
+        }
+        let tags = self.slab.tags.get(id);
+        let pkt = self.slab.get_mut(id);
+        let mut m = meta(pkt, tags, egress);
+        sw.fc.on_dequeue(now, &m, &view!(sw, &self.ports), &mut self.fc_out);
         let node = sw.node;
         collect_actions!(self, node);
-        let before = (m.flags, m.tags);
-        sw.fc.stamp(now, &mut m, &view!(sw, &self.ports, nq));
-        if (m.flags, m.tags) != before {
-            self.slab.get_mut(id).tag_flags = m.flags;
-            self.slab.tags.set(id, m.tags);
+        // only modules that use tags stamp them (`FlowControl::uses_tags` turns the store on)
+        if self.slab.tags.on {
+            let before = (m.flags, m.tags);
+            sw.fc.stamp(now, &mut m, &view!(sw, &self.ports));
+            if (m.flags, m.tags) != before {
+                self.slab.get_mut(id).tag_flags = m.flags;
+                self.slab.tags.set(id, m.tags);
+            }
         }
         let port = &self.ports[p as usize];
         let pkt = self.slab.get_mut(id);
         if self.cfg.switch.ecn.enabled && !pkt.ecn() {
-            let (kmin, kmax) = sw.ecn[egress as usize];
+            let (kmin, kmax) = sw.info.ecn[egress as usize];
             let qlen = sw.mmu.egress_bytes(egress as usize, q);
             if red_mark(qlen, kmin, kmax, self.cfg.switch.ecn.pmax, &mut sw.rng) {
                 pkt.set_ecn();

@@ -18,7 +18,7 @@ impl Simulation {
                 b.switch_time_ps.push(now.0);
                 b.switch_node.push(sw.node);
                 b.switch_bytes.push(sw.mmu.used());
-                for &p in &sw.ports {
+                for &p in &sw.info.ports {
                     b.port_time_ps.push(now.0);
                     b.port_row.push(p);
                     b.port_bytes.push(self.ports[p as usize].queued_bytes());
@@ -85,11 +85,11 @@ impl Simulation {
             pt.paused_ps.push(paused);
             pt.gate_closed_ps.push((0..port.ngates()).map(|q| port.gate_closed_time(q, now).0).sum());
             pt.peak_queue_bytes.push(port.peak_qbytes);
-            pt.pause_frames.push(port.pause_frames);
-            pt.resume_frames.push(port.resume_frames);
-            pt.other_ctrl_frames.push(port.other_ctrl_frames);
-            pt.markers_inserted.push(port.markers_inserted);
-            pt.markers_matched.push(port.markers_matched);
+            pt.pause_frames.push(port.cold.pause_frames);
+            pt.resume_frames.push(port.cold.resume_frames);
+            pt.other_ctrl_frames.push(port.cold.other_ctrl_frames);
+            pt.markers_inserted.push(port.cold.markers_inserted);
+            pt.markers_matched.push(port.cold.markers_matched);
             let ein = match self.node_ref[port.node as usize] {
                 NodeRef::Switch(s) => self.switches[s as usize].aqm.ein.get(port.local as usize).map_or(0, |e| e.marked),
                 NodeRef::Host(_) => 0,
