@@ -133,5 +133,13 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(defaults, m)?)?;
     Ok(())
+}
+
+/// The core's default settings as JSON (`hopsim_core::defaults::defaults_json`): the reference the
+/// Python schema's defaults are tested against.
+#[pyfunction]
+fn defaults() -> String {
+    hopsim_core::defaults::defaults_json()
 }
