@@ -20,7 +20,7 @@ def with_cc(cc: dict, **more) -> dict:
 
 
 def core_cc(cc: dict) -> dict:
-    return scenario_from_dict(with_cc(cc)).core["net"]["cc"]
+    return scenario_from_dict(with_cc(cc)).core["net"]["congestion_control"]
 
 
 def test_each_algorithm_writes_its_defaults_into_core_json():
@@ -31,7 +31,7 @@ def test_each_algorithm_writes_its_defaults_into_core_json():
     assert (t["delta_at_10g"], t["hai_at_10g"], t["beta"]) == (10_000_000, 50_000_000, 0.8)
     h = core_cc({"algorithm": "hpcc"})
     assert (h["eta"], h["max_stage"], h["base_rtt"]) == (0.95, 5, None)
-    assert h["int"] == {"hop_bytes": 8, "base_bytes": 2, "max_hops": 5}
+    assert h["int_header"] == {"hop_bytes": 8, "base_bytes": 2, "max_hops": 5}
     p = core_cc({"algorithm": "pulser"})
     assert p["cwnd_safe"] == 4 and p["ein"] == {"n": 50, "threshold": 0.25, "high_water_mark": None}
     i = core_cc({"algorithm": "ictcp"})
@@ -40,7 +40,7 @@ def test_each_algorithm_writes_its_defaults_into_core_json():
 
 def test_parameters_take_units():
     h = core_cc({"algorithm": "hpcc", "hpcc": {"base_rtt": "9us", "rai_at_25g": "20Mbps", "int_header": {"max_hops": 6}}})
-    assert (h["base_rtt"], h["rai_at_25g"], h["int"]["max_hops"]) == (9_000_000, 20_000_000, 6)
+    assert (h["base_rtt"], h["rai_at_25g"], h["int_header"]["max_hops"]) == (9_000_000, 20_000_000, 6)
     p = core_cc({"algorithm": "pulser", "pulser": {"ein": {"threshold": "30%", "high_water_mark": "20KB"}}})
     assert p["ein"]["threshold"] == pytest.approx(0.3) and p["ein"]["high_water_mark"] == 20_000
     t = core_cc({"algorithm": "timely", "timely": {"t_low": "10us"}})

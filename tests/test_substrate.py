@@ -44,9 +44,9 @@ def test_queue_settings_are_checked_and_written_out(write, cli, tmp_path):
     assert code == 2 and "queues.scheduler" in msg and "'drr'" in msg and "'rank'" in msg
     ok = write("ok.toml", TINY + "[queues]\ncount = 4\nscheduler = \"strict\"\nstrict = [3]\npriority = [3, 3, 3, 3]\n")
     net = load_scenario(ok).core["net"]
-    assert net["switch"]["queue_prio"] == [3, 3, 3, 3]
+    assert net["switch"]["priority"] == [3, 3, 3, 3]
     assert net["switch"]["scheduler"] == {"kind": "strict", "queues": [3]}
-    assert load_scenario(write("d.toml", TINY)).core["net"]["switch"]["queue_prio"] == list(range(8))
+    assert load_scenario(write("d.toml", TINY)).core["net"]["switch"]["priority"] == list(range(8))
 
 
 def test_lossless_is_its_own_setting(tiny):
@@ -72,7 +72,7 @@ def test_aqm_is_its_own_setting(write):
 
 def test_control_frame_sizes_reach_the_core_and_the_counters(write, cli, tmp_path):
     sc = write("c.toml", TINY + "[control]\npfc = 128\n")
-    assert load_scenario(sc).core["net"]["control"]["pfc_bytes"] == 128
+    assert load_scenario(sc).core["net"]["control"]["pfc"] == 128
     code, msg = cli("run", sc, "--out", tmp_path / "c")
     assert code == 0, msg
     s = json.loads((tmp_path / "c" / "summary.json").read_text())

@@ -298,96 +298,47 @@ def _workload(w: Any, topo: Any) -> dict[str, Any]:
     raise TypeError(w)  # pragma: no cover
 
 
+def _core(table: S.Strict, exclude: set[str] | None = None) -> dict[str, Any]:
+    """A settings table as the core reads it: the core deserialises the scenario's own field
+    names, so the table goes over whole (see `schema.CORE`). Through JSON, so that `Scenario.core`
+    equals the scenario.json written from it (pairs are lists there, not tuples)."""
+    return json.loads(json.dumps(table.model_dump(context=S.CORE, exclude=exclude)))
+
+
 def _net(m: S.ScenarioModel) -> dict[str, Any]:
-    b, q, e, fc, cc, t, r = m.buffer, m.queues, m.ecn, m.flow_control, m.congestion_control, m.transport, m.record
-    if fc.scheme == "ppfc":
-        p = fc.ppfc
-        fcj: dict[str, Any] = {"scheme": "ppfc", "kmax_bytes": p.kmax, "interval": p.interval, "t": p.T, "r": p.R,
-                               "space_left": p.space_left, "hold": p.hold}
-    elif fc.scheme == "capfc":
-        c = fc.capfc
-        fcj = {"scheme": "capfc", "warn_bytes": c.warn, "resume_bytes": c.resume, "feeder_bytes": c.feeder,
-               "pause_quanta": c.pause_quanta}
-    else:
-        fcj = {"scheme": fc.scheme}
+    """The core's `NetConfig` (crates/hopsim-core/src/config.rs). Only the layout differs from the
+    scenario's: the core has one `switch` table for [buffer], [queues] and [ecn]; the selected
+    flow-control scheme and congestion control carry their sub-table's fields beside their tag
+    (`scheme`, `algorithm`); and PFC's threshold is one tagged value."""
+    fc, cc = m.flow_control, m.congestion_control
     pfc = fc.pfc
     threshold: dict[str, Any] = (
         {"mode": "dynamic"} if pfc.threshold == "dynamic" else {"mode": "static", "xoff": pfc.xoff, "xon": pfc.xon}
     )
-    ccj = _cc(cc)
-    window: Any = t.window if isinstance(t.window, str) else {"bytes": t.window}
     return {
         "seed": m.seed,
-        "switch": {
-            "buffer_bytes": b.size, "reserve_bytes": b.reserve, "alpha": b.alpha, "resume_offset": b.resume_offset,
-            "headroom": "auto" if b.headroom == "auto" else {"bytes": b.headroom},
-            "nqueues": q.count, "quantum": q.quantum,
-            "ecn": {"enabled": e.enabled, "kmin_bytes": e.kmin, "kmax_bytes": e.kmax, "pmax": e.pmax,
-                    "ref_rate": None if e.ref_rate == "none" else e.ref_rate},
-        },
-        "host": {"mtu": t.mtu, "header_bytes": t.header, "ack_bytes": t.ack, "window": window, "rto": t.rto,
-                 "nack_interval": t.nack_interval, "cnp_interval": t.cnp_interval},
-        "fc": fcj,
+        # the queue-level keywords (priority map, scheduler, lossless) are resolved in _substrate
+        "switch": {**_core(m.buffer, exclude={"lossless"}), **_core(m.queues, exclude={"scheduler", "strict", "priority"}),
+                   "ecn": _core(m.ecn)},
+        "transport": _core(m.transport),
+        "flow_control": {"scheme": fc.scheme, **(_core(getattr(fc, fc.scheme)) if fc.scheme in ("ppfc", "capfc") else {})},
         "pfc": {"threshold": threshold, "pause_quanta": pfc.pause_quanta},
-        "cc": ccj,
-        "record": {"buffer_interval": None if r.buffer_interval == "off" else r.buffer_interval,
-                   "queue_ports": [list(p) for p in r.queue_ports], "queue_interval": r.queue_interval},
-        "stop_time": m.duration,
+        "congestion_control": {"algorithm": cc.algorithm, **(_core(getattr(cc, cc.algorithm)) if cc.algorithm != "none" else {})},
+        "record": _core(m.record),
+        "duration": m.duration,
     }
 
 
-def _dctcp(d: S.Dctcp) -> dict[str, Any]:
-    return {"g": d.g, "initial_alpha": d.initial_alpha, "start": d.start, "initial_window": d.initial_window}
-
-
-def _cc(cc: S.CongestionControl) -> dict[str, Any]:
-    """The core's `CcConfig` (crates/hopsim-core/src/cc/mod.rs): tagged by `algorithm`."""
-    a = cc.algorithm
-    if a == "dcqcn":
-        d = cc.dcqcn
-        return {"algorithm": "dcqcn", "rai_at_40g": d.rai_at_40g, "rhai_at_40g": d.rhai_at_40g, "g": d.g,
-                "rate_increase_timer": d.rate_increase_timer, "alpha_timer": d.alpha_timer,
-                "byte_counter": d.byte_counter, "fast_recovery_stages": d.fast_recovery_stages,
-                "rate_decrease_interval": d.rate_decrease_interval, "min_rate": d.min_rate,
-                "clamp_target_rate": d.clamp_target_rate}
-    if a == "dctcp":
-        return {"algorithm": "dctcp", **_dctcp(cc.dctcp)}
-    if a == "timely":
-        t = cc.timely
-        return {"algorithm": "timely", "alpha": t.alpha, "beta": t.beta, "t_low": t.t_low, "t_high": t.t_high,
-                "min_rtt": t.min_rtt, "delta_at_10g": t.delta_at_10g, "hai_at_10g": t.hai_at_10g,
-                "hai_after": t.hai_after, "min_rate": t.min_rate}
-    if a == "hpcc":
-        h = cc.hpcc
-        i = h.int_header
-        return {"algorithm": "hpcc", "eta": h.eta, "max_stage": h.max_stage, "rai_at_25g": h.rai_at_25g,
-                "fast_react": h.fast_react, "min_rate": h.min_rate,
-                "base_rtt": None if h.base_rtt == "flow" else h.base_rtt,
-                "int": {"hop_bytes": i.hop_bytes, "base_bytes": i.base_bytes, "max_hops": i.max_hops}}
-    if a == "pulser":
-        p = cc.pulser
-        e = p.ein
-        return {"algorithm": "pulser", "cwnd_safe": p.cwnd_safe, "dctcp": _dctcp(p.dctcp),
-                "ein": {"n": e.n, "threshold": e.threshold,
-                        "high_water_mark": None if e.high_water_mark == "ecn" else e.high_water_mark}}
-    if a == "ictcp":
-        c = cc.ictcp
-        return {"algorithm": "ictcp", "alpha": c.alpha, "beta": c.beta, "gamma1": c.gamma1, "gamma2": c.gamma2,
-                "decrease_after": c.decrease_after, "initial_rwnd": c.initial_rwnd, "min_rwnd": c.min_rwnd,
-                "slow_start": c.slow_start, "fairness": c.fairness, "fairness_threshold": c.fairness_threshold,
-                "initial_window": c.initial_window}
-    return {"algorithm": "none"}
-
-
 def _substrate(net: dict[str, Any], m: S.ScenarioModel) -> dict[str, Any]:
-    """The queue-level settings of the core (queues and their priorities, scheduler, lossless or
-    not, NIC queues, control-frame sizes), written out in full."""
-    q, b, c = m.queues, m.buffer, m.control
+    """The queue-level settings whose scenario values are keywords the front resolves: the priority
+    map ('modulo' -> one priority per queue), the scheduler (with its strict queues), lossless
+    ('auto' -> whether the scheme pauses senders), and which AQM runs ('auto' -> what the
+    congestion control is designed with); plus the control-frame sizes."""
+    q, b = m.queues, m.buffer
     sw = net["switch"]
-    sw["queue_prio"] = q.priority_map()
+    sw["priority"] = q.priority_map()
     sw["scheduler"] = {"kind": "strict", "queues": q.strict} if q.scheduler == "strict" else {"kind": q.scheduler}
     sw["lossless"] = (m.flow_control.scheme != "none") if b.lossless == "auto" else b.lossless
-    net["host"]["nic_queues"] = m.transport.nic_queues
     a, cc = m.aqm, m.congestion_control
     ein_on = a.ein == "on" or (a.ein == "auto" and cc.algorithm == "pulser")
     int_on = a.int == "on" or (a.int == "auto" and cc.algorithm == "hpcc")
@@ -397,8 +348,7 @@ def _substrate(net: dict[str, Any], m: S.ScenarioModel) -> dict[str, Any]:
                 "high_water_mark": None if e.high_water_mark == "ecn" else e.high_water_mark} if ein_on else None,
         "int_max_hops": cc.hpcc.int_header.max_hops if int_on else 0,
     }
-    net["control"] = {"pfc_bytes": c.pfc, "queue_pause_bytes": c.queue_pause, "credit_bytes": c.credit,
-                      "dst_pause_bytes": c.dst_pause, "flow_pause_bytes": c.flow_pause, "other_bytes": c.other}
+    net["control"] = _core(m.control)
     return net
 
 

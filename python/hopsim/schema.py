@@ -2,17 +2,23 @@
 
 Every table forbids unknown keys and every value is range-checked, so a typo or a wrong unit is
 an error naming the field (``buffer.size: unknown size unit 'Mb' ...``), never a silent default.
-Defaults come from the papers and the HPCC ns-3 simulator the papers build on; each says where
-from. They mirror the core's own defaults (``crates/hopsim-core/src/config.rs`` and the scheme
-modules) but are written out in full into the resolved scenario, so a run folder records every
-value it ran with even if a default changes later.
+The settings' defaults are the core's (``crates/hopsim-core/src/config.rs`` and the scheme
+modules, which cite the paper or simulator each comes from). They are written again here so that
+the resolved scenario has every value in human units and a run folder records what it ran with
+even if a default changes later; ``tests/test_defaults.py`` checks each one against the core's
+(``hopsim._native.defaults()``).
 
-Sources cited below: HPCC = alibaba-edu/High-Precision-Congestion-Control (its ``third.cc``,
-``run.py`` and ``rdma-hw.cc``); P-PFC = Tian et al., TPDS 2020 (Table 2, §4, §5); DCQCN = Zhu et al.,
-SIGCOMM 2015; BFC = Goyal et al., NSDI 2022 (§6); CaPFC as described in P-PFC §2.3/§5.6/§7;
-DCTCP = Alizadeh et al., SIGCOMM 2010, and RFC 8257; TIMELY = Mittal et al., SIGCOMM 2015;
-HPCC paper = Li et al., SIGCOMM 2019; Pulser = Almasi et al. (EIN, §III-IV); ICTCP = Wu et al.,
-ToN 2013. The core's module docs (``crates/hopsim-core/src/cc/*.rs``, ``aqm/*.rs``) say more.
+Field names are the core's too (its serde names), so ``model_dump(context=CORE)`` of a settings
+table is what the core reads: integers in its units (bytes, bits/s, picoseconds), and the keywords
+that mean "not set" (``ref_rate = "none"``, ``buffer_interval = "off"``, ``base_rtt = "flow"``,
+``high_water_mark = "ecn"``) as null, the core's ``None``.
+
+Sources named in the descriptions: HPCC = alibaba-edu/High-Precision-Congestion-Control (its
+``third.cc``, ``run.py`` and ``rdma-hw.cc``); P-PFC = Tian et al., TPDS 2020 (Table 2, §4, §5);
+DCQCN = Zhu et al., SIGCOMM 2015; BFC = Goyal et al., NSDI 2022 (§6); CaPFC as described in P-PFC
+§2.3/§5.6/§7; DCTCP = Alizadeh et al., SIGCOMM 2010, and RFC 8257; TIMELY = Mittal et al., SIGCOMM
+2015; HPCC paper = Li et al., SIGCOMM 2019; Pulser = Almasi et al. (EIN, §III-IV); ICTCP = Wu et
+al., ToN 2013. The core's module docs (``crates/hopsim-core/src/cc/*.rs``, ``aqm/*.rs``) say more.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ from pydantic import (
     ConfigDict,
     Field,
     PlainSerializer,
+    SerializationInfo,
     ValidationInfo,
     field_validator,
     model_validator,
@@ -65,6 +72,23 @@ def _ser(fmt: Callable[[int], str]) -> Callable[[Any], Any]:
     return lambda v: v if isinstance(v, str) else fmt(v)
 
 
+CORE = {"core": True}
+"""``model_dump(context=CORE)``: a settings table as the core's JSON has it."""
+
+
+def _ser_unset(fmt: Callable[[int], str], keyword: str) -> Callable[[Any, SerializationInfo], Any]:
+    """Like `_ser`; and for the core, `keyword` (the choice the core represents as ``None``) is null."""
+
+    def s(v: Any, info: SerializationInfo) -> Any:
+        if info.mode == "json":
+            return v if isinstance(v, str) else fmt(v)
+        if v == keyword and isinstance(info.context, dict) and info.context.get("core"):
+            return None
+        return v
+
+    return s
+
+
 Rate = Annotated[int, BeforeValidator(_wrap(parse_rate)), PlainSerializer(_ser(fmt_rate), when_used="json")]
 """Bits per second; written ``100Gbps``."""
 Time = Annotated[int, BeforeValidator(_wrap(parse_time)), PlainSerializer(_ser(fmt_time), when_used="json")]
@@ -87,22 +111,22 @@ Window = Annotated[
 TimeOrOff = Annotated[
     Union[Literal["off"], int],
     BeforeValidator(_wrap(parse_time, ("off",))),
-    PlainSerializer(_ser(fmt_time), when_used="json"),
+    PlainSerializer(_ser_unset(fmt_time, "off")),
 ]
 TimeOrFlow = Annotated[
     Union[Literal["flow"], int],
     BeforeValidator(_wrap(parse_time, ("flow",))),
-    PlainSerializer(_ser(fmt_time), when_used="json"),
+    PlainSerializer(_ser_unset(fmt_time, "flow")),
 ]
 SizeOrEcn = Annotated[
     Union[Literal["ecn"], int],
     BeforeValidator(_wrap(parse_size, ("ecn",))),
-    PlainSerializer(_ser(fmt_size), when_used="json"),
+    PlainSerializer(_ser_unset(fmt_size, "ecn")),
 ]
 RateOrNone = Annotated[
     Union[Literal["none"], int],
     BeforeValidator(_wrap(parse_rate, ("none",))),
-    PlainSerializer(_ser(fmt_rate), when_used="json"),
+    PlainSerializer(_ser_unset(fmt_rate, "none")),
 ]
 
 Prio = Annotated[int, Field(ge=0, le=7, description="traffic class / PFC priority, 0..7")]
@@ -509,7 +533,7 @@ class Control(Strict):
 
 
 class Ecn(Strict):
-    """RED-style marking at dequeue (HPCC). Defaults: HPCC's DCQCN setting at 100 Gb/s."""
+    """RED-style marking at dequeue (HPCC)."""
 
     enabled: bool = True
     kmin: Size = Field(default="400KB", ge=0)
@@ -543,7 +567,7 @@ class Pfc(Strict):
 
 
 class Ppfc(Strict):
-    """P-PFC (Tian et al., TPDS 2020). Defaults: Table 2 and §4.1."""
+    """P-PFC (Tian et al., TPDS 2020)."""
 
     kmax: Size = Field(default="200KB", ge=0, description="predict only while an egress queue exceeds Kmax (Table 2)")
     interval: Time = Field(default="1us", gt=0, description="Algorithm 1 period (§4.1)")
@@ -554,7 +578,7 @@ class Ppfc(Strict):
 
 
 class Capfc(Strict):
-    """CaPFC as P-PFC §2.3/§5.6/§7 describe it. WARN defaults to P-PFC's Kmax (200 KB)."""
+    """CaPFC as P-PFC §2.3/§5.6/§7 describe it."""
 
     warn: Size = Field(default="200KB", gt=0)
     resume: Optional[Size] = Field(default=None, ge=0, description="default warn / 2")
@@ -570,7 +594,7 @@ class FlowControl(Strict):
 
 
 class Dcqcn(Strict):
-    """DCQCN reaction point. Defaults: P-PFC Table 2 (from DCQCN) and HPCC's RdmaHw."""
+    """DCQCN reaction point."""
 
     rai_at_40g: Rate = Field(default="40Mbps", ge=0, description="R_AI at 40 Gb/s, scaled with line rate (P-PFC Table 2)")
     rhai_at_40g: Rate = Field(default="400Mbps", ge=0, description="R_HAI = 10 x R_AI (HPCC run.py)")
@@ -585,9 +609,9 @@ class Dcqcn(Strict):
 
 
 class Dctcp(Strict):
-    """DCTCP in the window-based transport mode. Defaults: DCTCP §3.4, RFC 8257, BFC §6/App. D.
-    Pair it with step marking at K (``[ecn]`` kmin = kmax = K, pmax = 1; DCTCP §3.4: 65 packets at
-    10 Gb/s) and, for plain TCP windows, ``transport.window = "off"``."""
+    """DCTCP in the window-based transport mode. Pair it with step marking at K (``[ecn]`` kmin =
+    kmax = K, pmax = 1; DCTCP §3.4: 65 packets at 10 Gb/s) and, for plain TCP windows,
+    ``transport.window = "off"``."""
 
     g: float = Field(default=1 / 16, gt=0, le=1, description="alpha EWMA gain (DCTCP §3.4: 1/16)")
     initial_alpha: float = Field(default=1.0, ge=0, le=1, description="alpha before the first estimate (RFC 8257 §3.3)")
@@ -598,7 +622,7 @@ class Dctcp(Strict):
 
 
 class Timely(Strict):
-    """TIMELY (RTT gradient). Defaults: the HPCC simulator's (RdmaHw attributes, run.py)."""
+    """TIMELY (RTT gradient)."""
 
     alpha: float = Field(default=0.875, ge=0, le=1, description="EWMA weight of the newest RTT difference")
     beta: float = Field(default=0.8, ge=0, le=1, description="multiplicative decrease (TIMELY: 0.8)")
@@ -618,8 +642,8 @@ class Timely(Strict):
 
 
 class IntHeader(Strict):
-    """HPCC's INT header on the wire (HPCC simulator int-header.h: 5 hops x 8 B + 2 B = 42 B on every
-    data packet and ACK)."""
+    """HPCC's INT header on the wire: ``max_hops x hop_bytes + base_bytes`` on every data packet and
+    ACK."""
 
     hop_bytes: Size = Field(default=8, ge=0, le=4096)
     base_bytes: Size = Field(default=2, ge=0, le=4096)
@@ -627,7 +651,7 @@ class IntHeader(Strict):
 
 
 class Hpcc(Strict):
-    """HPCC: window and rate from INT. Defaults: HPCC paper §3.3 (eta, maxStage) and simulator."""
+    """HPCC: window and rate from INT."""
 
     eta: float = Field(default=0.95, gt=0, le=1, description="target utilisation (HPCC §3.3)")
     max_stage: int = Field(default=5, ge=0, le=1_000_000, description="maxStage (HPCC §3.3)")
@@ -646,7 +670,7 @@ class Hpcc(Strict):
 
 
 class Ein(Strict):
-    """Pulser's switch-side incast detection (Algorithm 1). Defaults: Pulser §III-A and §IV."""
+    """Pulser's switch-side incast detection (Algorithm 1)."""
 
     n: int = Field(default=50, ge=1, le=1_000_000, description="N: dequeues averaged")
     threshold: Fraction = Field(default=0.25, ge=0, le=100, description="EIN_threshold as a fraction of line rate")
@@ -654,7 +678,7 @@ class Ein(Strict):
 
 
 class Pulser(Strict):
-    """Pulser: DCTCP plus EIN (Almasi et al.). cwnd_safe = 4 MSS (§III-B)."""
+    """Pulser: DCTCP plus EIN (Almasi et al.)."""
 
     cwnd_safe: int = Field(default=4, ge=1, le=1_000_000, description="packets (Pulser §III-B)")
     dctcp: Dctcp = Field(default_factory=Dctcp)
@@ -662,9 +686,7 @@ class Pulser(Strict):
 
 
 class Ictcp(Strict):
-    """ICTCP: receiver-side receive-window control. Defaults: the ICTCP paper's (alpha, gamma1/2,
-    2 MSS, 3 RTTs, 0.2); beta, the initial window and the receive-window slow start are our choices
-    (crates/hopsim-core/src/cc/ictcp.rs)."""
+    """ICTCP: receiver-side receive-window control."""
 
     alpha: float = Field(default=0.9, ge=0, le=1, description="share of the link ICTCP fills (control trigger)")
     beta: float = Field(default=0.75, ge=0, le=1, description="weight of the old throughput in its EWMA")
@@ -703,7 +725,7 @@ class CongestionControl(Strict):
 
 
 class Transport(Strict):
-    """RoCE-style hosts: go-back-N, an ACK per packet. Defaults: HPCC simulator."""
+    """RoCE-style hosts: go-back-N, an ACK per packet."""
 
     mtu: Size = Field(default=1000, ge=64, le=65536, description="payload bytes per data packet (HPCC PACKET_PAYLOAD_SIZE 1000)")
     header: Size = Field(default=48, ge=0, le=4096, description="header bytes on the wire per data packet")

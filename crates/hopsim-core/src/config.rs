@@ -3,6 +3,12 @@
 //! Every field has a default from the papers or the HPCC ns-3 simulator they build on, named in
 //! its doc comment. Units inside: bytes, bits/s (`Rate`), picoseconds (`Time`); the Python front
 //! turns human units (`100Gbps`, `1us`, `12MB`) into these and validates ranges.
+//!
+//! One vocabulary: every field is (de)serialised under the name a scenario file gives it (the
+//! `serde(rename)`s below), so the Python front hands each scenario table over whole instead of
+//! renaming field by field. The Rust names stay as they are. These defaults are the reference:
+//! `crate::defaults::defaults_json` publishes them and the Python test suite checks the
+//! scenario schema's defaults against them (`tests/test_defaults.py`).
 
 use crate::cc::CcConfig;
 use crate::fc::pfc::PfcConfig;
@@ -16,7 +22,9 @@ use serde::{Deserialize, Serialize};
 pub struct EcnConfig {
     pub enabled: bool,
     /// Below `kmin` bytes never mark; above `kmax` always; linear up to `pmax` between.
+    #[serde(rename = "kmin")]
     pub kmin_bytes: u64,
+    #[serde(rename = "kmax")]
     pub kmax_bytes: u64,
     pub pmax: f64,
     /// If set, `kmin`/`kmax` are for this rate and scale linearly with each port's rate (the HPCC
@@ -52,6 +60,8 @@ pub enum Headroom {
     /// for the packet being serialised when the pause is sent and when it arrives, so that even
     /// 1 us links at 40G lose nothing.
     Auto,
+    /// A plain number of bytes, as a scenario writes it (`headroom = "290KB"`).
+    #[serde(untagged)]
     Bytes(u64),
 }
 
@@ -59,20 +69,25 @@ pub enum Headroom {
 #[serde(deny_unknown_fields, default)]
 pub struct SwitchConfig {
     /// Shared buffer per switch (12 MB: the default; HPCC uses 32 MB in its fat-tree).
+    /// Named as in a scenario's `[buffer]` table, like the next four fields.
+    #[serde(rename = "size")]
     pub buffer_bytes: u64,
     /// Reserved bytes per ingress (port, priority) (HPCC: 4 KB).
+    #[serde(rename = "reserve")]
     pub reserve_bytes: u64,
     /// Dynamic threshold factor (HPCC: 1/8).
     pub alpha: f64,
     /// PFC resume hysteresis (HPCC: 3 KB).
     pub resume_offset: u64,
     pub headroom: Headroom,
-    /// Data queues per egress port (DESIGN.md default 8).
+    /// Data queues per egress port (DESIGN.md default 8). Named as in a scenario's `[queues]`.
+    #[serde(rename = "count")]
     pub nqueues: usize,
     /// DRR quantum in bytes (one MTU-sized frame: queues alternate packet by packet).
     pub quantum: u32,
     /// Priority of each data queue (what a PFC frame for that priority pauses); empty: queue q
     /// carries priority q mod 8. The front always writes the map out.
+    #[serde(rename = "priority")]
     pub queue_prio: Vec<u8>,
     /// Scheduler among the data queues of every switch port.
     pub scheduler: crate::net::sched::SchedulerConfig,
@@ -107,8 +122,11 @@ impl Default for SwitchConfig {
 pub enum WindowConfig {
     /// One bandwidth-delay product of the flow's path (line rate x base RTT), as the papers add.
     Bdp,
-    Bytes(u64),
     Off,
+    /// A plain number of bytes, as a scenario writes it (`window = "64KB"`). Last: serde wants
+    /// untagged variants after the named ones.
+    #[serde(untagged)]
+    Bytes(u64),
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -117,8 +135,10 @@ pub struct HostConfig {
     /// Payload bytes per data packet (HPCC simulator default 1000).
     pub mtu: u32,
     /// Header bytes added to every data packet on the wire.
+    #[serde(rename = "header")]
     pub header_bytes: u32,
     /// Wire size of ACK, NACK and CNP packets.
+    #[serde(rename = "ack")]
     pub ack_bytes: u32,
     /// The NIC's cap on a flow's bytes in flight. It applies under every congestion control: the
     /// window-based ones (DCTCP, Pulser, ICTCP, HPCC) send within `min(their window, this cap)`,
@@ -173,12 +193,19 @@ impl Default for RecordConfig {
 #[serde(deny_unknown_fields, default)]
 pub struct NetConfig {
     pub seed: u64,
+    /// A scenario's `[buffer]`, `[queues]` and `[ecn]` tables together.
     pub switch: SwitchConfig,
+    /// A scenario's `[transport]` table.
+    #[serde(rename = "transport")]
     pub host: HostConfig,
-    /// Per-hop flow control on every switch.
+    /// Per-hop flow control on every switch: a scenario's `flow_control.scheme` with the fields
+    /// of that scheme's sub-table.
+    #[serde(rename = "flow_control")]
     pub fc: FcConfig,
-    /// Settings of standard PFC (also the safety net of P-PFC and CaPFC).
+    /// Settings of standard PFC (also the safety net of P-PFC and CaPFC): `flow_control.pfc`.
     pub pfc: PfcConfig,
+    /// `congestion_control.algorithm` with the fields of that algorithm's sub-table.
+    #[serde(rename = "congestion_control")]
     pub cc: CcConfig,
     /// Marking and telemetry at switch egress beyond ECN (EIN, INT).
     pub aqm: crate::aqm::AqmConfig,
@@ -186,6 +213,7 @@ pub struct NetConfig {
     pub control: crate::fc::msg::ControlConfig,
     pub record: RecordConfig,
     /// Stop at this time even if flows are unfinished (long-lived flows need it).
+    #[serde(rename = "duration")]
     pub stop_time: Option<Time>,
 }
 

@@ -11,6 +11,7 @@ pub mod aqm;
 pub mod assemble;
 pub mod cc;
 pub mod config;
+pub mod defaults;
 pub mod event;
 pub mod fc;
 pub mod net;

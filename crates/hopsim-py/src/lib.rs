@@ -1,13 +1,15 @@
-//! `hopsim._native`: the Python binding of `hopsim-core`. Three functions and nothing else:
+//! `hopsim._native`: the Python binding of `hopsim-core`. Four functions and one constant:
 //!
 //! - `run(scenario_json) -> dict`: build and run one scenario with the GIL released, and hand back
 //!   its columnar results;
 //! - `validate(scenario_json) -> None`: build without running (topology, routes, flows); raises
 //!   `ValueError` with the core's message;
-//! - `version() -> str`: the binding crate's version.
+//! - `version() -> str`: the binding crate's version;
+//! - `defaults() -> str`: the core's default settings as JSON (what the schema is tested against);
+//! - `MAX_QUEUES`: the most data queues a port may have.
 //!
 //! How results cross the boundary: `run` returns `{"tables": {table: {column: value}},
-//! "counters": {name: int}}`. A numeric column is a `(dtype, bytes)` pair: the column's `Vec`
+//! "counters": {name: int}, "modules": {name: int}}`. A numeric column is a `(dtype, bytes)` pair: the column's `Vec`
 //! copied once into a Python `bytes` in native (little-endian) layout, with a NumPy dtype string
 //! (`"<u8"`, `"<f8"`, `"|b1"`, ...), so the Python side wraps it with `numpy.frombuffer` without
 //! creating one Python object per value. Text columns are lists of `str`. The scenario itself
@@ -165,7 +167,15 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(defaults, m)?)?;
     // the core's limits, so the schema's can be checked against them
     m.add("MAX_QUEUES", hopsim_core::net::port::MAX_QUEUES)?;
     Ok(())
+}
+
+/// The core's default settings as JSON (`hopsim_core::defaults::defaults_json`): the reference the
+/// Python schema's defaults are tested against.
+#[pyfunction]
+fn defaults() -> String {
+    hopsim_core::defaults::defaults_json()
 }

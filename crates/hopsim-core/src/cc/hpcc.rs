@@ -69,7 +69,8 @@ pub struct HpccConfig {
     pub min_rate: Rate,
     /// `T`; `None` = the flow's unloaded RTT.
     pub base_rtt: Option<Time>,
-    /// INT header size and hop count.
+    /// INT header size and hop count (a scenario's `int_header` table).
+    #[serde(rename = "int_header")]
     pub int: IntConfig,
 }
 

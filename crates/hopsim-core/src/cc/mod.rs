@@ -282,7 +282,7 @@ mod tests {
         for (json, name) in [
             (r#"{"algorithm":"dctcp"}"#, "dctcp"),
             (r#"{"algorithm":"timely","beta":0.5}"#, "timely"),
-            (r#"{"algorithm":"hpcc","eta":0.9,"int":{"max_hops":6}}"#, "hpcc"),
+            (r#"{"algorithm":"hpcc","eta":0.9,"int_header":{"max_hops":6}}"#, "hpcc"),
             (r#"{"algorithm":"pulser","cwnd_safe":2,"ein":{"n":10}}"#, "pulser"),
             (r#"{"algorithm":"ictcp","slow_start":false}"#, "ictcp"),
         ] {

@@ -39,13 +39,16 @@ pub struct CapfcConfig {
     /// WARN threshold on an egress queue's bytes. Neither paper in `papers/` gives a value; the
     /// default is P-PFC's Kmax, 200 KB (P-PFC Table 2, the DCQCN ECN Kmax), so both egress-queue
     /// schemes of §5.6 start acting at the same queue length and DCQCN marks before either.
+    #[serde(rename = "warn")]
     pub warn_bytes: u64,
     /// Resume the paused ingresses once the warned queue has drained to this many bytes.
     /// `None` (default): `warn_bytes / 2`, a hysteresis so that a queue hovering at WARN does not
     /// toggle its feeders on every packet.
+    #[serde(rename = "resume")]
     pub resume_bytes: Option<u64>,
     /// Per-input counter threshold (§7 of the P-PFC paper): an ingress is paused for a warned
     /// queue when it holds more than this many bytes of it. Default 0: every ingress feeding it.
+    #[serde(rename = "feeder")]
     pub feeder_bytes: u64,
     /// Quanta of CaPFC's pause frames; 0xFFFF = until resumed (refreshed at half this time).
     pub pause_quanta: u16,

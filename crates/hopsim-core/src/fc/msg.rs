@@ -118,11 +118,17 @@ impl Origin {
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct ControlConfig {
+    #[serde(rename = "pfc")]
     pub pfc_bytes: u32,
+    #[serde(rename = "queue_pause")]
     pub queue_pause_bytes: u32,
+    #[serde(rename = "credit")]
     pub credit_bytes: u32,
+    #[serde(rename = "dst_pause")]
     pub dst_pause_bytes: u32,
+    #[serde(rename = "flow_pause")]
     pub flow_pause_bytes: u32,
+    #[serde(rename = "other")]
     pub other_bytes: u32,
 }
 

@@ -66,14 +66,18 @@ pub struct PpfcConfig {
     /// `Kmax`: P-PFC predicts only while some egress queue is longer than this (§4.1: "whether
     /// the length of egress queue exceeds the ECN threshold of Kmax"). Table 2: 200 KB (the
     /// DCQCN ECN Kmax; KB = 1000 B as in the HPCC ns-3 simulator's ECN settings).
+    #[serde(rename = "kmax")]
     pub kmax_bytes: u64,
     /// Period of Algorithm 1 and the span over which `increment` is measured. §4.1/§6.3: 1 us.
     pub interval: Time,
     /// `T`: predictive pauses are sent when the shared buffer would be used up in less than
     /// this (Algorithm 1 line 6). Table 2: 100 us (§6.1: close to `T_min = B / (P V)`).
+    /// Serialised as the paper writes it, like `R`.
+    #[serde(rename = "T")]
     pub t: Time,
     /// `R`: Algorithm 2 pauses ports until they hold this fraction of the egress queue.
     /// Table 2 and §6.1: 80%.
+    #[serde(rename = "R")]
     pub r: f64,
     /// What `switch_space_left` measures; see [`SpaceLeft`].
     pub space_left: SpaceLeft,
