@@ -276,6 +276,12 @@ impl Simulation {
         if int || self.cfg.aqm.int_max_hops > 0 {
             self.slab.int.stack_mut(id).clear();
         }
+        if self.slab.tags.on && matches!(self.cfg.switch.scheduler, crate::net::sched::SchedulerConfig::Rank) {
+            // the rank scheduler's default rank: the flow's bytes left before this packet, so
+            // switches serve the shortest remaining flow first (BFC's SRF, App. E.2)
+            let left = self.flows[f as usize].spec.size - pkt.seq;
+            self.slab.tags.set(id, crate::packet::Tags { rank: left.min(u32::MAX as u64) as u32, ..Default::default() });
+        }
         if let AnyNic::Custom(_) = self.hosts[h as usize].nic {
             self.nic_stamp(h, id);
         }

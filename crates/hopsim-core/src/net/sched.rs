@@ -6,8 +6,9 @@
 //! - `Strict { queues }`: the listed queues strictly before the rest, lowest index first, and DRR
 //!   among the rest (Floodgate serves its non-incast queue strictly before the VOQs, §3.2).
 //! - `Rank`: the eligible queue whose head packet carries the smallest rank tag (ties: lowest
-//!   index). The rank is written into the packet by a hook or the sending NIC (`Tags::rank`); BFC's
-//!   SRF variant (App. E.2) ranks by the flow's remaining bytes.
+//!   index). The sending host writes the flow's remaining bytes into every data packet
+//!   (`Tags::rank`), which makes this shortest-remaining-flow-first, BFC's SRF variant (App. E.2);
+//!   a module's `stamp` may rewrite it hop by hop.
 //!
 //! Why the DRR walks by jumps: with 128 or 1024 queues, stepping the round-robin pointer one index
 //! at a time costs a scan of the whole port per packet. Only two kinds of index do anything when
