@@ -25,6 +25,7 @@ impl Simulation {
     pub fn new(topo: &Topology, flows: &[FlowSpec], cfg: NetConfig) -> Result<Simulation, String> {
         topo.validate()?;
         cfg.switch.validate()?;
+        cfg.fc.validate()?;
         let id_limit = 1usize << crate::event::ID_BITS;
         if topo.links.len() * 2 >= id_limit || flows.len() >= id_limit {
             return Err(format!("scenario too large: ports and flows must each be fewer than {id_limit}"));
@@ -65,7 +66,7 @@ impl Simulation {
                 let p = 2 * l as u32 + side;
                 // a host port has no data queues here, only the gates of its NIC queues
                 let (nq, ngates) = match node_ref[node as usize] {
-                    NodeRef::Host(_) => (0, cfg.host.nic_queues.max(1)),
+                    NodeRef::Host(_) => (0, cfg.fc.nic_gates(cfg.host.nic_queues).max(1)),
                     NodeRef::Switch(_) => (cfg.switch.nqueues, cfg.switch.nqueues),
                 };
                 let clock = TxClock::new(link.rate);
@@ -79,7 +80,11 @@ impl Simulation {
         for (i, k) in topo.nodes.iter().enumerate() {
             let ps = &nports_of[i];
             match k {
-                NodeKind::Host => hosts.push(Host::new(i as u32, ps[0])),
+                NodeKind::Host => {
+                    let mut h = Host::new(i as u32, ps[0]);
+                    h.nic = crate::fc::nic::AnyNic::build(&cfg.fc);
+                    hosts.push(h);
+                }
                 NodeKind::Switch { tier } => {
                     let port_rate: Vec<Rate> = ps.iter().map(|&p| ports[p as usize].clock.rate).collect();
                     let headroom: Vec<u64> = ps
@@ -100,7 +105,8 @@ impl Simulation {
                         lossless: cfg.switch.lossless,
                     };
                     let mmu = Mmu::new(mmu_cfg, headroom, nprio, cfg.switch.nqueues);
-                    let fc = AnyFc::build(&cfg.fc, i as u32, ps.len(), nprio, cfg.seed, &cfg.pfc);
+                    let upq = cfg.switch.nqueues.max(cfg.fc.nic_gates(cfg.host.nic_queues));
+                    let fc = AnyFc::build(&cfg.fc, i as u32, ps.len(), nprio, upq, cfg.seed, &cfg.pfc);
                     let ecn = port_rate.iter().map(|&r| cfg.switch.ecn.thresholds(r)).collect();
                     let peers = ps.iter().map(|&p| Peer { tier: tiers[ports[(p ^ 1) as usize].node as usize] }).collect();
                     let aqm = crate::aqm::SwitchAqm::new(&cfg, &port_rate);
@@ -132,7 +138,8 @@ impl Simulation {
         // advertised window
         slab.tags.on = matches!(cfg.switch.scheduler, crate::net::sched::SchedulerConfig::Rank)
             || matches!(cfg.cc, crate::cc::CcConfig::Ictcp(_))
-            || switches.iter().any(|s: &Switch| s.fc.uses_tags_any());
+            || switches.iter().any(|s: &Switch| s.fc.uses_tags_any())
+            || hosts.iter().any(|h: &Host| crate::fc::nic::NicFc::uses_tags(&h.nic));
         let mut sim = Simulation {
             now: Time::ZERO,
             sched: Scheduler::default(),

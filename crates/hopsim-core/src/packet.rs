@@ -106,6 +106,8 @@ pub mod tag {
     pub const IF_CONGESTED: u8 = 2;
     /// The packet's flow is tagged incast (BFC + IncastLabel, App. E.6; Floodgate's evaluation).
     pub const INCAST: u8 = 4;
+    /// BFC's sampling (App. E.1): the packet took part in this switch's bookkeeping.
+    pub const SAMPLED: u8 = 8;
 }
 
 /// Tags wider than a bit, written by one hop (or the sending NIC) and read by the next.

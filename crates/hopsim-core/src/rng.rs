@@ -23,10 +23,19 @@ pub mod stream {
     pub const PAIRS: u64 = 9;
     /// P-PFC's weighted choice of ports to pause (`fc::ppfc`, Algorithm 2), one per switch.
     pub const PPFC: u64 = 10;
+    /// BFC's random queue when none is empty and its sampling (`fc::bfc`), one per switch.
+    pub const BFC: u64 = 11;
 
     /// Every key with its owner.
-    pub const ALL: [(&str, u64); 6] =
-        [("incast", INCAST), ("red", RED), ("flow_size", FLOW_SIZE), ("arrival", ARRIVAL), ("pairs", PAIRS), ("ppfc", PPFC)];
+    pub const ALL: [(&str, u64); 7] = [
+        ("incast", INCAST),
+        ("red", RED),
+        ("flow_size", FLOW_SIZE),
+        ("arrival", ARRIVAL),
+        ("pairs", PAIRS),
+        ("ppfc", PPFC),
+        ("bfc", BFC),
+    ];
 }
 
 #[inline]

@@ -186,7 +186,7 @@ impl Capfc {
 }
 
 impl OverPfc for Capfc {
-    fn on_enqueue(&mut self, now: Time, pkt: &PktMeta, view: &SwitchView, _pfc: &Pfc, out: &mut Actions) {
+    fn on_enqueue(&mut self, now: Time, pkt: &mut PktMeta, view: &SwitchView, _pfc: &Pfc, out: &mut Actions) {
         self.ensure_queues(view.nqueues());
         self.packets.add(view.nqueues(), pkt);
         let (egress, queue) = (pkt.egress as usize, pkt.queue as usize);

@@ -23,7 +23,8 @@
 //!    ([`PktMeta::tags`], [`PktMeta::flags`]) are readable here.
 //! 2. MMU admission. A refused packet is dropped and counted, and `on_drop` lets the module undo
 //!    what `classify` did (BFC's flow-table size).
-//! 3. `on_enqueue` after the packet is in its queue (PFC's XOFF check, BFC's pause counter).
+//! 3. `on_enqueue` after the packet is in its queue (PFC's XOFF check, BFC's pause counter); it
+//!    may mark the packet (BFC's counterIncr), read back at `on_dequeue`.
 //! 4. The port's scheduler (DRR, strict + DRR, or rank) picks among open, non-empty queues.
 //! 5. `on_dequeue` after the packet left its queue and the buffer (PFC's XON check).
 //! 6. `stamp` may write the tags the next hop reads (BFC's upstreamQ, a per-hop PSN); then ECN
@@ -48,6 +49,7 @@
 //! and reopens exactly that queue; its other queues keep sending. `crates/hopsim-core/tests/it/substrate.rs`
 //! runs this scheme end to end; that is all BFC's backpressure needs from the engine.
 
+pub mod bfc;
 pub mod capfc;
 pub mod msg;
 pub mod nic;
@@ -122,8 +124,10 @@ pub trait FlowControl {
     fn classify(&mut self, _now: Time, pkt: &PktMeta, view: &SwitchView) -> u16 {
         view.queue_of_prio(pkt.prio)
     }
-    /// A packet has been admitted into the buffer and queued.
-    fn on_enqueue(&mut self, _now: Time, _pkt: &PktMeta, _view: &SwitchView, _out: &mut Actions) {}
+    /// A packet has been admitted into the buffer and queued. The hook may write the packet's
+    /// tags (BFC's counterIncr); they stay with it at this switch and, unless `stamp` rewrites
+    /// them, beyond.
+    fn on_enqueue(&mut self, _now: Time, _pkt: &mut PktMeta, _view: &SwitchView, _out: &mut Actions) {}
     /// A packet left its queue to be transmitted.
     fn on_dequeue(&mut self, _now: Time, _pkt: &PktMeta, _view: &SwitchView, _out: &mut Actions) {}
     /// Write the tags the next hop reads into a departing packet. Called only in runs that keep
@@ -178,6 +182,11 @@ pub enum FcConfig {
     Pfc,
     Ppfc(ppfc::PpfcConfig),
     Capfc(capfc::CapfcConfig),
+    Bfc(bfc::BfcConfig),
+    /// Ideal fair queuing (BFC §6.2.1): a queue per flow, no backpressure; the front pairs it with
+    /// an unlimited buffer.
+    #[serde(rename = "ideal_fq")]
+    IdealFq,
 }
 
 impl FcConfig {
@@ -185,7 +194,28 @@ impl FcConfig {
     /// fabric is (lossless or lossy) is its own setting (`SwitchConfig::lossless`); this is only
     /// the front's default for it.
     pub fn pauses(&self) -> bool {
-        !matches!(self, FcConfig::None)
+        match self {
+            FcConfig::None | FcConfig::IdealFq => false,
+            // BFC does not guarantee losslessness (§5) unless PFC backs it up
+            FcConfig::Bfc(b) => b.pfc,
+            _ => true,
+        }
+    }
+
+    /// Gates of a host's port, given the configured NIC queues: schemes whose NIC keeps a queue
+    /// per flow (BFC, §3.3.2) get as many as a port may have.
+    pub fn nic_gates(&self, configured: usize) -> usize {
+        match self {
+            FcConfig::Bfc(_) | FcConfig::IdealFq => crate::net::port::MAX_QUEUES,
+            _ => configured,
+        }
+    }
+
+    pub fn validate(&self) -> Result<(), String> {
+        match self {
+            FcConfig::Bfc(b) => b.validate(),
+            _ => Ok(()),
+        }
     }
 }
 
@@ -200,6 +230,8 @@ pub enum AnyFc {
     Pfc(pfc::Pfc),
     Ppfc(with_pfc::WithPfc<ppfc::Ppfc>),
     Capfc(with_pfc::WithPfc<capfc::Capfc>),
+    Bfc(Box<bfc::Bfc>),
+    BfcPfc(Box<with_pfc::WithPfc<with_pfc::Plain<bfc::Bfc>>>),
     /// A module from outside the crate (a prototype, a test's scheme): dynamic dispatch, so the
     /// built-in arms above pay nothing for it.
     Custom(Box<dyn FlowControl + Send>),
@@ -215,6 +247,8 @@ macro_rules! dispatch {
             AnyFc::Pfc(x) => x.$m($($a),*),
             AnyFc::Ppfc(x) => x.$m($($a),*),
             AnyFc::Capfc(x) => x.$m($($a),*),
+            AnyFc::Bfc(x) => x.$m($($a),*),
+            AnyFc::BfcPfc(x) => x.$m($($a),*),
             AnyFc::Custom(x) => {
                 #[cold]
                 #[inline(never)]
@@ -233,7 +267,7 @@ impl FlowControl for AnyFc {
         dispatch!(self, classify, now, pkt, view)
     }
     #[inline]
-    fn on_enqueue(&mut self, now: Time, pkt: &PktMeta, view: &SwitchView, out: &mut Actions) {
+    fn on_enqueue(&mut self, now: Time, pkt: &mut PktMeta, view: &SwitchView, out: &mut Actions) {
         dispatch!(self, on_enqueue, now, pkt, view, out)
     }
     #[inline]
@@ -271,9 +305,16 @@ impl AnyFc {
         FlowControl::uses_tags(self)
     }
 
-    /// Build the module of switch `node` with `nports` ports.
-    pub fn build(cfg: &FcConfig, node: u32, nports: usize, nprio: usize, seed: u64, pfc: &pfc::PfcConfig) -> AnyFc {
+    /// Build the module of switch `node` with `nports` ports, whose upstream neighbours have at
+    /// most `upq` queues each (switch queues or NIC gates).
+    pub fn build(cfg: &FcConfig, node: u32, nports: usize, nprio: usize, upq: usize, seed: u64, pfc: &pfc::PfcConfig) -> AnyFc {
         match cfg {
+            FcConfig::Bfc(c) if c.pfc => AnyFc::BfcPfc(Box::new(with_pfc::WithPfc::new(
+                pfc::Pfc::new(pfc.clone(), nports, nprio),
+                with_pfc::Plain(bfc::Bfc::new(c.clone(), node, nports, upq, seed)),
+            ))),
+            FcConfig::Bfc(c) => AnyFc::Bfc(Box::new(bfc::Bfc::new(c.clone(), node, nports, upq, seed))),
+            FcConfig::IdealFq => AnyFc::Bfc(Box::new(bfc::Bfc::new(bfc::BfcConfig::ideal_fq(), node, nports, upq, seed))),
             FcConfig::None => AnyFc::None(NoFc),
             FcConfig::Pfc => AnyFc::Pfc(pfc::Pfc::new(pfc.clone(), nports, nprio)),
             FcConfig::Ppfc(c) => AnyFc::Ppfc(ppfc::Ppfc::with_pfc(c.clone(), pfc.clone(), node, nports, nprio, seed)),

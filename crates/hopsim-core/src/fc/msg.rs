@@ -19,6 +19,10 @@ pub enum CtrlMsg {
     /// Pause (or resume) one egress queue of the receiving port: BFC's per-queue pause of the
     /// upstream queue `upstreamQ` (§3.3). A paused queue stays closed until resumed.
     QueuePause { queue: u16, pause: bool },
+    /// The whole pause state of queues `base..base + 64` of the receiving port: bit i set closes
+    /// queue `base + i`, clear opens it (BFC's periodic pause-bitmap refresh, §3.3.2). Counted
+    /// and logged as a queue pause.
+    QueueBitmap { base: u16, bits: u64 },
     /// Floodgate's credit: `credits` bytes for destination `dst`, acknowledging per-hop PSNs up to
     /// `psn` (§3.1, §4).
     Credit { dst: u32, credits: u32, psn: u32 },
@@ -67,7 +71,7 @@ impl CtrlMsg {
     pub fn kind(&self) -> CtrlKind {
         match self {
             CtrlMsg::Pfc { .. } => CtrlKind::Pfc,
-            CtrlMsg::QueuePause { .. } => CtrlKind::QueuePause,
+            CtrlMsg::QueuePause { .. } | CtrlMsg::QueueBitmap { .. } => CtrlKind::QueuePause,
             CtrlMsg::Credit { .. } => CtrlKind::Credit,
             CtrlMsg::DstPause { .. } => CtrlKind::DstPause,
             CtrlMsg::FlowPause { .. } => CtrlKind::FlowPause,
@@ -81,6 +85,7 @@ impl CtrlMsg {
         match *self {
             CtrlMsg::Pfc { prio, quanta } => (prio as u32, quanta as u64),
             CtrlMsg::QueuePause { queue, pause } => (queue as u32, pause as u64),
+            CtrlMsg::QueueBitmap { base, bits } => (base as u32, bits),
             CtrlMsg::Credit { dst, credits, .. } => (dst, credits as u64),
             CtrlMsg::DstPause { dst, pause } => (dst, pause as u64),
             CtrlMsg::FlowPause { flow, pause } => (flow, pause as u64),

@@ -38,6 +38,10 @@ pub trait NicFc {
     fn uses_tags(&self) -> bool {
         false
     }
+    /// Whether `stamp` writes anything (so the send path calls it).
+    fn stamps(&self) -> bool {
+        false
+    }
 }
 
 /// The standard NIC: per-priority queues, obeys everything.
@@ -47,6 +51,7 @@ impl NicFc for StandardNic {}
 
 pub enum AnyNic {
     Standard(StandardNic),
+    Bfc(super::bfc::BfcNic),
     /// A NIC module from outside the crate (a prototype, a test's scheme).
     Custom(Box<dyn NicFc + Send>),
 }
@@ -61,6 +66,7 @@ macro_rules! nic_dispatch {
     ($self:ident, $m:ident, $($a:expr),*) => {
         match $self {
             AnyNic::Standard(x) => x.$m($($a),*),
+            AnyNic::Bfc(x) => x.$m($($a),*),
             AnyNic::Custom(x) => x.$m($($a),*),
         }
     };
@@ -75,14 +81,26 @@ impl NicFc for AnyNic {
     }
     #[inline]
     fn stamp(&mut self, now: Time, pkt: &mut PktMeta) {
-        if let AnyNic::Custom(x) = self {
-            x.stamp(now, pkt)
-        }
+        nic_dispatch!(self, stamp, now, pkt)
     }
     fn on_control(&mut self, now: Time, msg: &CtrlMsg, out: &mut Actions) {
         nic_dispatch!(self, on_control, now, msg, out)
     }
     fn uses_tags(&self) -> bool {
         nic_dispatch!(self, uses_tags,)
+    }
+    fn stamps(&self) -> bool {
+        nic_dispatch!(self, stamps,)
+    }
+}
+
+impl AnyNic {
+    /// The host half of the run's scheme.
+    pub fn build(cfg: &super::FcConfig) -> AnyNic {
+        match cfg {
+            super::FcConfig::Bfc(c) => AnyNic::Bfc(super::bfc::BfcNic { obey: c.nic_backpressure }),
+            super::FcConfig::IdealFq => AnyNic::Bfc(super::bfc::BfcNic { obey: false }),
+            _ => AnyNic::Standard(StandardNic),
+        }
     }
 }

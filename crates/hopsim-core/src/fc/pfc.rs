@@ -99,7 +99,7 @@ impl Pfc {
 }
 
 impl FlowControl for Pfc {
-    fn on_enqueue(&mut self, now: Time, pkt: &PktMeta, view: &SwitchView, out: &mut Actions) {
+    fn on_enqueue(&mut self, now: Time, pkt: &mut PktMeta, view: &SwitchView, out: &mut Actions) {
         self.check_pause(now, view, pkt.ingress as usize, pkt.prio as usize, out);
     }
 
@@ -159,7 +159,7 @@ mod tests {
         let mut charges = vec![];
         for i in 0..12 {
             charges.push(mmu.admit(0, 3, 1, 3, 1000).unwrap());
-            pfc.on_enqueue(Time(i), &pkt, &view(&mmu, &rates), &mut out);
+            pfc.on_enqueue(Time(i), &mut pkt.clone(), &view(&mmu, &rates), &mut out);
         }
         assert_eq!(out, vec![FcAction::Send { port: 0, msg: CtrlMsg::Pfc { prio: 3, quanta: u16::MAX }, by: Origin::Pfc }]);
         assert!(pfc.next_timer().is_some());
@@ -180,7 +180,7 @@ mod tests {
         let mut out = vec![];
         let pkt = PktMeta { ingress: 1, egress: 0, prio: 0, size: 3000, ..Default::default() };
         mmu.admit(1, 0, 0, 0, 3000).unwrap();
-        pfc.on_enqueue(Time(0), &pkt, &view(&mmu, &rates), &mut out);
+        pfc.on_enqueue(Time(0), &mut pkt.clone(), &view(&mmu, &rates), &mut out);
         let t = pfc.next_timer().unwrap();
         // half of 65535 quanta at 100G = 65535 * 5120 ps / 2
         assert_eq!(t, Time(65535 * 5120 / 2));

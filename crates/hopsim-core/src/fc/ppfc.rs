@@ -392,7 +392,7 @@ impl Ppfc {
 }
 
 impl OverPfc for Ppfc {
-    fn on_enqueue(&mut self, now: Time, pkt: &PktMeta, view: &SwitchView, _pfc: &Pfc, _out: &mut Actions) {
+    fn on_enqueue(&mut self, now: Time, pkt: &mut PktMeta, view: &SwitchView, _pfc: &Pfc, _out: &mut Actions) {
         self.ensure_queues(view.nqueues());
         let (egress, queue) = (pkt.egress as usize, pkt.queue as usize);
         let qi = egress * self.nqueues + queue;

@@ -32,7 +32,7 @@ impl Sw {
         for _ in 0..n {
             let c = self.mmu.admit(ingress as usize, PRIO as usize, egress as usize, PRIO as usize, PKT).expect("admitted");
             self.charges.entry((ingress, egress)).or_default().push(c);
-            fc.on_enqueue(now, &Sw::pkt(ingress, egress), &self.view(), out);
+            fc.on_enqueue(now, &mut Sw::pkt(ingress, egress), &self.view(), out);
         }
     }
     pub fn deq(&mut self, fc: &mut impl FlowControl, now: Time, ingress: u16, egress: u16, n: usize, out: &mut Actions) {

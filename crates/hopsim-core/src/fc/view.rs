@@ -144,6 +144,12 @@ impl<'a> SwitchView<'a> {
         self.port(p).active_queues()
     }
 
+    /// Non-empty data queues of port `p` that may send at `now` (BFC's N_active, §3.3.2: "queues
+    /// with data to transmit that are not paused").
+    pub fn open_active_queues(&self, p: u16, now: Time) -> usize {
+        self.port(p).open_active(now)
+    }
+
     /// Bytes queued at port `p` over all its data queues.
     pub fn port_bytes(&self, p: u16) -> u64 {
         self.port(p).queued_bytes()

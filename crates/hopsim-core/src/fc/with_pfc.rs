@@ -27,7 +27,7 @@ pub trait OverPfc {
     fn classify(&mut self, _now: Time, pkt: &PktMeta, view: &SwitchView) -> u16 {
         view.queue_of_prio(pkt.prio)
     }
-    fn on_enqueue(&mut self, _now: Time, _pkt: &PktMeta, _view: &SwitchView, _pfc: &Pfc, _out: &mut Actions) {}
+    fn on_enqueue(&mut self, _now: Time, _pkt: &mut PktMeta, _view: &SwitchView, _pfc: &Pfc, _out: &mut Actions) {}
     fn on_dequeue(&mut self, _now: Time, _pkt: &PktMeta, _view: &SwitchView, _pfc: &Pfc, _out: &mut Actions) {}
     fn on_drop(&mut self, _now: Time, _pkt: &PktMeta, _view: &SwitchView, _pfc: &Pfc, _out: &mut Actions) {}
     fn on_timer(&mut self, _now: Time, _view: &SwitchView, _pfc: &Pfc, _out: &mut Actions) {}
@@ -39,6 +39,11 @@ pub trait OverPfc {
         Resume::Send
     }
     fn counters(&self, _out: &mut Vec<(&'static str, u64)>) {}
+    fn stamp(&mut self, _now: Time, _pkt: &mut PktMeta, _view: &SwitchView) {}
+    fn on_control(&mut self, _now: Time, _from: u16, _msg: &CtrlMsg, _view: &SwitchView, _out: &mut Actions) {}
+    fn uses_tags(&self) -> bool {
+        false
+    }
     /// Who a resume turned into a pause ([`Resume::PauseFor`]) is logged as.
     fn origin(&self) -> super::Origin {
         super::Origin::Scheme
@@ -98,7 +103,7 @@ impl<X: OverPfc> FlowControl for WithPfc<X> {
         self.inner.classify(now, pkt, view)
     }
 
-    fn on_enqueue(&mut self, now: Time, pkt: &PktMeta, view: &SwitchView, out: &mut Actions) {
+    fn on_enqueue(&mut self, now: Time, pkt: &mut PktMeta, view: &SwitchView, out: &mut Actions) {
         self.pfc.on_enqueue(now, pkt, view, out);
         self.inner.on_enqueue(now, pkt, view, &self.pfc, out);
     }
@@ -132,5 +137,54 @@ impl<X: OverPfc> FlowControl for WithPfc<X> {
 
     fn counters(&self, out: &mut Vec<(&'static str, u64)>) {
         self.inner.counters(out);
+    }
+
+    fn stamp(&mut self, now: Time, pkt: &mut PktMeta, view: &SwitchView) {
+        self.inner.stamp(now, pkt, view);
+    }
+
+    fn on_control(&mut self, now: Time, from: u16, msg: &CtrlMsg, view: &SwitchView, out: &mut Actions) {
+        self.inner.on_control(now, from, msg, view, out);
+    }
+
+    fn uses_tags(&self) -> bool {
+        self.inner.uses_tags()
+    }
+}
+
+/// Any per-hop scheme over PFC as it is: its hooks unchanged, PFC's resumes sent as PFC wants
+/// (the scheme pauses other things than priorities, e.g. BFC's queues).
+pub struct Plain<X>(pub X);
+
+impl<X: FlowControl> OverPfc for Plain<X> {
+    fn classify(&mut self, now: Time, pkt: &PktMeta, view: &SwitchView) -> u16 {
+        self.0.classify(now, pkt, view)
+    }
+    fn on_enqueue(&mut self, now: Time, pkt: &mut PktMeta, view: &SwitchView, _pfc: &Pfc, out: &mut Actions) {
+        self.0.on_enqueue(now, pkt, view, out)
+    }
+    fn on_dequeue(&mut self, now: Time, pkt: &PktMeta, view: &SwitchView, _pfc: &Pfc, out: &mut Actions) {
+        self.0.on_dequeue(now, pkt, view, out)
+    }
+    fn on_drop(&mut self, now: Time, pkt: &PktMeta, view: &SwitchView, _pfc: &Pfc, out: &mut Actions) {
+        self.0.on_drop(now, pkt, view, out)
+    }
+    fn on_timer(&mut self, now: Time, view: &SwitchView, _pfc: &Pfc, out: &mut Actions) {
+        self.0.on_timer(now, view, out)
+    }
+    fn next_timer(&self) -> Option<Time> {
+        self.0.next_timer()
+    }
+    fn counters(&self, out: &mut Vec<(&'static str, u64)>) {
+        self.0.counters(out)
+    }
+    fn stamp(&mut self, now: Time, pkt: &mut PktMeta, view: &SwitchView) {
+        self.0.stamp(now, pkt, view)
+    }
+    fn on_control(&mut self, now: Time, from: u16, msg: &CtrlMsg, view: &SwitchView, out: &mut Actions) {
+        self.0.on_control(now, from, msg, view, out)
+    }
+    fn uses_tags(&self) -> bool {
+        self.0.uses_tags()
     }
 }

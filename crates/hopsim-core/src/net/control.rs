@@ -16,6 +16,7 @@ use crate::fc::{quanta_duration, FcAction, FlowControl, SwitchView};
 use crate::net::switch::{collect_actions, view};
 use crate::packet::{Packet, PacketId};
 use crate::sim::{NodeRef, Simulation};
+use crate::time::Time;
 
 impl Simulation {
     /// Node `node` sends `msg` out of its local port `local`, asked for by `by`.
@@ -85,7 +86,7 @@ impl Simulation {
                 if obeys {
                     self.hosts[h as usize].pauses_seen |= !matches!(msg, CtrlMsg::Pfc { .. });
                     reopened = match msg {
-                        CtrlMsg::Pfc { .. } | CtrlMsg::QueuePause { .. } => self.obey_link_pause(p, &msg),
+                        CtrlMsg::Pfc { .. } | CtrlMsg::QueuePause { .. } | CtrlMsg::QueueBitmap { .. } => self.obey_link_pause(p, &msg),
                         CtrlMsg::DstPause { dst, .. } => {
                             let until = pause_end(now, &msg, self.ports[p as usize].clock.rate);
                             self.hosts[h as usize].pause_dst(dst, until, now);
@@ -119,6 +120,21 @@ impl Simulation {
         match *msg {
             CtrlMsg::Pfc { prio, .. } => port.apply_pause(prio as usize, now, until),
             CtrlMsg::QueuePause { queue, .. } if (queue as usize) < port.ngates() => port.set_gate(queue as usize, now, until),
+            CtrlMsg::QueueBitmap { base, bits } => {
+                let mut reopened = false;
+                for i in 0..64usize {
+                    let q = base as usize + i;
+                    if q >= port.ngates() {
+                        break;
+                    }
+                    let close = bits & (1 << i) != 0;
+                    if close != port.gate_closed(q, now) {
+                        port.set_gate(q, now, if close { Time::MAX } else { now });
+                        reopened |= !close;
+                    }
+                }
+                return reopened;
+            }
             _ => return false,
         }
         until <= now

@@ -282,7 +282,7 @@ impl Simulation {
             let left = self.flows[f as usize].spec.size - pkt.seq;
             self.slab.tags.set(id, crate::packet::Tags { rank: left.min(u32::MAX as u64) as u32, ..Default::default() });
         }
-        if let AnyNic::Custom(_) = self.hosts[h as usize].nic {
+        if self.slab.tags.on && self.hosts[h as usize].nic.stamps() {
             self.nic_stamp(h, id);
         }
         id

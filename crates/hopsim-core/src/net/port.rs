@@ -367,6 +367,11 @@ impl Port {
         self.nonempty.count()
     }
 
+    /// Non-empty data queues that are not closed at `now`.
+    pub fn open_active(&self, now: Time) -> usize {
+        self.nonempty.iter().filter(|&q| !self.queue_closed(q, now)).count()
+    }
+
     /// Choose the next data queue to serve, by the port's scheduler, among the non-empty queues
     /// whose gate and priority are open and whose head is not a held marker.
     #[inline]

@@ -76,6 +76,7 @@ impl Simulation {
     /// A packet arrived at switch `s` on global port `inp`.
     pub(crate) fn switch_receive(&mut self, s: u32, inp: u32, id: PacketId) {
         let now = self.now;
+        let tags_on = self.slab.tags.on;
         let tags = self.slab.tags.get(id);
         let pkt = self.slab.get_mut(id);
         let out = self.routes.pick(self.switches[s as usize].node, pkt.dst, pkt.hash as u64);
@@ -105,7 +106,13 @@ impl Simulation {
             Some(charge) => {
                 pkt.charge = charge;
                 self.ports[out as usize].enqueue_data(q as usize, id, m.size);
-                sw.fc.on_enqueue(now, &m, &view!(sw, &self.ports), &mut self.fc_out);
+                let before = (m.flags, m.tags);
+                sw.fc.on_enqueue(now, &mut m, &view!(sw, &self.ports), &mut self.fc_out);
+                // only modules that use tags write them (`FlowControl::uses_tags`)
+                if tags_on && (m.flags, m.tags) != before {
+                    pkt.tag_flags = m.flags;
+                    self.slab.tags.set(id, m.tags);
+                }
                 collect_actions!(self, node);
                 self.kick(out);
             }

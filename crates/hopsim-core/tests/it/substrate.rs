@@ -59,7 +59,7 @@ struct Scripted {
 }
 
 impl FlowControl for Scripted {
-    fn on_enqueue(&mut self, now: Time, pkt: &PktMeta, _view: &SwitchView, out: &mut Actions) {
+    fn on_enqueue(&mut self, now: Time, pkt: &mut PktMeta, _view: &SwitchView, out: &mut Actions) {
         if let Some((from, q, len)) = self.watch {
             if now >= from && pkt.tags.upstream_q == q {
                 self.watch = None;

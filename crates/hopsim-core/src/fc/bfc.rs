@@ -1,0 +1,630 @@
+//! BFC, Backpressure Flow Control (Goyal et al., "Backpressure Flow Control", NSDI 2022): per-hop,
+//! per-flow flow control with few queues per port, by dynamic assignment of flows to queues and
+//! per-queue pause of the upstream queue a congested flow came from.
+//!
+//! Why: end-to-end congestion control needs an RTT to react, during which a burst builds an
+//! end-to-end BDP of buffering per flow at the bottleneck (§2.1). BFC reacts within one hop RTT by
+//! pausing only the congested flows at the upstream, so buffers stay at about one hop BDP while
+//! the other flows keep the link busy (§2.3, §3.3).
+//!
+//! The mechanism, as the paper gives it:
+//! - Queue assignment (§3.3.1, "On Enqueue" pseudo-code, lines 1-9): a flow table indexed by
+//!   `<egress port, hash(FID)>` with entries `{qAssignment, size, timestamp}`; a flow gets a queue
+//!   anew only when its entry is empty (`size == 0`) *and* older than the sticky threshold
+//!   (§3.3.2, "Sticky queue assignment": 2 HRTT); then an empty queue of the egress if there is
+//!   one (the bitmap of empty queues, searched from a rotating start as SwitchX does, §4), else a
+//!   random one. "On Dequeue" (line 1): `size -= 1`. The table has 100x the port's queues (§3.3.1;
+//!   App. E.5 varies it).
+//! - Backpressure (§3.3.2, pseudo-code "On Enqueue" lines 1-6 and "On Dequeue" lines 1-5): every
+//!   upstream switch and the sending NIC stamp the queue the packet left from (`upstreamQ`); the
+//!   downstream keeps a pause counter per `<ingress port, upstreamQ>`; a packet that finds its
+//!   queue longer than `Th` increments it (and is marked `counterIncr`), its departure decrements
+//!   it; a pause frame goes upstream when the counter leaves 0 and a resume when it returns to 0.
+//!   A bitmap of the upstream queues that should be paused is re-sent periodically (§3.3.2, for
+//!   lost frames).
+//! - Pause threshold (§3.3.2): `Th = HRTT x mu / N_active` per egress, with `HRTT` the largest hop
+//!   RTT over the switch's ingresses, `mu` the egress rate and `N_active` its active queues (with
+//!   data and not paused).
+//! - Deadlock prevention (App. B): backpressure is skipped for packets that come down from a higher
+//!   tier and go back up (the only up-down violations in a Clos).
+//! - Variants: stochastic (hash) and single-queue assignment (App. E.4, §6.1's ablation), sampling
+//!   (App. E.1), IncastLabel (App. E.6), NICs that ignore backpressure (App. E.1, in `fc::nic`),
+//!   and no backpressure at all with an unlimited buffer: Ideal-FQ (§6.2.1).
+//!
+//! Interpretation choices (the paper leaves them open):
+//! - The flow table is per egress port, `table_factor x data queues` entries each (the paper's
+//!   76 K entries for a 24-port ToR with 32 queues is the same total). `hash(FID)` mixes the flow
+//!   id; the table index is that hash modulo the entries of the port.
+//! - `qLength` of the enqueue test is the assigned queue's bytes before this packet (the ingress
+//!   pipeline sees the queue before the packet joins it).
+//! - One queue per port is left to the control class (§3.3.2: "This reduces the number of queues
+//!   available for dynamic queue assignment by 1"): flows are assigned among `nqueues - 1` queues.
+//!   With IncastLabel, the last of those is the incast queue.
+//! - The sticky threshold and `Th` use the largest HRTT over the switch's ports, computed once.
+//! - The refresh bitmap is sent only to upstreams with at least one paused queue: frames are never
+//!   lost in the simulated network, so the refresh only costs bandwidth, and an upstream with
+//!   nothing paused has nothing to refresh.
+//! - A collision is counted when a flow that needs a queue finds none empty (Fig. 10c's cause).
+
+use super::{Actions, CtrlMsg, FcAction, FlowControl, Origin, PktMeta, SwitchView};
+use crate::packet::tag;
+use crate::rng::{mix, stream, Rng};
+use crate::time::Time;
+use serde::{Deserialize, Serialize};
+
+/// How flows are mapped to queues.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Assignment {
+    /// BFC's dynamic assignment to an empty queue (§3.3.1).
+    #[default]
+    Dynamic,
+    /// A hash of the FID picks the queue (stochastic fair queuing; "BFC + Stochastic", App. E.4).
+    Stochastic,
+    /// Every flow in one queue ("BFC + single", §6.1's ablation).
+    Single,
+}
+
+/// BFC parameters.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct BfcConfig {
+    pub assignment: Assignment,
+    /// Flow-table entries per egress port as a multiple of its data queues (§3.3.1: 100).
+    pub table_factor: u32,
+    /// Sticky threshold in hop RTTs (§3.3.2: 2).
+    pub sticky_hrtt: f64,
+    /// `Th` as a multiple of one hop BDP at the queue's drain rate (§3.3.2: 1; App. A, Fig. 7b).
+    pub th_hrtt: f64,
+    /// Period of the pause-bitmap refresh (§3.3.2; the issue's default 1 us); `None`: off.
+    pub refresh: Option<Time>,
+    /// Share of packets that take part in the bookkeeping (App. E.1 "BFC + sampling": 0.5).
+    pub sampling: f64,
+    /// Incast-labelled flows at an egress share one queue (App. E.6, "BFC + IncastLabel").
+    pub incast_label: bool,
+    /// Whether sender NICs obey the pause frames (App. E.1: false is "BFC - NIC").
+    pub nic_backpressure: bool,
+    /// Pause upstream queues at all; false with an unlimited buffer is Ideal-FQ (§6.2.1).
+    pub backpressure: bool,
+    /// Skip backpressure for packets from a higher tier going back up (App. B).
+    pub updown_only: bool,
+    /// Standard PFC underneath as a backstop (the paper's BFC runs have it off; the issue's
+    /// comparisons with HPCC and DCQCN run PFC).
+    pub pfc: bool,
+}
+
+impl Default for BfcConfig {
+    fn default() -> Self {
+        BfcConfig {
+            assignment: Assignment::Dynamic,
+            table_factor: 100,
+            sticky_hrtt: 2.0,
+            th_hrtt: 1.0,
+            refresh: Some(Time::from_us(1)),
+            sampling: 1.0,
+            incast_label: false,
+            nic_backpressure: true,
+            backpressure: true,
+            updown_only: true,
+            pfc: false,
+        }
+    }
+}
+
+impl BfcConfig {
+    /// Ideal-FQ (§6.2.1): per-flow fair queuing with dynamic assignment and no backpressure (the
+    /// front pairs it with an unlimited buffer and 1-BDP windows).
+    pub fn ideal_fq() -> BfcConfig {
+        BfcConfig { backpressure: false, refresh: None, ..Default::default() }
+    }
+
+    pub fn validate(&self) -> Result<(), String> {
+        if self.table_factor == 0 {
+            return Err("flow_control.bfc.table_factor: must be at least 1".into());
+        }
+        if !(self.sampling > 0.0 && self.sampling <= 1.0) {
+            return Err(format!("flow_control.bfc.sampling: {} is out of range; allowed: above 0 up to 1", self.sampling));
+        }
+        if !(self.th_hrtt > 0.0) || !(self.sticky_hrtt >= 0.0) {
+            return Err("flow_control.bfc: th_hrtt must be positive and sticky_hrtt not negative".into());
+        }
+        Ok(())
+    }
+}
+
+use crate::packet::tag::SAMPLED;
+
+/// One flow-table entry (§3.3.1).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Entry {
+    q: u16,
+    size: u32,
+    /// Last enqueue or dequeue of the entry's flows.
+    ts: Time,
+}
+
+/// BFC on one switch.
+pub struct Bfc {
+    pub cfg: BfcConfig,
+    nports: usize,
+    /// Queues of the upstream a pause counter row covers (the largest of switch and NIC queues).
+    upq: usize,
+    /// Flow-table entries per egress port.
+    tsize: usize,
+    table: Vec<Entry>,
+    /// Pause counter per `<ingress port, upstreamQ>`.
+    counter: Vec<u32>,
+    /// Non-zero counters per ingress port (who gets a refresh).
+    paused: Vec<u32>,
+    /// Rotating start of the empty-queue search, per egress (§4).
+    rr: Vec<u16>,
+    rng: Rng,
+    /// The largest hop RTT over the switch's ports (computed on first use).
+    hrtt: Option<Time>,
+    timer: Option<Time>,
+    // counters for the outputs
+    pub pauses: u64,
+    pub resumes: u64,
+    pub refreshes: u64,
+    pub assignments: u64,
+    pub collisions: u64,
+}
+
+impl Bfc {
+    /// BFC on switch `node` with `nports` ports whose upstreams have at most `upq` queues.
+    pub fn new(cfg: BfcConfig, node: u32, nports: usize, upq: usize, seed: u64) -> Bfc {
+        Bfc {
+            cfg,
+            nports,
+            upq: upq.max(1),
+            tsize: 0,
+            table: Vec::new(),
+            counter: vec![0; nports * upq.max(1)],
+            paused: vec![0; nports],
+            rr: vec![0; nports],
+            rng: Rng::stream(seed, stream::BFC, node as u64),
+            hrtt: None,
+            timer: None,
+            pauses: 0,
+            resumes: 0,
+            refreshes: 0,
+            assignments: 0,
+            collisions: 0,
+        }
+    }
+
+    /// Queues flows may be assigned to at a port of `nqueues` (one is left to the control class).
+    fn data_queues(nqueues: usize) -> usize {
+        if nqueues > 1 {
+            nqueues - 1
+        } else {
+            1
+        }
+    }
+
+    fn fid_hash(flow: u32) -> u64 {
+        mix(&[flow as u64, 0xBFC])
+    }
+
+    fn hrtt(&mut self, view: &SwitchView) -> Time {
+        *self.hrtt.get_or_insert_with(|| (0..view.nports() as u16).map(|p| view.hrtt(p)).max().unwrap_or(Time::ZERO))
+    }
+
+    fn key(&mut self, view: &SwitchView, egress: u16, flow: u32) -> usize {
+        if self.table.is_empty() {
+            self.tsize = Self::data_queues(view.nqueues()) * self.cfg.table_factor as usize;
+            self.table = vec![Entry::default(); self.nports * self.tsize];
+        }
+        egress as usize * self.tsize + (Self::fid_hash(flow) % self.tsize as u64) as usize
+    }
+
+    /// The pause counter of `<ingress, upstreamQ>`.
+    pub fn counter(&self, ingress: u16, upstream_q: u16) -> u32 {
+        self.counter[ingress as usize * self.upq + upstream_q as usize]
+    }
+
+    /// `Th` at egress `p` now (§3.3.2): one hop BDP at the queue's fair drain rate.
+    pub fn threshold(&mut self, now: Time, view: &SwitchView, p: u16) -> u64 {
+        let hrtt = self.hrtt(view);
+        let n_active = view.open_active_queues(p, now).max(1);
+        (view.rate(p).bytes_in(hrtt) as f64 * self.cfg.th_hrtt / n_active as f64) as u64
+    }
+
+    /// App. B: no backpressure for a packet that came down from a higher tier and goes back up.
+    fn allowed(&self, view: &SwitchView, ingress: u16, egress: u16) -> bool {
+        if !self.cfg.updown_only {
+            return true;
+        }
+        let me = view.info.tier as i16;
+        let tier = |p: u16| view.peer(p).tier.map_or(-1, |t| t as i16);
+        !(tier(ingress) > me && tier(egress) > me)
+    }
+
+    /// A queue for a flow that needs one at egress `p` (§3.3.1): an empty one, else a random one.
+    fn pick_queue(&mut self, view: &SwitchView, p: u16, nd: usize, skip: Option<u16>) -> u16 {
+        self.assignments += 1;
+        let start = self.rr[p as usize] as usize % nd;
+        for k in 0..nd {
+            let q = ((start + k) % nd) as u16;
+            if Some(q) != skip && view.queue_packets(p, q) == 0 {
+                self.rr[p as usize] = (q + 1) % nd as u16;
+                return q;
+            }
+        }
+        self.collisions += 1;
+        loop {
+            let q = self.rng.below(nd as u64) as u16;
+            if Some(q) != skip || nd == 1 {
+                return q;
+            }
+        }
+    }
+
+    fn send(&mut self, port: u16, queue: u16, pause: bool, out: &mut Actions) {
+        if pause {
+            self.pauses += 1;
+        } else {
+            self.resumes += 1;
+        }
+        out.push(FcAction::Send { port, msg: CtrlMsg::QueuePause { queue, pause }, by: Origin::Scheme });
+    }
+
+    fn arm_refresh(&mut self, now: Time) {
+        if let (Some(iv), None) = (self.cfg.refresh, self.timer) {
+            self.timer = Some(now + iv);
+        }
+    }
+}
+
+impl FlowControl for Bfc {
+    /// §3.3.1 "On Enqueue" lines 1-9 (the `size` increment is in `on_enqueue`, once the packet
+    /// is admitted, so a dropped packet leaves the table as it was).
+    fn classify(&mut self, now: Time, pkt: &PktMeta, view: &SwitchView) -> u16 {
+        let nd = Self::data_queues(view.nqueues());
+        let incast_q = self.cfg.incast_label.then(|| (nd - 1) as u16);
+        if let Some(q) = incast_q {
+            if pkt.incast() {
+                return q;
+            }
+        }
+        match self.cfg.assignment {
+            Assignment::Single => 0,
+            Assignment::Stochastic => {
+                let n = if incast_q.is_some() && nd > 1 { nd - 1 } else { nd };
+                (Self::fid_hash(pkt.flow) % n as u64) as u16
+            }
+            Assignment::Dynamic => {
+                let key = self.key(view, pkt.egress, pkt.flow);
+                let sticky = Time((self.hrtt(view).0 as f64 * self.cfg.sticky_hrtt) as u64);
+                let e = self.table[key];
+                // an entry never used has ts 0 and needs a queue like a stale one
+                if e.size == 0 && (e.ts == Time::ZERO || now >= e.ts + sticky) {
+                    let q = self.pick_queue(view, pkt.egress, nd, incast_q);
+                    self.table[key].q = q;
+                }
+                self.table[key].q
+            }
+        }
+    }
+
+    /// §3.3.2 "On Enqueue": the pause counter; and the flow table's `size`.
+    fn on_enqueue(&mut self, now: Time, pkt: &mut PktMeta, view: &SwitchView, out: &mut Actions) {
+        if self.cfg.sampling < 1.0 && self.rng.uniform() >= self.cfg.sampling {
+            return;
+        }
+        pkt.flags |= SAMPLED;
+        if self.cfg.assignment == Assignment::Dynamic && !(self.cfg.incast_label && pkt.incast()) {
+            let key = self.key(view, pkt.egress, pkt.flow);
+            let e = &mut self.table[key];
+            e.size += 1;
+            e.ts = now;
+        }
+        if !self.cfg.backpressure || !self.allowed(view, pkt.ingress, pkt.egress) {
+            return;
+        }
+        let qlen = view.queue_bytes(pkt.egress, pkt.queue).saturating_sub(pkt.size as u64);
+        if qlen > self.threshold(now, view, pkt.egress) {
+            let uq = (pkt.tags.upstream_q as usize).min(self.upq - 1);
+            let k = pkt.ingress as usize * self.upq + uq;
+            if self.counter[k] == 0 {
+                self.send(pkt.ingress, uq as u16, true, out);
+                self.paused[pkt.ingress as usize] += 1;
+                self.arm_refresh(now);
+            }
+            self.counter[k] += 1;
+            pkt.flags |= tag::COUNTER_INCR;
+        }
+    }
+
+    /// §3.3.1 "On Dequeue" and §3.3.2 "On Dequeue".
+    fn on_dequeue(&mut self, now: Time, pkt: &PktMeta, view: &SwitchView, out: &mut Actions) {
+        if pkt.flags & SAMPLED == 0 {
+            return;
+        }
+        if self.cfg.assignment == Assignment::Dynamic && !(self.cfg.incast_label && pkt.incast()) {
+            let key = self.key(view, pkt.egress, pkt.flow);
+            let e = &mut self.table[key];
+            e.size = e.size.saturating_sub(1);
+            e.ts = now;
+        }
+        if pkt.flags & tag::COUNTER_INCR != 0 {
+            let uq = (pkt.tags.upstream_q as usize).min(self.upq - 1);
+            let k = pkt.ingress as usize * self.upq + uq;
+            self.counter[k] -= 1;
+            if self.counter[k] == 0 {
+                self.send(pkt.ingress, uq as u16, false, out);
+                self.paused[pkt.ingress as usize] -= 1;
+            }
+        }
+    }
+
+    /// The next hop's `upstreamQ` is the queue the packet leaves from; this switch's marks stay
+    /// here.
+    fn stamp(&mut self, _now: Time, pkt: &mut PktMeta, _view: &SwitchView) {
+        pkt.tags.upstream_q = pkt.queue;
+        pkt.flags &= !(tag::COUNTER_INCR | SAMPLED);
+    }
+
+    /// Periodic refresh of the pause bitmap to every upstream with a paused queue (§3.3.2).
+    fn on_timer(&mut self, now: Time, _view: &SwitchView, out: &mut Actions) {
+        self.timer = None;
+        let mut any = false;
+        for p in 0..self.nports {
+            if self.paused[p] == 0 {
+                continue;
+            }
+            any = true;
+            let row = &self.counter[p * self.upq..(p + 1) * self.upq];
+            for (chunk, base) in row.chunks(64).zip((0..).step_by(64)) {
+                let bits = chunk.iter().enumerate().fold(0u64, |b, (i, &c)| if c > 0 { b | 1 << i } else { b });
+                if bits != 0 {
+                    self.refreshes += 1;
+                    out.push(FcAction::Send { port: p as u16, msg: CtrlMsg::QueueBitmap { base, bits }, by: Origin::Scheme });
+                }
+            }
+        }
+        if any {
+            self.arm_refresh(now);
+        }
+    }
+
+    fn next_timer(&self) -> Option<Time> {
+        self.timer
+    }
+
+    fn counters(&self, out: &mut Vec<(&'static str, u64)>) {
+        out.push(("bfc_pauses", self.pauses));
+        out.push(("bfc_resumes", self.resumes));
+        out.push(("bfc_refreshes", self.refreshes));
+        out.push(("bfc_assignments", self.assignments));
+        out.push(("bfc_collisions", self.collisions));
+    }
+
+    fn uses_tags(&self) -> bool {
+        true
+    }
+}
+
+/// The NIC half of BFC (§3.3.2, App. E.1): one queue per flow, each closed and opened by the first
+/// switch's queue pauses, and the queue stamped as `upstreamQ`. With `obey` false the NIC ignores
+/// backpressure ("BFC - NIC").
+pub struct BfcNic {
+    pub obey: bool,
+}
+
+impl super::nic::NicFc for BfcNic {
+    /// A queue per flow: the host port has a gate per possible queue (`FcConfig::nic_gates`),
+    /// and flow ids modulo that many give concurrent flows of a host distinct queues.
+    fn nic_queue(&mut self, _now: Time, f: &super::nic::NicFlow, ngates: usize) -> u16 {
+        (f.flow as usize % ngates.max(1)) as u16
+    }
+    fn obeys(&self, k: super::CtrlKind) -> bool {
+        self.obey || k != super::CtrlKind::QueuePause
+    }
+    fn stamp(&mut self, _now: Time, pkt: &mut PktMeta) {
+        pkt.tags.upstream_q = pkt.queue;
+    }
+    fn uses_tags(&self) -> bool {
+        true
+    }
+    fn stamps(&self) -> bool {
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fc::view::SwitchInfo;
+    use crate::net::mmu::{Mmu, MmuConfig};
+    use crate::net::port::Port;
+    use crate::packet::{Packet, Slab};
+    use crate::time::{Rate, TxClock};
+
+    const NQ: usize = 32;
+
+    /// A 4-port 100 Gb/s switch with 1 us links and real ports, so the view answers queue questions.
+    struct Rig {
+        mmu: Mmu,
+        info: SwitchInfo,
+        ports: Vec<Port>,
+        slab: Slab,
+    }
+
+    impl Rig {
+        fn new() -> Rig {
+            let mut info = SwitchInfo::bare(vec![Rate::gbps(100); 4], NQ);
+            info.ports = (0..4).collect();
+            let ports = (0..4).map(|p| Port::new(0, p as u16, TxClock::new(Rate::gbps(100)), Time::from_us(1), NQ, 1500)).collect();
+            Rig { mmu: Mmu::new(MmuConfig::default(), vec![100_000; 4], 8, NQ), info, ports, slab: Slab::default() }
+        }
+        fn view(&self) -> SwitchView<'_> {
+            SwitchView { info: &self.info, mmu: &self.mmu, ports: &self.ports }
+        }
+        /// Classify, queue and tell BFC about one packet of `flow` from `ingress` (upstreamQ `uq`)
+        /// to egress 0; the packet's marks come back.
+        fn enq(&mut self, bfc: &mut Bfc, now: Time, flow: u32, ingress: u16, uq: u16, out: &mut Actions) -> PktMeta {
+            let mut m = PktMeta { flow, ingress, egress: 0, size: 1000, prio: 3, ..Default::default() };
+            m.tags.upstream_q = uq;
+            m.queue = bfc.classify(now, &m, &self.view());
+            let id = self.slab.alloc(Packet { size: 1000, flow, ..Default::default() });
+            self.ports[0].enqueue_data(m.queue as usize, id, 1000);
+            bfc.on_enqueue(now, &mut m, &self.view(), out);
+            m
+        }
+        fn deq(&mut self, bfc: &mut Bfc, now: Time, m: &PktMeta, out: &mut Actions) {
+            self.ports[0].dequeue_data(m.queue as usize, 1000);
+            bfc.on_dequeue(now, m, &self.view(), out);
+        }
+    }
+
+    fn bfc(cfg: BfcConfig) -> Bfc {
+        Bfc::new(cfg, 0, 4, NQ, 1)
+    }
+
+    #[test]
+    fn th_is_one_hop_bdp_shared_by_the_open_active_queues() {
+        let mut rig = Rig::new();
+        let mut b = bfc(BfcConfig::default());
+        // HRTT = 2 x 1 us + 1048 B at 100 Gb/s = 2.08384 us; one hop BDP = 26,048 B
+        let bdp = Rate::gbps(100).bytes_in(Time(2_083_840));
+        assert_eq!(bdp, 26_048);
+        assert_eq!(b.threshold(Time(1), &rig.view(), 0), bdp, "no active queue counts as one");
+        let mut out = vec![];
+        let a = rig.enq(&mut b, Time(1), 1, 1, 0, &mut out);
+        let c = rig.enq(&mut b, Time(1), 2, 1, 0, &mut out);
+        assert_ne!(a.queue, c.queue);
+        assert_eq!(b.threshold(Time(1), &rig.view(), 0), bdp / 2);
+        rig.enq(&mut b, Time(1), 3, 2, 0, &mut out);
+        assert_eq!(b.threshold(Time(1), &rig.view(), 0), bdp / 3);
+        // a paused queue is not active (§3.3.2: "data to transmit that are not paused")
+        rig.ports[0].set_gate(c.queue as usize, Time(1), Time::MAX);
+        assert_eq!(b.threshold(Time(2), &rig.view(), 0), bdp / 2);
+    }
+
+    #[test]
+    fn a_queue_is_paused_exactly_while_its_counter_is_above_zero() {
+        let mut rig = Rig::new();
+        let mut b = bfc(BfcConfig { refresh: None, ..Default::default() });
+        let mut out = vec![];
+        // one flow from ingress 1, upstream queue 7: 27 packets pass Th (26,048 B) on the 28th
+        let mut sent = vec![];
+        for _ in 0..30 {
+            sent.push(rig.enq(&mut b, Time(10), 42, 1, 7, &mut out));
+        }
+        assert_eq!(out, vec![FcAction::Send { port: 1, msg: CtrlMsg::QueuePause { queue: 7, pause: true }, by: Origin::Scheme }]);
+        let marked: Vec<bool> = sent.iter().map(|m| m.flags & tag::COUNTER_INCR != 0).collect();
+        assert_eq!(marked.iter().filter(|&&x| x).count(), 3);
+        assert!(!marked[26] && marked[27]);
+        assert_eq!(b.counter(1, 7), 3);
+        out.clear();
+        for (i, m) in sent.iter().enumerate() {
+            rig.deq(&mut b, Time(20), m, &mut out);
+            assert_eq!(b.counter(1, 7) > 0, i < 29, "counter after {} departures", i + 1);
+        }
+        assert_eq!(out, vec![FcAction::Send { port: 1, msg: CtrlMsg::QueuePause { queue: 7, pause: false }, by: Origin::Scheme }]);
+        // the departing packet carries its queue as the next hop's upstreamQ, and no marks
+        let mut m = sent[29];
+        b.stamp(Time(20), &mut m, &rig.view());
+        assert_eq!((m.tags.upstream_q, m.flags & (tag::COUNTER_INCR | SAMPLED)), (m.queue, 0));
+    }
+
+    #[test]
+    fn dynamic_assignment_gives_new_flows_empty_queues_and_keeps_them_sticky() {
+        let mut rig = Rig::new();
+        let mut b = bfc(BfcConfig::default());
+        let mut out = vec![];
+        let first: Vec<PktMeta> = (0..5).map(|f| rig.enq(&mut b, Time(10), 100 + f, 1, 0, &mut out)).collect();
+        let mut qs: Vec<u16> = first.iter().map(|m| m.queue).collect();
+        qs.sort();
+        qs.dedup();
+        assert_eq!(qs.len(), 5, "five flows, five queues");
+        assert!(qs.iter().all(|&q| (q as usize) < NQ - 1), "the last queue is the control class's");
+        assert_eq!(b.collisions, 0);
+        // more packets of a flow follow it into its queue
+        assert_eq!(rig.enq(&mut b, Time(11), 102, 1, 0, &mut out).queue, first[2].queue);
+        // drained, a flow keeps its queue for 2 HRTT (sticky), then may get another
+        let m2 = rig.enq(&mut b, Time(12), 104, 1, 0, &mut out);
+        rig.deq(&mut b, Time(13), &first[4], &mut out);
+        rig.deq(&mut b, Time(14), &m2, &mut out);
+        let other = rig.enq(&mut b, Time(15), 999, 1, 0, &mut out); // takes an empty queue meanwhile
+        assert_eq!(rig.enq(&mut b, Time(1_000), 104, 1, 0, &mut out).queue, first[4].queue, "within 2 HRTT: sticky");
+        assert_ne!(other.queue, first[4].queue);
+    }
+
+    /// Dynamic assignment never puts two flows in one queue while queues are free, unless their
+    /// FIDs hash to the same flow-table entry (3,100 entries here: 100 x 31 queues, §3.3.1 — the
+    /// paper's "less than 1%" index collisions).
+    #[test]
+    fn stochastic_assignment_collides_at_the_birthday_rate_and_dynamic_never() {
+        // five flows at an egress with 31 data queues (32 minus the control class): the chance
+        // that two share a queue is 1 - prod_{i<5}(1 - i/31) (§3.2's birthday paradox)
+        let expected = 1.0 - (0..5).map(|i| 1.0 - i as f64 / 31.0).product::<f64>();
+        assert!((expected - 0.2874).abs() < 1e-3);
+        let trials = 4000;
+        let (mut stoch, mut dynamic, mut index_clashes) = (0, 0, 0);
+        let mut rng = Rng::stream(5, 0, 0);
+        for t in 0..trials {
+            let flows: Vec<u32> = (0..5).map(|_| rng.next_u64() as u32).collect();
+            for (cfg, hits) in [(Assignment::Stochastic, &mut stoch), (Assignment::Dynamic, &mut dynamic)] {
+                let mut rig = Rig::new();
+                let mut b = Bfc::new(BfcConfig { assignment: cfg, ..Default::default() }, 0, 4, NQ, t);
+                let mut out = vec![];
+                let mut qs: Vec<u16> = flows.iter().map(|&f| rig.enq(&mut b, Time(10), f, 1, 0, &mut out).queue).collect();
+                let mut keys: Vec<usize> = flows.iter().map(|&f| b.key(&rig.view(), 0, f)).collect();
+                qs.sort();
+                qs.dedup();
+                keys.sort();
+                keys.dedup();
+                if cfg == Assignment::Dynamic && keys.len() < 5 {
+                    index_clashes += 1;
+                    continue;
+                }
+                *hits += (qs.len() < 5) as u32;
+            }
+        }
+        let measured = stoch as f64 / trials as f64;
+        assert!((measured - expected).abs() < 0.03, "stochastic: measured {measured:.3}, expected {expected:.3}");
+        assert_eq!(dynamic, 0, "dynamic: collisions without a flow-table index clash");
+        let clash = 1.0 - (0..5).map(|i| 1.0 - i as f64 / 3100.0).product::<f64>();
+        assert!((index_clashes as f64 / trials as f64) < 3.0 * clash + 0.002, "{index_clashes} index clashes, expected ~{clash:.4}");
+    }
+
+    #[test]
+    fn no_backpressure_for_packets_that_turn_back_up() {
+        let mut rig = Rig::new();
+        rig.info.tier = 1;
+        rig.info.peers = vec![Peer { tier: Some(2) }, Peer { tier: Some(2) }, Peer { tier: Some(0) }, Peer { tier: None }];
+        let mut b = bfc(BfcConfig::default());
+        let mut out = vec![];
+        // egress 0 faces a tier-2 switch; ingress 1 too: down-up, no pause however long the queue
+        for _ in 0..60 {
+            rig.enq(&mut b, Time(10), 1, 1, 3, &mut out);
+        }
+        assert!(out.is_empty());
+        // from a tier-0 ingress the same queue triggers backpressure
+        rig.enq(&mut b, Time(10), 1, 2, 3, &mut out);
+        assert_eq!(out.len(), 1);
+    }
+
+    #[test]
+    fn incast_labelled_flows_share_one_queue() {
+        let mut rig = Rig::new();
+        let mut b = bfc(BfcConfig { incast_label: true, ..Default::default() });
+        let mut out = vec![];
+        let mut qs = vec![];
+        for f in 0..10 {
+            let mut m = PktMeta { flow: f, egress: 0, size: 1000, flags: tag::INCAST, ..Default::default() };
+            m.queue = b.classify(Time(1), &m, &rig.view());
+            qs.push(m.queue);
+            let id = rig.slab.alloc(Packet { size: 1000, ..Default::default() });
+            rig.ports[0].enqueue_data(m.queue as usize, id, 1000);
+            b.on_enqueue(Time(1), &mut m, &rig.view(), &mut out);
+        }
+        assert!(qs.iter().all(|&q| q as usize == NQ - 2), "{qs:?}");
+        let normal = rig.enq(&mut b, Time(1), 77, 1, 0, &mut out);
+        assert_ne!(normal.queue as usize, NQ - 2);
+    }
+
+    use crate::fc::view::Peer;
+}

@@ -1,0 +1,159 @@
+//! BFC's defining behaviours in whole networks: only the congested flows' upstream queues are
+//! paused (the testbed of §6.1, Fig. 6), no drops with the paper's buffers under its 55% + 5%
+//! incast mix (§6.2), and Ideal-FQ's max-min fair shares.
+
+use crate::common::*;
+use hopsim_core::config::{NetConfig, WindowConfig};
+use hopsim_core::fc::bfc::{Assignment, BfcConfig};
+use hopsim_core::fc::FcConfig;
+use hopsim_core::scenario::{Background, LoadOn, Scenario, TopologySpec, WorkloadSpec};
+use hopsim_core::stats::RunStats;
+use hopsim_core::topo::{LeafSpine, NodeKind, Topology};
+use hopsim_core::workload::arrivals::Arrival;
+use hopsim_core::workload::incast::IncastSpec;
+use hopsim_core::workload::FlowSpec;
+use hopsim_core::{Rate, Time};
+
+fn bfc_net(cfg: BfcConfig, nqueues: usize) -> NetConfig {
+    let mut net = NetConfig { fc: FcConfig::Bfc(cfg), ..Default::default() };
+    net.switch.nqueues = nqueues;
+    net.switch.lossless = false;
+    net.record.buffer_interval = None;
+    net
+}
+
+/// Fig. 6: group 1 senders -> switch 1 -> switch 2 -> receiver 1; group 2 senders -> switch 1 ->
+/// switch 2 -> receiver 2; group 3 senders -> switch 3 -> switch 2 -> receiver 2. All links
+/// 100 Gb/s, 1 us. Returns the topology and the sender ids of each group and the receivers.
+fn testbed(g1: u32, g2: u32, g3: u32) -> (Topology, [Vec<u32>; 3], u32, u32) {
+    let mut t = Topology::default();
+    let (r, d) = (Rate::gbps(100), Time::from_us(1));
+    let sw: Vec<u32> = (0..3).map(|_| t.add_node(NodeKind::Switch { tier: 0 })).collect();
+    t.add_link(sw[0], sw[1], r, d);
+    t.add_link(sw[2], sw[1], r, d);
+    let r1 = t.add_node(NodeKind::Host);
+    let r2 = t.add_node(NodeKind::Host);
+    t.add_link(r1, sw[1], r, d);
+    t.add_link(r2, sw[1], r, d);
+    let mut groups: [Vec<u32>; 3] = Default::default();
+    for (g, (n, s)) in [(g1, sw[0]), (g2, sw[0]), (g3, sw[2])].into_iter().enumerate() {
+        for _ in 0..n {
+            let h = t.add_node(NodeKind::Host);
+            t.add_link(h, s, r, d);
+            groups[g].push(h);
+        }
+    }
+    (t, groups, r1, r2)
+}
+
+/// §6.1's queue-assignment experiment: two group 1 flows, four group 2 and eight group 3, all
+/// 1.5 MB, no end-to-end congestion control; 16 queues per port as on the loopback testbed.
+fn fig8(assignment: Assignment) -> (RunStats, Vec<usize>) {
+    let (t, g, r1, r2) = testbed(2, 4, 8);
+    let mut flows = vec![];
+    let mut group1 = vec![];
+    for &s in &g[0] {
+        group1.push(flows.len());
+        flows.push(flow(s, r1, 1_500_000, Time::ZERO));
+    }
+    for &s in g[1].iter().chain(&g[2]) {
+        flows.push(flow(s, r2, 1_500_000, Time::ZERO));
+    }
+    let r = run(&t, &flows, bfc_net(BfcConfig { assignment, ..Default::default() }, 16));
+    (r, group1)
+}
+
+#[test]
+fn only_the_congested_flows_upstream_queues_are_paused() {
+    let (dynamic, g1) = fig8(Assignment::Dynamic);
+    let (single, _) = fig8(Assignment::Single);
+    assert_conserved(&dynamic);
+    assert_eq!(dynamic.counters.drops, 0);
+    let mean = |r: &RunStats| g1.iter().map(|&i| r.flows.fct_ps[i] as f64).sum::<f64>() / g1.len() as f64 / 1e6;
+    // max-min: 12 flows share receiver 2's link (8.33 Gb/s each), so group 1's two flows have the
+    // other 66.7 Gb/s of switch 1 -> switch 2: 33.3 Gb/s each. Group 1 is never paused by switch
+    // 2, but switch 1 pauses its NIC queues (Th is one hop BDP at the 33.3 Gb/s drain rate), and
+    // App. A's model says such a flow runs dry E = (x - 1) / (x + x^2 - 1) of the time with
+    // x = 100 / 33.3 = 3 (enqueue over dequeue rate): 2/11. So its FCT is 1.5 MB at
+    // 33.3 x (1 - 2/11) Gb/s, plus three hops of latency.
+    let fair = 100e9 * (1.0 - 4.0 / 12.0) / 2.0;
+    let x: f64 = 100e9 / fair;
+    let e = (x - 1.0) / (x + x * x - 1.0);
+    let model_us = 1.5e6 * 8.0 / (fair * (1.0 - e)) * 1e6 + 3.0 * 1.084;
+    let got = mean(&dynamic);
+    assert!((got - model_us).abs() < 0.05 * model_us, "dynamic: group 1 in {got:.0} us, App. A's model {model_us:.0} us");
+    // in one queue, group 1 waits whenever group 2's queue is paused (HoL blocking, Fig. 8): it
+    // finishes with group 2
+    assert!(mean(&single) > 2.5 * got, "single {:.0} us vs dynamic {got:.0} us", mean(&single));
+    // the pauses went to switch 1 (node 0) and to the group 2 and 3 senders, queue by queue
+    let c = &dynamic.control;
+    assert!(c.kind.iter().all(|k| k == "queue_pause"));
+    assert!(c.kind.len() > 10);
+}
+
+/// §6.2's Clos (128 hosts, 8 ToRs, 8 spines, 100 Gb/s, 1 us, 12 MB) under the Google workload at
+/// 55% of the core plus 5% of 100-to-1 incasts of 20 MB, lognormal arrivals (sigma = 2), BFC
+/// with 32 queues and no PFC, line-rate senders capped at 1 BDP: no packet is dropped.
+#[test]
+fn no_drops_with_the_papers_buffers_under_its_incast_mix() {
+    let cdf = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../workloads/BFC_W3_GoogleAllRPC.txt")).unwrap();
+    let mut incast = IncastSpec::bfc();
+    incast.dst = None;
+    let sc = Scenario {
+        topology: TopologySpec::LeafSpine(LeafSpine {
+            hosts_per_tor: 16,
+            tors: 8,
+            spines: 8,
+            host_rate: Rate::gbps(100),
+            fabric_rate: Rate::gbps(100),
+            host_delay: Time::from_us(1),
+            fabric_delay: Time::from_us(1),
+            links_per_spine: 1,
+        }),
+        workload: WorkloadSpec::IncastMix {
+            background: Background {
+                cdf,
+                load: 0.55,
+                load_on: LoadOn::CoreLinks,
+                arrival: Arrival::LogNormal { sigma: 2.0 },
+                start: Time::ZERO,
+                duration: Time::from_us(600),
+                prio: 3,
+            },
+            incast,
+        },
+        net: NetConfig { stop_time: Some(Time::from_ms(3)), ..bfc_net(BfcConfig::default(), 32) },
+    };
+    let r = sc.run().unwrap();
+    assert!(r.counters.flows > 500, "{} flows", r.counters.flows);
+    assert_eq!(r.counters.drops, 0);
+    assert!(r.counters.queue_pause_bytes > 0, "BFC paused something");
+    assert_eq!(r.counters.data_bytes_dropped, 0);
+    // the background flows (arrivals end at 600 us) have finished by 3 ms
+    let bg_done = (0..r.flows.flow_id.len()).filter(|&i| !r.flows.incast[i]).all(|i| r.flows.finish_ps[i] != u64::MAX);
+    assert!(bg_done, "every background flow finishes");
+}
+
+#[test]
+fn ideal_fq_gives_a_long_flow_its_max_min_share() {
+    // four long flows into one receiver over a star: fair queuing gives each a quarter of the
+    // link; one of them also has its sender's link to itself, which changes nothing
+    let t = hopsim_core::topo::star(5, Rate::gbps(100), Time::from_us(1));
+    let long = |s| FlowSpec { src: s, dst: 0, size: 1 << 40, start: Time::ZERO, prio: 3, incast: false };
+    let flows = [long(1), long(2), long(3), long(4)];
+    let mut net = bfc_net(BfcConfig::ideal_fq(), 32);
+    net.fc = FcConfig::IdealFq;
+    net.switch.buffer_bytes = 1 << 40;
+    net.host.window = WindowConfig::Bdp;
+    let stop = Time::from_ms(2);
+    net.stop_time = Some(stop);
+    let r = run(&t, &flows, net);
+    for f in 0..4 {
+        // goodput: payload bytes, 1000 of every 1048 on the wire
+        let share = 25.0 * 1000.0 / 1048.0;
+        let gbps = r.flows.delivered_bytes[f] as f64 * 8.0 / stop.as_secs_f64() / 1e9;
+        assert!((gbps - share).abs() < 0.02 * share, "flow {f}: {gbps:.2} Gb/s of goodput, max-min share {share:.2}");
+    }
+    assert_eq!(r.counters.drops, 0);
+    assert_eq!(r.counters.queue_pause_bytes, 0, "Ideal-FQ has no backpressure");
+}
