@@ -144,6 +144,7 @@ def results_from_native(raw: dict[str, Any], scenario_hash: str = "", name: str 
         "hop_class": _strings(hop_names[:-1] + ["switch"], np.concatenate([np.full(ns_, len(pkey)), rows])),
         "bytes": np.concatenate([bs["switch_bytes"], bp["port_bytes"]]),
         "tx_bytes": pa.array(np.concatenate([np.zeros(ns_, np.uint64), bp["port_tx_bytes"]]), mask=is_switch),
+        "active_queues": pa.array(np.concatenate([np.zeros(ns_, np.uint32), bp["port_active"]]), mask=is_switch),
         "time_ps": np.concatenate([bs["switch_time_ps"], bp["port_time_ps"]]),
     })
 

@@ -321,12 +321,16 @@ def _net(m: S.ScenarioModel) -> dict[str, Any]:
         "switch": {**_core(m.buffer, exclude={"lossless"}), **_core(m.queues, exclude={"scheduler", "strict", "priority"}),
                    "ecn": _core(m.ecn)},
         "transport": _core(m.transport),
-        "flow_control": {"scheme": fc.scheme, **(_core(getattr(fc, fc.scheme)) if fc.scheme in ("ppfc", "capfc") else {})},
+        "flow_control": {"scheme": fc.scheme, **(_core(getattr(fc, fc.scheme)) if fc.scheme in ("ppfc", "capfc", "bfc") else {})},
         "pfc": {"threshold": threshold, "pause_quanta": pfc.pause_quanta},
         "congestion_control": {"algorithm": cc.algorithm, **(_core(getattr(cc, cc.algorithm)) if cc.algorithm != "none" else {})},
         "record": _core(m.record),
         "duration": m.duration,
     }
+
+
+IDEAL_BUFFER = 2**50
+"""Ideal-FQ's "infinite buffering at each switch" (BFC §6.2.1): a petabyte, never reached."""
 
 
 def _substrate(net: dict[str, Any], m: S.ScenarioModel) -> dict[str, Any]:
@@ -338,7 +342,13 @@ def _substrate(net: dict[str, Any], m: S.ScenarioModel) -> dict[str, Any]:
     sw = net["switch"]
     sw["priority"] = q.priority_map()
     sw["scheduler"] = {"kind": "strict", "queues": q.strict} if q.scheduler == "strict" else {"kind": q.scheduler}
-    sw["lossless"] = (m.flow_control.scheme != "none") if b.lossless == "auto" else b.lossless
+    fc = m.flow_control
+    # 'auto': lossless exactly when the scheme pauses senders before the buffer overflows (BFC
+    # does not guarantee it, §5, unless PFC backs it up)
+    pauses = fc.scheme in ("pfc", "ppfc", "capfc") or (fc.scheme == "bfc" and fc.bfc.pfc)
+    sw["lossless"] = pauses if b.lossless == "auto" else b.lossless
+    if fc.scheme == "ideal_fq":
+        sw["size"] = IDEAL_BUFFER
     a, cc = m.aqm, m.congestion_control
     ein_on = a.ein == "on" or (a.ein == "auto" and cc.algorithm == "pulser")
     int_on = a.int == "on" or (a.int == "auto" and cc.algorithm == "hpcc")

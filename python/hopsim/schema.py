@@ -586,11 +586,43 @@ class Capfc(Strict):
     pause_quanta: int = Field(default=65535, ge=1, le=65535)
 
 
+class Bfc(Strict):
+    """BFC (Goyal et al., NSDI 2022): dynamic queue assignment and per-queue backpressure. The
+    defaults and their sections are in the core (crates/hopsim-core/src/fc/bfc.rs). Use
+    ``queues.count`` 32 or 128 (one queue is left to the control class) and ``queues.scheduler =
+    "rank"`` for the SRF variant."""
+
+    assignment: Literal["dynamic", "stochastic", "single"] = Field(
+        default="dynamic", description="dynamic (BFC), stochastic (hash, App. E.4) or single (one queue, §6.1)"
+    )
+    table_factor: int = Field(default=100, ge=1, le=1_000_000, description="flow-table entries per queue (App. E.5)")
+    sticky_hrtt: float = Field(default=2.0, ge=0, le=1_000_000, description="sticky threshold in hop RTTs")
+    th_hrtt: float = Field(default=1.0, gt=0, le=1_000_000, description="Th in hop BDPs at the fair drain rate")
+    refresh: TimeOrOff = Field(default="1us", description="pause-bitmap refresh period; 'off' = none")
+    sampling: Fraction = Field(default=1.0, gt=0, le=1, description="share of packets in the bookkeeping (App. E.1)")
+    incast_label: bool = Field(default=False, description="incast flows share one queue per egress (App. E.6)")
+    nic_backpressure: bool = Field(default=True, description="NICs obey pauses; false = BFC - NIC (App. E.1)")
+    backpressure: bool = Field(default=True, description="pause upstream queues at all")
+    updown_only: bool = Field(default=True, description="no backpressure for packets turning back up (App. B)")
+    pfc: bool = Field(default=False, description="standard PFC underneath as a backstop")
+
+    @field_validator("refresh")
+    @classmethod
+    def _positive(cls, v: Any) -> Any:
+        if isinstance(v, int) and v <= 0:
+            raise PydanticCustomError("positive", "must be a positive time or 'off'", {})
+        return v
+
+
 class FlowControl(Strict):
-    scheme: Literal["pfc", "ppfc", "capfc", "none"] = "pfc"
-    pfc: Pfc = Field(default_factory=Pfc, description="standard PFC; also the safety net under ppfc and capfc")
+    scheme: Literal["pfc", "ppfc", "capfc", "bfc", "ideal_fq", "none"] = Field(
+        default="pfc",
+        description="ideal_fq: a queue per flow, no backpressure, an unlimited buffer (BFC §6.2.1's Ideal-FQ)",
+    )
+    pfc: Pfc = Field(default_factory=Pfc, description="standard PFC; also the safety net under ppfc, capfc, bfc")
     ppfc: Ppfc = Field(default_factory=Ppfc)
     capfc: Capfc = Field(default_factory=Capfc)
+    bfc: Bfc = Field(default_factory=Bfc)
 
 
 class Dcqcn(Strict):

@@ -20,6 +20,8 @@ pub fn defaults_json() -> String {
         FcConfig::Pfc,
         FcConfig::Ppfc(Default::default()),
         FcConfig::Capfc(Default::default()),
+        FcConfig::Bfc(Default::default()),
+        FcConfig::IdealFq,
     ];
     let cc = [
         CcConfig::None,

@@ -80,7 +80,7 @@ fn stats_to_py<'py>(py: Python<'py>, s: &RunStats) -> PyResult<Bound<'py, PyDict
     table!(py, tables, "control", c, [time_ps, node, port, peer_node, target, value], text [kind]);
     let b = &s.buffer;
     table!(py, tables, "buffer_switch", b, [switch_time_ps, switch_node, switch_bytes]);
-    table!(py, tables, "buffer_port", b, [port_time_ps, port_row, port_bytes, port_tx_bytes]);
+    table!(py, tables, "buffer_port", b, [port_time_ps, port_row, port_bytes, port_tx_bytes, port_active]);
     let q = &s.queues;
     table!(py, tables, "queues", q, [time_ps, node, port, bytes]);
     let pt = &s.ports;

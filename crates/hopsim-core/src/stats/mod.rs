@@ -69,6 +69,9 @@ pub struct BufferSamples {
     /// Data bytes the port had sent by the sample time (cumulative; a packet counts when its
     /// serialisation starts): throughput over time is its difference between samples.
     pub port_tx_bytes: Vec<u64>,
+    /// Non-empty data queues of the port at the sample time (BFC Fig. 10c's active flows when
+    /// flows have queues of their own).
+    pub port_active: Vec<u32>,
 }
 
 /// Queue-length time series of the ports the scenario asked for.

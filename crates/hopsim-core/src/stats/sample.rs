@@ -23,6 +23,7 @@ impl Simulation {
                     b.port_row.push(p);
                     b.port_bytes.push(self.ports[p as usize].queued_bytes());
                     b.port_tx_bytes.push(self.ports[p as usize].tx_data_bytes);
+                    b.port_active.push(self.ports[p as usize].active_queues() as u32);
                 }
             }
         }
