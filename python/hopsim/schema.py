@@ -605,6 +605,9 @@ class Bfc(Strict):
     backpressure: bool = Field(default=True, description="pause upstream queues at all")
     updown_only: bool = Field(default=True, description="no backpressure for packets turning back up (App. B)")
     pfc: bool = Field(default=False, description="standard PFC underneath as a backstop")
+    per_flow: bool = Field(
+        default=False, description="ideal per-flow flow control: pause by flow id (give each flow a queue: many queues)"
+    )
 
     @field_validator("refresh")
     @classmethod

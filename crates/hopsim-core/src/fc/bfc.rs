@@ -91,6 +91,11 @@ pub struct BfcConfig {
     /// Standard PFC underneath as a backstop (the paper's BFC runs have it off; the issue's
     /// comparisons with HPCC and DCQCN run PFC).
     pub pfc: bool,
+    /// Ideal per-flow flow control (§3.3.2's "ideal (but impractical) variant that pauses flows
+    /// directly using the flow ID"): the pause counter is kept per `<ingress, flow>`, frames carry
+    /// the flow id, and the upstream closes the queue that flow is in (give it a queue per flow:
+    /// many queues). No pause-bitmap refresh.
+    pub per_flow: bool,
 }
 
 impl Default for BfcConfig {
@@ -107,6 +112,7 @@ impl Default for BfcConfig {
             backpressure: true,
             updown_only: true,
             pfc: false,
+            per_flow: false,
         }
     }
 }
@@ -159,6 +165,12 @@ pub struct Bfc {
     /// Rotating start of the empty-queue search, per egress (§4).
     rr: Vec<u16>,
     rng: Rng,
+    /// Per-flow variant: pause counters per `<ingress, flow>`.
+    flow_counter: std::collections::HashMap<(u16, u32), u32>,
+    /// Per-flow variant, upstream side: flows paused by the downstream on a port, with the queue
+    /// each was in, and how many paused flows hold each `<port, queue>` closed.
+    flow_paused: std::collections::HashMap<(u16, u32), u16>,
+    queue_holds: std::collections::HashMap<(u16, u16), u32>,
     /// The largest hop RTT over the switch's ports (computed on first use).
     hrtt: Option<Time>,
     timer: Option<Time>,
@@ -183,6 +195,9 @@ impl Bfc {
             paused: vec![0; nports],
             rr: vec![0; nports],
             rng: Rng::stream(seed, stream::BFC, node as u64),
+            flow_counter: Default::default(),
+            flow_paused: Default::default(),
+            queue_holds: Default::default(),
             hrtt: None,
             timer: None,
             pauses: 0,
@@ -270,6 +285,9 @@ impl Bfc {
     }
 
     fn arm_refresh(&mut self, now: Time) {
+        if self.cfg.per_flow {
+            return;
+        }
         if let (Some(iv), None) = (self.cfg.refresh, self.timer) {
             self.timer = Some(now + iv);
         }
@@ -297,8 +315,10 @@ impl FlowControl for Bfc {
                 let key = self.key(view, pkt.egress, pkt.flow);
                 let sticky = Time((self.hrtt(view).0 as f64 * self.cfg.sticky_hrtt) as u64);
                 let e = self.table[key];
+                // a flow paused by its downstream keeps the queue that is closed for it
+                let held = self.cfg.per_flow && self.flow_paused.contains_key(&(pkt.egress, pkt.flow));
                 // an entry never used has ts 0 and needs a queue like a stale one
-                if e.size == 0 && (e.ts == Time::ZERO || now >= e.ts + sticky) {
+                if !held && e.size == 0 && (e.ts == Time::ZERO || now >= e.ts + sticky) {
                     let q = self.pick_queue(view, pkt.egress, nd, incast_q);
                     self.table[key].q = q;
                 }
@@ -323,7 +343,15 @@ impl FlowControl for Bfc {
             return;
         }
         let qlen = view.queue_bytes(pkt.egress, pkt.queue).saturating_sub(pkt.size as u64);
-        if qlen > self.threshold(now, view, pkt.egress) {
+        if qlen > self.threshold(now, view, pkt.egress) && self.cfg.per_flow {
+            let c = self.flow_counter.entry((pkt.ingress, pkt.flow)).or_insert(0);
+            if *c == 0 {
+                self.pauses += 1;
+                out.push(FcAction::Send { port: pkt.ingress, msg: CtrlMsg::FlowPause { flow: pkt.flow, pause: true }, by: Origin::Scheme });
+            }
+            *c += 1;
+            pkt.flags |= tag::COUNTER_INCR;
+        } else if qlen > self.threshold(now, view, pkt.egress) {
             let uq = (pkt.tags.upstream_q as usize).min(self.upq - 1);
             let k = pkt.ingress as usize * self.upq + uq;
             if self.counter[k] == 0 {
@@ -347,7 +375,16 @@ impl FlowControl for Bfc {
             e.size = e.size.saturating_sub(1);
             e.ts = now;
         }
-        if pkt.flags & tag::COUNTER_INCR != 0 {
+        if pkt.flags & tag::COUNTER_INCR != 0 && self.cfg.per_flow {
+            let k = (pkt.ingress, pkt.flow);
+            let c = self.flow_counter.get_mut(&k).expect("a marked packet was counted");
+            *c -= 1;
+            if *c == 0 {
+                self.flow_counter.remove(&k);
+                self.resumes += 1;
+                out.push(FcAction::Send { port: pkt.ingress, msg: CtrlMsg::FlowPause { flow: pkt.flow, pause: false }, by: Origin::Scheme });
+            }
+        } else if pkt.flags & tag::COUNTER_INCR != 0 {
             let uq = (pkt.tags.upstream_q as usize).min(self.upq - 1);
             let k = pkt.ingress as usize * self.upq + uq;
             self.counter[k] -= 1;
@@ -363,6 +400,30 @@ impl FlowControl for Bfc {
     fn stamp(&mut self, _now: Time, pkt: &mut PktMeta, _view: &SwitchView) {
         pkt.tags.upstream_q = pkt.queue;
         pkt.flags &= !(tag::COUNTER_INCR | SAMPLED);
+    }
+
+    /// Per-flow variant, upstream side: the downstream on port `from` pauses or resumes a flow;
+    /// close (or reopen) the queue that flow is in at that port.
+    fn on_control(&mut self, _now: Time, from: u16, msg: &CtrlMsg, view: &SwitchView, out: &mut Actions) {
+        let CtrlMsg::FlowPause { flow, pause } = *msg else { return };
+        if pause {
+            let key = self.key(view, from, flow);
+            let q = self.table[key].q;
+            if self.flow_paused.insert((from, flow), q).is_none() {
+                let h = self.queue_holds.entry((from, q)).or_insert(0);
+                *h += 1;
+                if *h == 1 {
+                    out.push(FcAction::Gate { port: from, queue: q, until: Time::MAX });
+                }
+            }
+        } else if let Some(q) = self.flow_paused.remove(&(from, flow)) {
+            let h = self.queue_holds.get_mut(&(from, q)).expect("a paused flow holds its queue");
+            *h -= 1;
+            if *h == 0 {
+                self.queue_holds.remove(&(from, q));
+                out.push(FcAction::Gate { port: from, queue: q, until: Time::ZERO });
+            }
+        }
     }
 
     /// Periodic refresh of the pause bitmap to every upstream with a paused queue (§3.3.2).

@@ -49,6 +49,10 @@ fn testbed(g1: u32, g2: u32, g3: u32) -> (Topology, [Vec<u32>; 3], u32, u32) {
 /// §6.1's queue-assignment experiment: two group 1 flows, four group 2 and eight group 3, all
 /// 1.5 MB, no end-to-end congestion control; 16 queues per port as on the loopback testbed.
 fn fig8(assignment: Assignment) -> (RunStats, Vec<usize>) {
+    fig8_with(BfcConfig { assignment, ..Default::default() })
+}
+
+fn fig8_with(cfg: BfcConfig) -> (RunStats, Vec<usize>) {
     let (t, g, r1, r2) = testbed(2, 4, 8);
     let mut flows = vec![];
     let mut group1 = vec![];
@@ -59,7 +63,7 @@ fn fig8(assignment: Assignment) -> (RunStats, Vec<usize>) {
     for &s in g[1].iter().chain(&g[2]) {
         flows.push(flow(s, r2, 1_500_000, Time::ZERO));
     }
-    let r = run(&t, &flows, bfc_net(BfcConfig { assignment, ..Default::default() }, 16));
+    let r = run(&t, &flows, bfc_net(cfg, 16));
     (r, group1)
 }
 
@@ -156,4 +160,18 @@ fn ideal_fq_gives_a_long_flow_its_max_min_share() {
     }
     assert_eq!(r.counters.drops, 0);
     assert_eq!(r.counters.queue_pause_bytes, 0, "Ideal-FQ has no backpressure");
+}
+
+/// §3.3.2: "BFC performs nearly identically to an ideal (but impractical) variant that pauses
+/// flows directly using the flow ID". With a queue per flow (16 queues, 14 flows) the two agree.
+#[test]
+fn ideal_per_flow_control_pauses_flows_by_id_and_bfc_tracks_it() {
+    let (ideal, g1) = fig8_with(BfcConfig { per_flow: true, ..Default::default() });
+    let (dynamic, _) = fig8(Assignment::Dynamic);
+    assert_conserved(&ideal);
+    assert!(ideal.control.kind.iter().all(|k| k == "flow_pause") && !ideal.control.kind.is_empty());
+    let mean = |r: &RunStats| g1.iter().map(|&i| r.flows.fct_ps[i] as f64).sum::<f64>() / g1.len() as f64;
+    let last = |r: &RunStats| *r.flows.finish_ps.iter().max().unwrap() as f64;
+    assert!((mean(&ideal) / mean(&dynamic) - 1.0).abs() < 0.05, "group 1: ideal {} vs BFC {}", mean(&ideal), mean(&dynamic));
+    assert!((last(&ideal) / last(&dynamic) - 1.0).abs() < 0.02);
 }
