@@ -39,7 +39,7 @@ CASES = {
     ),
     "unknown scheme": (
         STAR + FLOW + '\n[flow_control]\nscheme = "floodgate"\n',
-        ["flow_control.scheme", "'pfc', 'ppfc', 'capfc', 'bfc', 'ideal_fq' or 'none'"],
+        ["flow_control.scheme", "'pfc', 'ppfc', 'capfc', 'bfc', 'ideal_fq', 'flowsail' or 'none'"],
     ),
     "unknown topology kind": (
         '[topology]\nkind = "torus"\n' + FLOW,
@@ -114,7 +114,7 @@ def test_bad_sweep_value_runs_nothing(write, cli, tmp_path):
     out = tmp_path / "sweep-out"
     code, msg = cli("sweep", sweep, "--out", out, "--jobs", "1")
     assert code == 2
-    assert "flow_control.scheme='ppfcc'" in msg and "'pfc', 'ppfc', 'capfc', 'bfc', 'ideal_fq' or 'none'" in msg
+    assert "flow_control.scheme='ppfcc'" in msg and "'pfc', 'ppfc', 'capfc', 'bfc', 'ideal_fq', 'flowsail' or 'none'" in msg
     assert not out.exists()
 
 

@@ -321,7 +321,7 @@ def _net(m: S.ScenarioModel) -> dict[str, Any]:
         "switch": {**_core(m.buffer, exclude={"lossless"}), **_core(m.queues, exclude={"scheduler", "strict", "priority"}),
                    "ecn": _core(m.ecn)},
         "transport": _core(m.transport),
-        "flow_control": {"scheme": fc.scheme, **(_core(getattr(fc, fc.scheme)) if fc.scheme in ("ppfc", "capfc", "bfc") else {})},
+        "flow_control": {"scheme": fc.scheme, **(_core(getattr(fc, fc.scheme)) if fc.scheme in ("ppfc", "capfc", "bfc", "flowsail") else {})},
         "pfc": {"threshold": threshold, "pause_quanta": pfc.pause_quanta},
         "congestion_control": {"algorithm": cc.algorithm, **(_core(getattr(cc, cc.algorithm)) if cc.algorithm != "none" else {})},
         "record": _core(m.record),
@@ -345,7 +345,9 @@ def _substrate(net: dict[str, Any], m: S.ScenarioModel) -> dict[str, Any]:
     fc = m.flow_control
     # 'auto': lossless exactly when the scheme pauses senders before the buffer overflows (BFC
     # does not guarantee it, §5, unless PFC backs it up)
-    pauses = fc.scheme in ("pfc", "ppfc", "capfc") or (fc.scheme == "bfc" and fc.bfc.pfc)
+    pauses = fc.scheme in ("pfc", "ppfc", "capfc") or (fc.scheme == "bfc" and fc.bfc.pfc) or (
+        fc.scheme == "flowsail" and fc.flowsail.pfc
+    )
     sw["lossless"] = pauses if b.lossless == "auto" else b.lossless
     if fc.scheme == "ideal_fq":
         sw["size"] = IDEAL_BUFFER

@@ -617,8 +617,25 @@ class Bfc(Strict):
         return v
 
 
+class Flowsail(Strict):
+    """FlowSail: per-flow flow control with as few as two queues per port (hierarchical
+    congested-flow identification, rsvQ, order marks). Defaults and their sections are in the core
+    (crates/hopsim-core/src/fc/flowsail.rs). ``queues.count`` must be at least 2 (the last is rsvQ)."""
+
+    q_l_hrtt: float = Field(default=1.0, gt=0, le=1_000_000, description="Q_l in hop BDPs per active queue (§IV-B)")
+    q_h_hrtt: float = Field(default=3.0, gt=0, le=1_000_000, description="Q_h in hop BDPs per active queue (§IV-B)")
+    release_hrtt: float = Field(default=2.0, ge=0, le=1_000_000, description="CFT release after this many hop RTTs")
+    pfc: bool = Field(default=True, description="standard PFC underneath (§VI-B runs every scheme with PFC)")
+
+    @model_validator(mode="after")
+    def _order(self) -> "Flowsail":
+        if self.q_h_hrtt < self.q_l_hrtt:
+            raise PydanticCustomError("flowsail", "q_h_hrtt ({h}) is below q_l_hrtt ({l})", {"h": self.q_h_hrtt, "l": self.q_l_hrtt})
+        return self
+
+
 class FlowControl(Strict):
-    scheme: Literal["pfc", "ppfc", "capfc", "bfc", "ideal_fq", "none"] = Field(
+    scheme: Literal["pfc", "ppfc", "capfc", "bfc", "ideal_fq", "flowsail", "none"] = Field(
         default="pfc",
         description="ideal_fq: a queue per flow, no backpressure, an unlimited buffer (BFC §6.2.1's Ideal-FQ)",
     )
@@ -626,6 +643,7 @@ class FlowControl(Strict):
     ppfc: Ppfc = Field(default_factory=Ppfc)
     capfc: Capfc = Field(default_factory=Capfc)
     bfc: Bfc = Field(default_factory=Bfc)
+    flowsail: Flowsail = Field(default_factory=Flowsail)
 
 
 class Dcqcn(Strict):

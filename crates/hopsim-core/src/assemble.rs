@@ -25,7 +25,7 @@ impl Simulation {
     pub fn new(topo: &Topology, flows: &[FlowSpec], cfg: NetConfig) -> Result<Simulation, String> {
         topo.validate()?;
         cfg.switch.validate()?;
-        cfg.fc.validate()?;
+        cfg.fc.validate(cfg.switch.nqueues)?;
         let id_limit = 1usize << crate::event::ID_BITS;
         if topo.links.len() * 2 >= id_limit || flows.len() >= id_limit {
             return Err(format!("scenario too large: ports and flows must each be fewer than {id_limit}"));

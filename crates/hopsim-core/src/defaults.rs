@@ -22,6 +22,7 @@ pub fn defaults_json() -> String {
         FcConfig::Capfc(Default::default()),
         FcConfig::Bfc(Default::default()),
         FcConfig::IdealFq,
+        FcConfig::Flowsail(Default::default()),
     ];
     let cc = [
         CcConfig::None,

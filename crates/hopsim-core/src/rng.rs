@@ -25,9 +25,11 @@ pub mod stream {
     pub const PPFC: u64 = 10;
     /// BFC's random queue when none is empty and its sampling (`fc::bfc`), one per switch.
     pub const BFC: u64 = 11;
+    /// FlowSail's random queue when none is empty (`fc::flowsail`), one per switch.
+    pub const FLOWSAIL: u64 = 12;
 
     /// Every key with its owner.
-    pub const ALL: [(&str, u64); 7] = [
+    pub const ALL: [(&str, u64); 8] = [
         ("incast", INCAST),
         ("red", RED),
         ("flow_size", FLOW_SIZE),
@@ -35,6 +37,7 @@ pub mod stream {
         ("pairs", PAIRS),
         ("ppfc", PPFC),
         ("bfc", BFC),
+        ("flowsail", FLOWSAIL),
     ];
 }
 

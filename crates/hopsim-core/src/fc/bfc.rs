@@ -258,21 +258,9 @@ impl Bfc {
     /// A queue for a flow that needs one at egress `p` (§3.3.1): an empty one, else a random one.
     fn pick_queue(&mut self, view: &SwitchView, p: u16, nd: usize, skip: Option<u16>) -> u16 {
         self.assignments += 1;
-        let start = self.rr[p as usize] as usize % nd;
-        for k in 0..nd {
-            let q = ((start + k) % nd) as u16;
-            if Some(q) != skip && view.queue_packets(p, q) == 0 {
-                self.rr[p as usize] = (q + 1) % nd as u16;
-                return q;
-            }
-        }
-        self.collisions += 1;
-        loop {
-            let q = self.rng.below(nd as u64) as u16;
-            if Some(q) != skip || nd == 1 {
-                return q;
-            }
-        }
+        let (q, collided) = pick_empty_queue(view, p, nd, skip, &mut self.rr[p as usize], &mut self.rng);
+        self.collisions += collided as u64;
+        q
     }
 
     fn send(&mut self, port: u16, queue: u16, pause: bool, out: &mut Actions) {
@@ -290,6 +278,27 @@ impl Bfc {
         }
         if let (Some(iv), None) = (self.cfg.refresh, self.timer) {
             self.timer = Some(now + iv);
+        }
+    }
+}
+
+/// BFC's queue for a flow that needs one (§3.3.1), shared with FlowSail (§IV-A, Algorithm 1
+/// lines 10-13): the first empty queue among `0..nd` from the rotating start `rr` (SwitchX's
+/// rotating start of the empty-queue bitmap, §4), else a random one (a collision: the second
+/// value is true). `skip` is a queue no flow may get this way (an incast or isolation queue).
+pub(crate) fn pick_empty_queue(view: &SwitchView, p: u16, nd: usize, skip: Option<u16>, rr: &mut u16, rng: &mut Rng) -> (u16, bool) {
+    let start = *rr as usize % nd;
+    for k in 0..nd {
+        let q = ((start + k) % nd) as u16;
+        if Some(q) != skip && view.queue_packets(p, q) == 0 {
+            *rr = (q + 1) % nd as u16;
+            return (q, false);
+        }
+    }
+    loop {
+        let q = rng.below(nd as u64) as u16;
+        if Some(q) != skip || nd == 1 {
+            return (q, true);
         }
     }
 }

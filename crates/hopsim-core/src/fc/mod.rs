@@ -51,6 +51,7 @@
 
 pub mod bfc;
 pub mod capfc;
+pub mod flowsail;
 pub mod msg;
 pub mod nic;
 pub mod pfc;
@@ -187,6 +188,7 @@ pub enum FcConfig {
     /// an unlimited buffer.
     #[serde(rename = "ideal_fq")]
     IdealFq,
+    Flowsail(flowsail::FlowsailConfig),
 }
 
 impl FcConfig {
@@ -198,6 +200,7 @@ impl FcConfig {
             FcConfig::None | FcConfig::IdealFq => false,
             // BFC does not guarantee losslessness (§5) unless PFC backs it up
             FcConfig::Bfc(b) => b.pfc,
+            FcConfig::Flowsail(f) => f.pfc,
             _ => true,
         }
     }
@@ -211,9 +214,15 @@ impl FcConfig {
         }
     }
 
-    pub fn validate(&self) -> Result<(), String> {
+    /// Errors name the field; `nqueues` is the switches' data queues per port.
+    pub fn validate(&self, nqueues: usize) -> Result<(), String> {
         match self {
             FcConfig::Bfc(b) => b.validate(),
+            FcConfig::Flowsail(f) if nqueues < 2 => {
+                let _ = f;
+                Err(format!("queues.count: FlowSail needs at least 2 queues per port (one is rsvQ); got {nqueues}"))
+            }
+            FcConfig::Flowsail(f) => f.validate(),
             _ => Ok(()),
         }
     }
@@ -232,6 +241,8 @@ pub enum AnyFc {
     Capfc(with_pfc::WithPfc<capfc::Capfc>),
     Bfc(Box<bfc::Bfc>),
     BfcPfc(Box<with_pfc::WithPfc<with_pfc::Plain<bfc::Bfc>>>),
+    Flowsail(Box<flowsail::Flowsail>),
+    FlowsailPfc(Box<with_pfc::WithPfc<with_pfc::Plain<flowsail::Flowsail>>>),
     /// A module from outside the crate (a prototype, a test's scheme): dynamic dispatch, so the
     /// built-in arms above pay nothing for it.
     Custom(Box<dyn FlowControl + Send>),
@@ -249,6 +260,8 @@ macro_rules! dispatch {
             AnyFc::Capfc(x) => x.$m($($a),*),
             AnyFc::Bfc(x) => x.$m($($a),*),
             AnyFc::BfcPfc(x) => x.$m($($a),*),
+            AnyFc::Flowsail(x) => x.$m($($a),*),
+            AnyFc::FlowsailPfc(x) => x.$m($($a),*),
             AnyFc::Custom(x) => {
                 #[cold]
                 #[inline(never)]
@@ -314,6 +327,11 @@ impl AnyFc {
                 with_pfc::Plain(bfc::Bfc::new(c.clone(), node, nports, upq, seed)),
             ))),
             FcConfig::Bfc(c) => AnyFc::Bfc(Box::new(bfc::Bfc::new(c.clone(), node, nports, upq, seed))),
+            FcConfig::Flowsail(c) if c.pfc => AnyFc::FlowsailPfc(Box::new(with_pfc::WithPfc::new(
+                pfc::Pfc::new(pfc.clone(), nports, nprio),
+                with_pfc::Plain(flowsail::Flowsail::new(c.clone(), node, nports, seed)),
+            ))),
+            FcConfig::Flowsail(c) => AnyFc::Flowsail(Box::new(flowsail::Flowsail::new(c.clone(), node, nports, seed))),
             FcConfig::IdealFq => AnyFc::Bfc(Box::new(bfc::Bfc::new(bfc::BfcConfig::ideal_fq(), node, nports, upq, seed))),
             FcConfig::None => AnyFc::None(NoFc),
             FcConfig::Pfc => AnyFc::Pfc(pfc::Pfc::new(pfc.clone(), nports, nprio)),

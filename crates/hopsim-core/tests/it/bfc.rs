@@ -14,7 +14,7 @@ use hopsim_core::workload::incast::IncastSpec;
 use hopsim_core::workload::FlowSpec;
 use hopsim_core::{Rate, Time};
 
-fn bfc_net(cfg: BfcConfig, nqueues: usize) -> NetConfig {
+pub fn bfc_net(cfg: BfcConfig, nqueues: usize) -> NetConfig {
     let mut net = NetConfig { fc: FcConfig::Bfc(cfg), ..Default::default() };
     net.switch.nqueues = nqueues;
     net.switch.lossless = false;
@@ -25,7 +25,7 @@ fn bfc_net(cfg: BfcConfig, nqueues: usize) -> NetConfig {
 /// Fig. 6: group 1 senders -> switch 1 -> switch 2 -> receiver 1; group 2 senders -> switch 1 ->
 /// switch 2 -> receiver 2; group 3 senders -> switch 3 -> switch 2 -> receiver 2. All links
 /// 100 Gb/s, 1 us. Returns the topology and the sender ids of each group and the receivers.
-fn testbed(g1: u32, g2: u32, g3: u32) -> (Topology, [Vec<u32>; 3], u32, u32) {
+pub fn testbed(g1: u32, g2: u32, g3: u32) -> (Topology, [Vec<u32>; 3], u32, u32) {
     let mut t = Topology::default();
     let (r, d) = (Rate::gbps(100), Time::from_us(1));
     let sw: Vec<u32> = (0..3).map(|_| t.add_node(NodeKind::Switch { tier: 0 })).collect();

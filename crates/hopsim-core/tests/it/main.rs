@@ -15,3 +15,4 @@ mod pulser;
 mod ictcp;
 mod substrate;
 mod bfc;
+mod flowsail;

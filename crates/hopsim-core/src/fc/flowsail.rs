@@ -1,0 +1,368 @@
+//! FlowSail: per-flow flow control with as few as two queues per port — hierarchical congested-flow
+//! identification, on-demand isolation into a reserved queue (`rsvQ`), and order-mark matching.
+//!
+//! Why: BFC pauses an upstream *queue*, so every flow sharing it with a congested flow is paused
+//! too (Fig. 5); with few queues that is most flows. FlowSail decides per flow at the congested
+//! port (O1) and, at the upstream, moves only the paused flows into one paused queue while the
+//! other queues keep sending (O2), approximating ideal per-flow flow control (§III).
+//!
+//! The mechanism, as the paper gives it:
+//! - Tables (§IV-A, §IV-B): NFT (normal flows: `qIdx`, `size`, `pauseNum`), CFT (congested flows:
+//!   `size`, `status`, FID, timestamp), QT (per port and queue: `flowNum`, `cfNum`).
+//! - Algorithm 1 (enqueue), lines 2-16: a flow in CFT goes to `rsvQ`; an old flow (NFT `size` not
+//!   0) to its queue; a new one to an empty queue or else a random one (BFC's mapping,
+//!   `bfc::pick_empty_queue`), counted in `flowNum`. Lines 17-27: if the queue is longer than
+//!   `Q_h`, the packet is a congestion contributor; else if longer than `Q_l`, it is one when its
+//!   flow holds more than `S_fair = Q >> ceil(log2 flowNum)` (Eq. 1); a contributor is marked
+//!   `ifCongested` and counted in `pauseNum`, and a PAUSE carrying the FID goes upstream when
+//!   `pauseNum` leaves 0. `Q_l = HRTT x mu / N_active`, `Q_h = 3 x HRTT x mu / N_active` (§IV-B).
+//! - Algorithm 2 (dequeue), lines 1-14: sizes, `pauseNum` (RESUME when it returns to 0) and
+//!   `flowNum` follow the departures; a resumed CFT flow with nothing left in `rsvQ` leaves CFT
+//!   once its timestamp is older than 2 HRTT (§IV-C, "release of congested flow").
+//! - Algorithm 2 (control frames), lines 15-34: a PAUSE adds the flow to CFT; if it still has
+//!   packets in its original queue, two order marks go into that queue and `rsvQ`, and the
+//!   original queue is paused until the RESUME; `cfNum` of `rsvQ` counts PAUSEs less RESUMEs and
+//!   `rsvQ` is paused while it is above 0 (§IV-C, "Queue Scheduler"). The order mark in `rsvQ`
+//!   holds it until its twin has left the original queue (Fig. 6, §V): the engine's markers.
+//! - At the first hop the NIC pauses and resumes the flow itself (FID pause, `fc::nic`).
+//!
+//! Interpretation choices:
+//! - `pauseNum` is kept per flow over both tables: a flow moved into CFT while packets marked in
+//!   NFT are still queued would otherwise send a RESUME from one table while the other still
+//!   counts contributors.
+//! - The tables are keyed by the flow id itself (the paper's cuckoo hash at 70% load rarely
+//!   collides, §V).
+//! - `rsvQ` is the port's last queue; normal flows use the others (two queues: one and one).
+//! - `Q` in the tests of lines 17-23 is the queue's bytes before the packet joins it; `flowNum` is
+//!   at least 1 in Eq. 1; `N_active` counts the port's non-empty, open queues, at least 1.
+//! - The original queue paused by line 24 is remembered in the CFT entry and resumed by the
+//!   flow's RESUME even if its packets have left meanwhile; several isolated flows may hold the
+//!   same original queue, which reopens when the last of them resumes.
+//! - The released CFT entry is removed lazily, the next time the flow's packet arrives.
+
+use super::{Actions, CtrlMsg, FcAction, FlowControl, Origin, PktMeta, SwitchView};
+use crate::packet::tag;
+use crate::rng::{stream, Rng};
+use crate::time::Time;
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+
+/// FlowSail parameters.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct FlowsailConfig {
+    /// `Q_l` in hop BDPs at the fair drain rate (§IV-B: 1).
+    pub q_l_hrtt: f64,
+    /// `Q_h` in hop BDPs at the fair drain rate (§IV-B: 3).
+    pub q_h_hrtt: f64,
+    /// CFT release threshold in hop RTTs (§IV-C: 2).
+    pub release_hrtt: f64,
+    /// Standard PFC underneath as a backstop (§VI-B evaluates every scheme with PFC enabled).
+    pub pfc: bool,
+}
+
+impl Default for FlowsailConfig {
+    fn default() -> Self {
+        FlowsailConfig { q_l_hrtt: 1.0, q_h_hrtt: 3.0, release_hrtt: 2.0, pfc: true }
+    }
+}
+
+impl FlowsailConfig {
+    pub fn validate(&self) -> Result<(), String> {
+        if !(self.q_l_hrtt > 0.0 && self.q_h_hrtt >= self.q_l_hrtt) {
+            return Err(format!(
+                "flow_control.flowsail: need 0 < q_l_hrtt <= q_h_hrtt; got {} and {}",
+                self.q_l_hrtt, self.q_h_hrtt
+            ));
+        }
+        Ok(())
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct Nft {
+    q: u16,
+    /// Bytes of the flow in its queue.
+    size: u64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Status {
+    Paused,
+    Resumed,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Cft {
+    /// The egress port the flow is isolated at.
+    port: u16,
+    /// Bytes of the flow in `rsvQ`.
+    size: u64,
+    status: Status,
+    ts: Time,
+    /// The original queue line 24 paused, if it did.
+    orig: Option<u16>,
+}
+
+/// FlowSail on one switch.
+pub struct Flowsail {
+    pub cfg: FlowsailConfig,
+    nqueues: usize,
+    /// NFT and CFT, by flow id.
+    nft: HashMap<u32, Nft>,
+    cft: HashMap<u32, Cft>,
+    /// Contributors (`ifCongested` packets) of each flow still in the switch: its `pauseNum`.
+    pause_num: HashMap<u32, u32>,
+    /// QT: `flowNum` per `<port, queue>`.
+    flow_num: Vec<u32>,
+    /// QT's `cfNum` of each port's `rsvQ`.
+    cf_num: Vec<u32>,
+    /// Isolated flows holding each `<port, queue>` (an original queue) paused.
+    orig_holds: HashMap<(u16, u16), u32>,
+    rr: Vec<u16>,
+    rng: Rng,
+    hrtt: Option<Time>,
+    // counters for the outputs
+    pub pauses: u64,
+    pub resumes: u64,
+    pub isolations: u64,
+    pub releases: u64,
+    pub order_marks: u64,
+    pub cft_peak: u64,
+    pub collisions: u64,
+}
+
+impl Flowsail {
+    pub fn new(cfg: FlowsailConfig, node: u32, nports: usize, seed: u64) -> Flowsail {
+        Flowsail {
+            cfg,
+            nqueues: 0,
+            nft: HashMap::new(),
+            cft: HashMap::new(),
+            pause_num: HashMap::new(),
+            flow_num: Vec::new(),
+            cf_num: vec![0; nports],
+            orig_holds: HashMap::new(),
+            rr: vec![0; nports],
+            rng: Rng::stream(seed, stream::FLOWSAIL, node as u64),
+            hrtt: None,
+            pauses: 0,
+            resumes: 0,
+            isolations: 0,
+            releases: 0,
+            order_marks: 0,
+            cft_peak: 0,
+            collisions: 0,
+        }
+    }
+
+    fn setup(&mut self, view: &SwitchView) {
+        if self.flow_num.is_empty() {
+            self.nqueues = view.nqueues();
+            self.flow_num = vec![0; view.nports() * self.nqueues];
+            self.hrtt = Some((0..view.nports() as u16).map(|p| view.hrtt(p)).max().unwrap_or(Time::ZERO));
+        }
+    }
+
+    /// `rsvQ` of a port with `n` queues.
+    fn rsv(n: usize) -> u16 {
+        (n - 1) as u16
+    }
+
+    fn qt(&mut self, port: u16, q: u16) -> &mut u32 {
+        &mut self.flow_num[port as usize * self.nqueues + q as usize]
+    }
+
+    /// `(Q_l, Q_h)` at port `p` now (§IV-B).
+    pub fn thresholds(&self, now: Time, view: &SwitchView, p: u16) -> (u64, u64) {
+        let hrtt = self.hrtt.unwrap_or_else(|| view.hrtt(p));
+        let per_queue = view.rate(p).bytes_in(hrtt) as f64 / view.open_active_queues(p, now).max(1) as f64;
+        ((per_queue * self.cfg.q_l_hrtt) as u64, (per_queue * self.cfg.q_h_hrtt) as u64)
+    }
+
+    /// Whether `flow` is in CFT (isolated at this switch).
+    pub fn is_congested(&self, flow: u32) -> bool {
+        self.cft.contains_key(&flow)
+    }
+
+    fn gate(port: u16, queue: u16, close: bool, out: &mut Actions) {
+        out.push(FcAction::Gate { port, queue, until: if close { Time::MAX } else { Time::ZERO } });
+    }
+}
+
+impl FlowControl for Flowsail {
+    /// Algorithm 1, lines 2-14: which queue.
+    fn classify(&mut self, now: Time, pkt: &PktMeta, view: &SwitchView) -> u16 {
+        self.setup(view);
+        let rsv = Self::rsv(self.nqueues);
+        if let Some(c) = self.cft.get(&pkt.flow) {
+            // §IV-C: a resumed flow with nothing in rsvQ for 2 HRTT leaves CFT
+            let release = Time((self.hrtt.unwrap_or(Time::ZERO).0 as f64 * self.cfg.release_hrtt) as u64);
+            if c.status == Status::Resumed && c.size == 0 && now >= c.ts + release {
+                self.cft.remove(&pkt.flow);
+                self.releases += 1;
+            } else {
+                return rsv;
+            }
+        }
+        if let Some(e) = self.nft.get(&pkt.flow) {
+            if e.size != 0 {
+                return e.q;
+            }
+        }
+        let nd = (self.nqueues - 1).max(1);
+        let (q, collided) = super::bfc::pick_empty_queue(view, pkt.egress, nd, None, &mut self.rr[pkt.egress as usize], &mut self.rng);
+        self.collisions += collided as u64;
+        self.nft.insert(pkt.flow, Nft { q, size: 0 });
+        q
+    }
+
+    /// Algorithm 1, lines 5, 15-16 (sizes and `flowNum`) and 17-27 (identification).
+    fn on_enqueue(&mut self, now: Time, pkt: &mut PktMeta, view: &SwitchView, out: &mut Actions) {
+        self.setup(view);
+        let size = pkt.size as u64;
+        let flow_bytes = if pkt.queue == Self::rsv(self.nqueues) && self.cft.contains_key(&pkt.flow) {
+            let c = self.cft.get_mut(&pkt.flow).expect("in CFT");
+            c.size += size;
+            c.ts = now;
+            c.size
+        } else {
+            let e = self.nft.entry(pkt.flow).or_insert(Nft { q: pkt.queue, size: 0 });
+            e.size += size;
+            e.size
+        };
+        if flow_bytes == size {
+            *self.qt(pkt.egress, pkt.queue) += 1;
+        }
+        let q = view.queue_bytes(pkt.egress, pkt.queue).saturating_sub(size);
+        let (q_l, q_h) = self.thresholds(now, view, pkt.egress);
+        let contributor = if q > q_h {
+            true
+        } else if q > q_l {
+            // Eq. 1: S_fair = Q >> ceil(log2 flowNum)
+            let n = (*self.qt(pkt.egress, pkt.queue)).max(1);
+            let s_fair = q >> (32 - (n - 1).leading_zeros()).min(63);
+            flow_bytes > s_fair
+        } else {
+            false
+        };
+        if contributor {
+            pkt.flags |= tag::IF_CONGESTED;
+            let p = self.pause_num.entry(pkt.flow).or_insert(0);
+            *p += 1;
+            if *p == 1 {
+                self.pauses += 1;
+                out.push(FcAction::Send { port: pkt.ingress, msg: CtrlMsg::FlowPause { flow: pkt.flow, pause: true }, by: Origin::Scheme });
+            }
+        }
+    }
+
+    /// Algorithm 2, lines 1-14.
+    fn on_dequeue(&mut self, _now: Time, pkt: &PktMeta, _view: &SwitchView, out: &mut Actions) {
+        let size = pkt.size as u64;
+        let rsv = Self::rsv(self.nqueues);
+        let left = if pkt.queue == rsv && self.cft.contains_key(&pkt.flow) {
+            let c = self.cft.get_mut(&pkt.flow).expect("in CFT");
+            c.size -= size;
+            c.ts = _now;
+            c.size
+        } else {
+            match self.nft.get_mut(&pkt.flow) {
+                Some(e) => {
+                    e.size -= size;
+                    e.size
+                }
+                None => 0,
+            }
+        };
+        if left == 0 {
+            let n = self.qt(pkt.egress, pkt.queue);
+            *n = n.saturating_sub(1);
+            if pkt.queue != rsv {
+                // an empty NFT entry is a new flow next time (line 7); drop it unless isolated
+                self.nft.remove(&pkt.flow);
+            }
+        }
+        if pkt.flags & tag::IF_CONGESTED != 0 {
+            let p = self.pause_num.get_mut(&pkt.flow).expect("a contributor was counted");
+            *p -= 1;
+            if *p == 0 {
+                self.pause_num.remove(&pkt.flow);
+                self.resumes += 1;
+                out.push(FcAction::Send { port: pkt.ingress, msg: CtrlMsg::FlowPause { flow: pkt.flow, pause: false }, by: Origin::Scheme });
+            }
+        }
+    }
+
+    /// The marks are this switch's: the next hop decides for itself.
+    fn stamp(&mut self, _now: Time, pkt: &mut PktMeta, _view: &SwitchView) {
+        pkt.flags &= !tag::IF_CONGESTED;
+    }
+
+    /// Algorithm 2, lines 15-34: the downstream on port `from` pauses or resumes a flow.
+    fn on_control(&mut self, now: Time, from: u16, msg: &CtrlMsg, view: &SwitchView, out: &mut Actions) {
+        let CtrlMsg::FlowPause { flow, pause } = *msg else { return };
+        self.setup(view);
+        let rsv = Self::rsv(self.nqueues);
+        let p = from as usize;
+        if pause {
+            match self.cft.get_mut(&flow) {
+                Some(c) => c.status = Status::Paused,
+                None => {
+                    // a new congested flow; with packets in its queue: order marks and pause it
+                    let mut orig = None;
+                    if let Some(e) = self.nft.get(&flow) {
+                        if e.size != 0 && e.q != rsv {
+                            orig = Some(e.q);
+                            self.order_marks += 1;
+                            out.push(FcAction::Markers { port: from, hold: rsv, release: e.q });
+                            let h = self.orig_holds.entry((from, e.q)).or_insert(0);
+                            *h += 1;
+                            if *h == 1 {
+                                Self::gate(from, e.q, true, out);
+                            }
+                        }
+                    }
+                    self.cft.insert(flow, Cft { port: from, size: 0, status: Status::Paused, ts: now, orig });
+                    self.isolations += 1;
+                    self.cft_peak = self.cft_peak.max(self.cft.len() as u64);
+                }
+            }
+            self.cf_num[p] += 1;
+            if self.cf_num[p] == 1 {
+                Self::gate(from, rsv, true, out);
+            }
+        } else {
+            self.cf_num[p] = self.cf_num[p].saturating_sub(1);
+            if self.cf_num[p] == 0 {
+                Self::gate(from, rsv, false, out);
+            }
+            if let Some(c) = self.cft.get_mut(&flow) {
+                c.status = Status::Resumed;
+                c.ts = now;
+                if let Some(q) = c.orig.take() {
+                    let h = self.orig_holds.get_mut(&(c.port, q)).expect("an isolated flow holds its queue");
+                    *h -= 1;
+                    if *h == 0 {
+                        self.orig_holds.remove(&(c.port, q));
+                        Self::gate(c.port, q, false, out);
+                    }
+                }
+            }
+        }
+    }
+
+    fn counters(&self, out: &mut Vec<(&'static str, u64)>) {
+        out.push(("flowsail_pauses", self.pauses));
+        out.push(("flowsail_resumes", self.resumes));
+        out.push(("flowsail_isolations", self.isolations));
+        out.push(("flowsail_releases", self.releases));
+        out.push(("flowsail_order_marks", self.order_marks));
+        out.push(("flowsail_cft_peak", self.cft_peak));
+        out.push(("flowsail_collisions", self.collisions));
+    }
+
+    fn uses_tags(&self) -> bool {
+        true
+    }
+}
