@@ -326,6 +326,9 @@ def _net(m: S.ScenarioModel) -> dict[str, Any]:
         "congestion_control": {"algorithm": cc.algorithm, **(_core(getattr(cc, cc.algorithm)) if cc.algorithm != "none" else {})},
         "record": _core(m.record),
         "duration": m.duration,
+        # the watchdog's limit (crates/hopsim-core/src/watchdog.rs): left out when "auto", so the
+        # scenario hash of every scenario that does not set it stays what it was; "off" = never
+        **({} if m.stall_timeout == "auto" else {"stall_timeout": 2**64 - 1 if m.stall_timeout == "off" else m.stall_timeout}),
     }
 
 

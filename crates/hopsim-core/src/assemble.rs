@@ -151,6 +151,8 @@ impl Simulation {
             fc_out: vec![],
             stats: RunStats::default(),
             flows_done: 0,
+            watch: Default::default(),
+            watchdog: Default::default(),
         };
         for (id, f) in flows.iter().enumerate() {
             sim.add_flow(id as u32, f)?;

@@ -186,7 +186,13 @@ impl Scenario {
 
     /// Build and run.
     pub fn run(&self) -> Result<RunStats, String> {
+        self.run_watched(crate::progress::Watch::default())
+    }
+
+    /// Build and run under a watch (stop flag, progress hook).
+    pub fn run_watched(&self, watch: crate::progress::Watch) -> Result<RunStats, String> {
         let mut sim = self.build()?;
+        sim.set_watch(watch);
         sim.run();
         Ok(std::mem::take(&mut sim.stats))
     }

@@ -14,3 +14,4 @@ mod hpcc;
 mod pulser;
 mod ictcp;
 mod substrate;
+mod watchdog;
