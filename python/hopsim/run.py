@@ -267,6 +267,6 @@ def run(
         from .errors import ScenarioError
         from .scenario import core_error_lines
 
-        raise ScenarioError(core_error_lines(str(e)), source=str(sc.source) if sc.source else None) from None
+        raise ScenarioError(core_error_lines(str(e), sc.model), source=str(sc.source) if sc.source else None) from None
     return results_from_native(raw, sc.hash, sc.name)
 

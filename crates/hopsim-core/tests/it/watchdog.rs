@@ -100,15 +100,28 @@ fn a_lossless_ring_with_room_finishes() {
 }
 
 #[test]
-fn a_buffer_smaller_than_a_packet_stops_as_no_progress() {
+fn a_buffer_smaller_than_a_packet_is_refused() {
     let topo = hopsim_core::topo::star(2, Rate::gbps(100), Time::from_us(1));
     let mut cfg = NetConfig::default();
     cfg.switch.buffer_bytes = 500;
+    let e = Simulation::new(&topo, &[flow(0, 1, 10_000, Time::ZERO)], cfg).err().expect("refused");
+    assert!(e.contains("buffer.size") && e.contains("one packet"), "{e}");
+}
+
+#[test]
+fn a_buffer_that_drops_every_data_packet_stops_as_no_progress() {
+    // exactly one packet of buffer, but HPCC's INT header makes every data packet longer: the
+    // switch drops each one, and the sender retries on every RTO for ever
+    let topo = hopsim_core::topo::star(2, Rate::gbps(100), Time::from_us(1));
+    let cc = hopsim_core::cc::CcConfig::Hpcc(Default::default());
+    let mut cfg = NetConfig { aqm: hopsim_core::aqm::AqmConfig::for_cc(&cc), cc, ..NetConfig::default() };
+    cfg.switch.buffer_bytes = (cfg.host.mtu + cfg.host.header_bytes) as u64;
     cfg.switch.reserve_bytes = 0;
     cfg.switch.lossless = false;
     let t0 = Instant::now();
     let r = run(&topo, &[flow(0, 1, 10_000, Time::ZERO)], cfg);
     assert_eq!(r.stop.reason, StopReason::NoProgress, "{}", r.stop.message);
+    assert!(r.counters.drops > 0 && r.counters.data_bytes_delivered == 0);
     assert!(r.stop.message.contains("no data delivered"), "{}", r.stop.message);
     assert!(t0.elapsed().as_secs_f64() < 5.0);
 }
