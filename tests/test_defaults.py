@@ -43,6 +43,8 @@ TABLES: dict[str, dict[str, Any]] = {
 LAYOUT = {
     "seed": NET["seed"],
     "duration": NET["duration"],
+    # the core leaves the watchdog's limit out of its JSON while it is automatic (None): "auto"
+    "stall_timeout": NET.get("stall_timeout", "auto"),
     "flow_control.scheme": NET["flow_control"]["scheme"],
     "congestion_control.algorithm": NET["congestion_control"]["algorithm"],
     # PFC's threshold is one tagged value in the core: {"mode": "dynamic"} or {"mode": "static", xoff, xon}

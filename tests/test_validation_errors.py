@@ -69,6 +69,29 @@ CASES = {
         ["workload.incast", "exactly one of flow_size"],
     ),
     "not TOML": ("[topology\nkind = 1\n", ["not valid TOML"]),
+    # issue 9: inputs that used to pass validation and then crash or mislead the run
+    "1e30 with a unit": (STAR + FLOW.replace('"1MB"', '"1e30MB"'), ["workload.flows[0].size", "too large", "2^64 - 1"]),
+    "1e30 seconds": (STAR.replace('"1us"', '"1e30s"') + FLOW, ["topology.delay", "too large"]),
+    "queue_ports: no such node": (
+        STAR + FLOW + "\n[record]\nqueue_ports = [[99, 0]]\n", ["record.queue_ports: [99, 0]", "node 99 does not exist"],
+    ),
+    "queue_ports: no such port": (
+        STAR + FLOW + "\n[record]\nqueue_ports = [[4, 7]]\n", ["record.queue_ports: [4, 7]", "switch 4 has no port 7", "0 to 3"],
+    ),
+    "queue_ports: a host": (STAR + FLOW + "\n[record]\nqueue_ports = [[0, 0]]\n", ["node 0 is a host"]),
+    "buffer below one packet": (
+        STAR + FLOW + '\n[buffer]\nsize = "500B"\n', ["buffer.size", "cannot hold one packet", "at least 1048"],
+    ),
+    "reserve above the buffer": (
+        STAR + FLOW + '\n[buffer]\nsize = "100KB"\nreserve = "200KB"\n', ["buffer.reserve", "exceeds buffer.size"],
+    ),
+    "headroom above the buffer": (
+        STAR + FLOW + '\n[buffer]\nsize = "100KB"\nheadroom = "200KB"\n', ["buffer.headroom", "exceeds buffer.size"],
+    ),
+    "CDF mean beyond what the duration holds": (
+        STAR + '\n[workload]\nkind = "background"\ncdf = "WebSearch_HPCC.txt"\nload = "1%"\nduration = "10ns"\n',
+        ["workload: no flow starts within the duration", "mean"],
+    ),
 }
 
 
@@ -123,3 +146,47 @@ def test_existing_output_is_refused(tiny, cli, tmp_path):
     out.mkdir()
     code, msg = cli("run", tiny, "--out", out)
     assert code == 2 and "already exists" in msg
+
+
+def _hpcc(write, topo: str, flows: str) -> object:
+    write("topo.txt", topo)
+    write("flows.txt", flows)
+    return write("h.toml", '[topology]\nkind = "hpcc"\nfile = "topo.txt"\n[workload]\nkind = "hpcc_flows"\nfile = "flows.txt"\n')
+
+
+TOPO = "3 1 2\n2\n0 2 100Gbps 0.001ms 0\n1 2 100Gbps 0.001ms 0\n"
+
+
+def test_hpcc_flow_priority_8_is_refused_with_the_file(write, cli, tmp_path):
+    path = _hpcc(write, TOPO, "1\n0 1 8 100 1000 2.0\n")
+    code, msg = cli("run", path, "--out", tmp_path / "o")
+    assert code == 2, msg
+    assert "flows.txt: line 2: priority 8 is not a priority; allowed: 0 to 7" in msg
+    assert "workload.file" in msg and "panicked" not in msg and not (tmp_path / "o").exists()
+
+
+def test_hpcc_topology_error_names_the_file(write, cli):
+    path = _hpcc(write, "3 1 2\n2\n0 2 100Gbps 0.001ms 0\n", "1\n0 1 3 100 1000 2.0\n")
+    code, msg = cli("validate", path)
+    assert code == 2, msg
+    assert "topology.file" in msg and "topo.txt: line" in msg
+
+
+def test_unwritable_out_is_refused_before_the_run(tiny, cli, tmp_path):
+    import os
+
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    os.chmod(ro, 0o555)
+    try:
+        if os.access(ro, os.W_OK) and os.geteuid() == 0:
+            # root writes anywhere: use a path under a file instead
+            target = tiny / "out"
+        else:
+            target = ro / "out"
+        code, msg = cli("run", tiny, "--out", target)
+        assert code == 2, msg
+        assert "--out" in msg and ("cannot write" in msg or "is a file" in msg)
+        assert "flows finished" not in msg  # refused before running
+    finally:
+        os.chmod(ro, 0o755)

@@ -15,7 +15,7 @@ from typing import Any, Callable, Iterator, Optional
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from .errors import ScenarioError
@@ -31,6 +31,7 @@ out_console = Console()
 err_console = Console(stderr=True)
 
 BAD_INPUT = 2
+INTERRUPTED = 130  # 128 + SIGINT, as shells report a Ctrl-C
 
 
 def _error(msg: object) -> None:
@@ -81,27 +82,76 @@ def run(
     scenario: Path = typer.Argument(..., help="Scenario TOML file."),
     out: Path = typer.Option(..., "--out", "-o", help="Run folder to create."),
     force: bool = typer.Option(False, "--force", help="Replace the run folder if it exists."),
+    keep_partial: bool = typer.Option(False, "--keep-partial", help="On Ctrl-C, still write what was measured "
+                                      "(summary.json says partial)."),
     set_: list[str] = SetOpt,
 ) -> None:
     """Run one scenario and write a run folder (Parquet tables + summary.json)."""
+    from .errors import RunInterrupted
+    from .progress import RunProgress
     from .run import run as run_scenario
     from .scenario import load_scenario
-    from .store import write_run
+    from .store import check_writable, write_run
 
-    with _bad_input():
+    with _sigterm_interrupts(), _bad_input():
         sc = load_scenario(scenario, _parse_set(set_), validate=True)
         if out.exists() and not force:
             raise ScenarioError(f"--out {out}: already exists; choose another folder or pass --force")
-        with _spinner(f"running {sc.name}"):
-            res = run_scenario(sc)
-        path = write_run(res, sc, out, overwrite=force)
+        check_writable(out, "--out")
+        try:
+            with RunProgress(err_console, sc.name) as prog:
+                res = run_scenario(sc, on_progress=prog.update)
+        except RunInterrupted as e:
+            partial = e.partial
+            if keep_partial and partial is not None:
+                partial.summary["partial"] = True
+                path = _write(write_run, partial, sc, out, force)
+                err_console.print(f"interrupted ({e.message}); partial run folder: {path}", markup=False)
+            else:
+                err_console.print(f"interrupted ({e.message}); nothing written", markup=False)
+            raise typer.Exit(INTERRUPTED) from None
+        path = _write(write_run, res, sc, out, force)
     s = res.summary
     eps = s.get("events_per_s")
+    if s.get("stopped") in ("deadlock", "no_progress"):
+        err_console.print("[bold yellow]stopped:[/]", end=" ")
+        err_console.print(s.get("stop_message", s["stopped"]), markup=False, highlight=False, soft_wrap=True)
     out_console.print(
         f"{s['flows_finished']}/{s['flows']} flows finished, {s['pause_frames']} pause frames, {s['drops']} drops, "
         f"{s['events']:,} events in {s['wall_time_s']:.2f} s" + (f" ({eps / 1e6:.1f} M events/s)" if eps else "")
     )
     out_console.print(f"run folder: {path}")
+
+
+def _write(write_run: Callable[..., Path], res: Any, sc: Any, out: Path, force: bool) -> Path:
+    """Write a run folder; a file-system error (full disk, permissions) is bad output, not a
+    traceback, and leaves nothing behind (`write_run` removes its temporary folder)."""
+    try:
+        return write_run(res, sc, out, overwrite=force)
+    except OSError as e:
+        raise ScenarioError(f"--out {out}: cannot write the run folder ({e.strerror or e})") from None
+
+
+@contextmanager
+def _sigterm_interrupts() -> Iterator[None]:
+    """Make SIGTERM stop a run as Ctrl-C does (the core polls for signals; see
+    ``crates/hopsim-py/src/lib.rs``), so `kill` also ends with nothing half-written. The previous
+    handler comes back afterwards (the CLI also runs inside other programs, e.g. tests)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def _raise(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    old = signal.signal(signal.SIGTERM, _raise)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, old)
 
 
 @app.command()
@@ -125,30 +175,23 @@ def sweep(
     cluster: Optional[str] = typer.Option(None, "--cluster", help="Dask scheduler address, e.g. tcp://10.0.0.1:8786."),
 ) -> None:
     """Run a grid of scenario variants x seeds, locally or on a Dask cluster; resumes."""
+    from .store import check_writable
     from .sweep import run_sweep
 
-    with _bad_input():
-        progress = Progress(
-            SpinnerColumn(), TextColumn("sweep"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-            TextColumn("{task.description}"), console=err_console, transient=False,
-        )
-        task = None
-        with progress:
-            def on_plan(total: int, todo: int) -> None:
-                nonlocal task
-                task = progress.add_task("", total=total, completed=total - todo)
+    from .progress import SweepProgress
 
-            def on_done(run_id: str) -> None:
-                progress.update(task, advance=1, description=run_id)
-
+    with _sigterm_interrupts(), _bad_input():
+        check_writable(out, "--out")
+        with SweepProgress(err_console) as progress:
             t0 = time.perf_counter()
             try:
-                rep = run_sweep(sweep_file, out, jobs=jobs, cluster=cluster, on_plan=on_plan, on_done=on_done)
+                rep = run_sweep(sweep_file, out, jobs=jobs, cluster=cluster, on_plan=progress.on_plan,
+                                on_done=progress.on_done)
             except KeyboardInterrupt:
                 progress.stop()
                 err_console.print("interrupted: the runs completed so far are kept; "
                                   "run the same command again to resume", markup=False)
-                raise typer.Exit(130) from None
+                raise typer.Exit(INTERRUPTED) from None
     where = f"on {cluster}" if cluster else "locally"
     out_console.print(
         f"{len(rep.planned)} runs: {len(rep.ran)} ran {where}, {len(rep.skipped)} already complete "

@@ -21,3 +21,20 @@ class ScenarioError(ValueError):
         else:
             msg = head + f"{len(self.problems)} problems:\n" + "\n".join("  " + p for p in self.problems)
         super().__init__(msg)
+
+
+class RunInterrupted(KeyboardInterrupt):
+    """A run stopped by Ctrl-C or SIGTERM (the core polls for signals while it runs).
+
+    ``partial`` holds what the run had measured when it stopped: the core's raw output from
+    `run.execute`, `Results` from `run.run`, and None once the exception has crossed a process
+    boundary (a sweep's workers: the caller only needs to know that they stopped).
+    """
+
+    def __init__(self, message: str, partial: object = None):
+        super().__init__(message)
+        self.message = message
+        self.partial = partial
+
+    def __reduce__(self):  # pickled back from a worker process: the message only
+        return (RunInterrupted, (self.message,))

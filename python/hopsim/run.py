@@ -12,10 +12,12 @@ import math
 import time
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 import pyarrow as pa
+
+from .errors import RunInterrupted
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -28,17 +30,24 @@ TABLES = ("flows", "pauses", "control", "buffer", "queues", "ports")
 _U64_MAX = np.uint64(2**64 - 1)
 
 
-def execute(core_json: str) -> dict[str, Any]:
+def execute(core_json: str, on_progress: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
     """Run the core on one scenario JSON; the raw columnar result plus wall time.
 
     This is the unit of work of sweeps, on a local process pool and on Dask workers alike:
-    plain bytes in, plain bytes out, so both give identical results.
+    plain bytes in, plain bytes out, so both give identical results. `on_progress` gets the
+    core's progress dict (see ``crates/hopsim-py/src/lib.rs``) about every half second.
+
+    Raises `RunInterrupted` (a KeyboardInterrupt) carrying the partial output when a signal
+    handler raised while the core ran (Ctrl-C; SIGTERM where the program makes it raise).
     """
     from . import _native
 
     t0 = time.perf_counter()
-    out = _native.run(core_json)
+    out = _native.run(core_json, on_progress)
     out["wall_time_s"] = time.perf_counter() - t0
+    stop = out.get("stop", {})
+    if stop.get("reason") == "interrupted":
+        raise RunInterrupted(stop.get("message", "interrupted"), out)
     return out
 
 
@@ -177,9 +186,15 @@ def results_from_native(raw: dict[str, Any], scenario_hash: str = "", name: str 
         "slowdown_mean": float(sd.mean()) if sd.size else None,
         "slowdown_p99": float(np.percentile(sd, 99)) if sd.size else None,
         "fct_ns_p99": float(np.percentile(_ns(f["fct_ps"][done]), 99)) if sd.size else None,
+        "stopped": raw.get("stop", {}).get("reason", "done"),
         "counters": counters,
         "modules": {k: int(v) for k, v in raw.get("modules", {}).items()},
     }
+    stop = raw.get("stop", {})
+    if stop.get("message"):
+        summary["stop_message"] = stop["message"]
+    if stop.get("cycle"):
+        summary["deadlock_cycle"] = [[int(n), int(p)] for n, p in stop["cycle"]]
     for k in ("slowdown_mean", "slowdown_p99", "fct_ns_p99"):
         if summary[k] is not None and not math.isfinite(summary[k]):
             summary[k] = None
@@ -228,19 +243,31 @@ class Results:
                 f"{s.get('pause_frames')} pauses, {s.get('drops')} drops, {s.get('events')} events)")
 
 
-def run(scenario: "Scenario | str", overrides: dict[str, Any] | None = None) -> Results:
-    """Run a scenario (a `Scenario` or a path to a TOML file) and return its results."""
+def run(
+    scenario: "Scenario | str",
+    overrides: dict[str, Any] | None = None,
+    on_progress: Callable[[dict[str, Any]], None] | None = None,
+) -> Results:
+    """Run a scenario (a `Scenario` or a path to a TOML file) and return its results.
+
+    ``summary["stopped"]`` says why it ended: ``done``, ``duration``, ``no_progress`` or
+    ``deadlock`` (with ``stop_message`` and, for a deadlock, ``deadlock_cycle``). Ctrl-C raises
+    `RunInterrupted` whose ``partial`` is the `Results` measured so far."""
     from .scenario import Scenario, load_scenario
 
     sc = scenario if isinstance(scenario, Scenario) else load_scenario(scenario)
     if overrides:
         sc = sc.with_overrides(overrides)
     try:
-        raw = execute(sc.core_json)
+        raw = execute(sc.core_json, on_progress)
+    except RunInterrupted as e:
+        if isinstance(e.partial, dict):
+            e.partial = results_from_native(e.partial, sc.hash, sc.name)
+        raise
     except ValueError as e:
         from .errors import ScenarioError
         from .scenario import core_error_lines
 
-        raise ScenarioError(core_error_lines(str(e)), source=str(sc.source) if sc.source else None) from None
+        raise ScenarioError(core_error_lines(str(e), sc.model), source=str(sc.source) if sc.source else None) from None
     return results_from_native(raw, sc.hash, sc.name)
 

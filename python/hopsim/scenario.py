@@ -144,12 +144,18 @@ class Scenario:
         try:
             _native.validate(self.core_json)
         except ValueError as e:
-            raise ScenarioError(core_error_lines(str(e)), source=str(self.source) if self.source else None) from None
+            raise ScenarioError(core_error_lines(str(e), self.model), source=str(self.source) if self.source else None) from None
 
 
-def core_error_lines(msg: str) -> list[str]:
-    """The core's error message, with the section it is about in front."""
-    for section in ("topology", "workload", "scenario", "flow_control", "congestion_control", *S.CC_ALGORITHMS):
+def core_error_lines(msg: str, model: S.ScenarioModel | None = None) -> list[str]:
+    """The core's error message, with the section it is about in front; errors inside an HPCC
+    topology or flow file (the core says ``topology.file: line N``) name that file."""
+    if model is not None:
+        for section, table in (("topology", model.topology), ("workload", model.workload)):
+            if msg.startswith(f"{section}.file: ") and getattr(table, "file", None):
+                return [f"{section}.file {table.file}: " + msg[len(section) + 7:]]
+    for section in ("topology", "workload", "scenario", "flow_control", "congestion_control", "buffer", "record",
+                    *S.CC_ALGORITHMS):
         if msg.startswith(section):
             return [msg]
     if msg.startswith(("flow ", "incast", "need at least", "load", "lognormal", "long-lived", "host ")):
@@ -326,6 +332,9 @@ def _net(m: S.ScenarioModel) -> dict[str, Any]:
         "congestion_control": {"algorithm": cc.algorithm, **(_core(getattr(cc, cc.algorithm)) if cc.algorithm != "none" else {})},
         "record": _core(m.record),
         "duration": m.duration,
+        # the watchdog's limit (crates/hopsim-core/src/watchdog.rs): left out when "auto", so the
+        # scenario hash of every scenario that does not set it stays what it was; "off" = never
+        **({} if m.stall_timeout == "auto" else {"stall_timeout": 2**64 - 1 if m.stall_timeout == "off" else m.stall_timeout}),
     }
 
 

@@ -827,6 +827,12 @@ class ScenarioModel(Strict):
     description: str = ""
     seed: int = Field(default=1, ge=0, lt=2**64, description="master seed: same scenario + seed, same results")
     duration: Optional[Time] = Field(default=None, gt=0, description="stop time; omitted = until every flow finishes")
+    stall_timeout: Annotated[
+        Union[Literal["auto", "off"], int],
+        BeforeValidator(_wrap(parse_time, ("auto", "off"))),
+        PlainSerializer(_ser(fmt_time), when_used="json"),
+    ] = Field(default="auto", description="stop a run that delivers no data for this long with flows unfinished "
+              "(reported as no_progress or deadlock); 'auto' = 10 x RTO + 100 x the largest base RTT; 'off' = never")
     topology: Topology
     workload: Workload
     buffer: Buffer = Field(default_factory=Buffer)

@@ -30,7 +30,7 @@ from .run import TABLES, Results
 if TYPE_CHECKING:  # pragma: no cover
     from .scenario import Scenario
 
-__all__ = ["write_run", "load_run", "is_complete", "find_runs", "clean_stale", "RunExists"]
+__all__ = ["check_writable", "write_run", "load_run", "is_complete", "find_runs", "clean_stale", "RunExists"]
 
 SUMMARY = "summary.json"
 TMP_MARK = ".tmp-"
@@ -38,6 +38,25 @@ TMP_MARK = ".tmp-"
 
 class RunExists(FileExistsError):
     pass
+
+
+def check_writable(out: Path | str, what: str = "output folder") -> None:
+    """Refuse, before a run starts, an output folder that could not be written: the nearest
+    existing folder above it must take a new entry (tried, not guessed from permission bits, so
+    read-only mounts and full disks count too). Raises ScenarioError naming `what`."""
+    from .errors import ScenarioError
+
+    out = Path(out).resolve()
+    anc = out if out.is_dir() else out.parent
+    while not anc.exists():
+        anc = anc.parent
+    if not anc.is_dir():
+        raise ScenarioError(f"{what} {out}: {anc} is a file, not a folder")
+    try:
+        probe = Path(tempfile.mkdtemp(prefix=f".write-check{TMP_MARK}", dir=anc))
+        probe.rmdir()
+    except OSError as e:
+        raise ScenarioError(f"{what} {out}: cannot write into {anc} ({e.strerror or e})") from None
 
 
 def is_complete(d: Path | str) -> bool:

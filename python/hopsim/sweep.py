@@ -26,6 +26,7 @@ import itertools
 import json
 import os
 import re
+import signal
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,7 +34,7 @@ from typing import Any, Callable, Iterator
 
 from pydantic import Field, ValidationError
 
-from .errors import ScenarioError
+from .errors import RunInterrupted, ScenarioError
 from .run import execute, results_from_native
 from .scenario import Scenario, apply_overrides, format_validation_error, read_toml, scenario_from_dict
 from .schema import Strict
@@ -191,19 +192,63 @@ def _run_pool(jobs: int, todo: list[RunPoint], finish: Callable[[RunPoint, dict[
     # fork, not spawn: a spawned worker re-imports the caller's __main__, which would rerun an
     # unguarded user script (or fail for `python -`); the workers only call into the core.
     ctx = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
-    ex = ProcessPoolExecutor(max_workers=min(jobs, len(todo)), mp_context=ctx)
+    ex = ProcessPoolExecutor(max_workers=min(jobs, len(todo)), mp_context=ctx, initializer=_worker_signals)
     try:
-        pending: dict[Future, RunPoint] = {ex.submit(execute, rp.scenario.core_json): rp for rp in todo}
+        pending: dict[Future, RunPoint] = {ex.submit(_worker_execute, rp.scenario.core_json): rp for rp in todo}
         while pending:
             done, _ = wait(pending, return_when=FIRST_COMPLETED)
             for fut in done:
                 rp = pending.pop(fut)
                 finish(rp, fut.result())
     except BaseException:
-        # interrupted: drop what has not started and return at once; completed runs are on disk
+        # interrupted: stop the runs in progress (a terminal's Ctrl-C reaches the workers too,
+        # a SIGTERM to this process does not), drop what has not started and return; completed
+        # runs are on disk
+        _stop_workers(ex)
         ex.shutdown(wait=False, cancel_futures=True)
         raise
     ex.shutdown(wait=True)
+
+
+# Signals in pool workers. A worker must stop its run on Ctrl-C (the core polls for signals, so a
+# handler that raises stops it within a fraction of a second) but must not die with a traceback
+# when the signal finds it idle between runs: the handler raises only while a run is going on.
+# After a signal a worker starts no further run (the executor may already have handed it the
+# next one, which cancelling futures cannot take back).
+_RUNNING = False
+_STOPPING = False
+
+
+def _worker_signal(signum: int, frame: Any) -> None:
+    global _STOPPING
+    _STOPPING = True
+    if _RUNNING:
+        raise KeyboardInterrupt
+
+
+def _worker_signals() -> None:
+    signal.signal(signal.SIGINT, _worker_signal)
+    signal.signal(signal.SIGTERM, _worker_signal)
+
+
+def _worker_execute(core_json: str) -> dict[str, Any]:
+    global _RUNNING
+    if _STOPPING:
+        raise RunInterrupted("not started: the sweep was interrupted")
+    _RUNNING = True
+    try:
+        return execute(core_json)
+    finally:
+        _RUNNING = False
+
+
+def _stop_workers(ex: ProcessPoolExecutor) -> None:
+    """Ask every worker process to stop its run (SIGINT, which `_worker_signal` turns into a stop)."""
+    for proc in list((getattr(ex, "_processes", None) or {}).values()):  # the executor keeps no public list
+        try:
+            os.kill(proc.pid, signal.SIGINT)
+        except (OSError, AttributeError):
+            pass
 
 
 def _run_dask(address: str, todo: list[RunPoint], finish: Callable[[RunPoint, dict[str, Any]], None]) -> None:

@@ -79,10 +79,21 @@ def _split(value: object, forms: str) -> tuple[Decimal, str]:
     return num, m.group(2)
 
 
+U64_MAX = 2**64 - 1
+"""The core keeps rates, times and sizes in 64-bit unsigned integers."""
+
+
+def _too_large(value: object, unit_name: str) -> UnitError:
+    return UnitError(f"{value!r} is too large: the simulator holds at most 2^64 - 1 (in {unit_name}): "
+                     f"times up to about 213 days, sizes and rates up to about 1.8e19")
+
+
 def _scaled(num: Decimal, scale: int, value: object, unit_name: str) -> int:
     exact = num * scale
     if exact != exact.to_integral_value():
         raise UnitError(f"{value!r} is finer than 1 {unit_name}, the smallest step the simulator has")
+    if exact > U64_MAX:
+        raise _too_large(value, unit_name)
     return int(exact)
 
 
@@ -117,6 +128,8 @@ def parse_size(value: object) -> int:
     if isinstance(value, int):
         if value < 0:
             raise UnitError(f"a size cannot be negative, got {value!r}")
+        if value > U64_MAX:
+            raise _too_large(value, "byte")
         return value
     num, unit = _split(value, SIZE_FORMS)
     if unit and unit[-1] == "b":

@@ -26,6 +26,7 @@ impl Simulation {
         topo.validate()?;
         cfg.switch.validate()?;
         cfg.fc.validate(cfg.switch.nqueues)?;
+        check_sizes(&cfg)?;
         let id_limit = 1usize << crate::event::ID_BITS;
         if topo.links.len() * 2 >= id_limit || flows.len() >= id_limit {
             return Err(format!("scenario too large: ports and flows must each be fewer than {id_limit}"));
@@ -158,6 +159,8 @@ impl Simulation {
             fc_out: vec![],
             stats: RunStats::default(),
             flows_done: 0,
+            watch: Default::default(),
+            watchdog: Default::default(),
         };
         for (id, f) in flows.iter().enumerate() {
             sim.add_flow(id as u32, f)?;
@@ -168,6 +171,19 @@ impl Simulation {
         if let Some(&first) = sim.arrival_order.first() {
             let t = sim.flows[first as usize].spec.start;
             sim.sched.push(t, Event::FlowArrival);
+        }
+        for &(node, local) in &sim.cfg.record.queue_ports {
+            let ok = matches!(sim.node_ref.get(node as usize), Some(NodeRef::Switch(_))) && sim.port_of(node, local).is_some();
+            if !ok {
+                let what = match sim.node_ref.get(node as usize) {
+                    None => format!("node {node} does not exist (nodes 0 to {})", sim.node_ref.len() - 1),
+                    Some(NodeRef::Host(_)) => format!("node {node} is a host; allowed: switch nodes"),
+                    Some(NodeRef::Switch(s)) => {
+                        format!("switch {node} has no port {local}; allowed: 0 to {}", sim.switches[*s as usize].info.ports.len() - 1)
+                    }
+                };
+                return Err(format!("record.queue_ports: [{node}, {local}]: {what}"));
+            }
         }
         if sim.cfg.record.buffer_interval.is_some() || !sim.cfg.record.queue_ports.is_empty() {
             sim.sched.push(Time::ZERO, Event::Sample);
@@ -211,4 +227,27 @@ impl Simulation {
         self.flows.push(Flow::new(*f, hash, cc, win_cap, ideal, base_rtt));
         Ok(())
     }
+}
+
+/// Settings that build but cannot run: a buffer that cannot hold one packet drops everything,
+/// and a reserve or headroom larger than the buffer leaves the shared pool negative. Errors name
+/// the field and what is allowed.
+fn check_sizes(cfg: &NetConfig) -> Result<(), String> {
+    let sw = &cfg.switch;
+    let packet = (cfg.host.mtu + cfg.host.header_bytes) as u64;
+    if sw.buffer_bytes < packet {
+        return Err(format!(
+            "buffer.size: {} bytes cannot hold one packet ({packet} bytes: transport.mtu {} + {} header bytes); allowed: at least {packet}",
+            sw.buffer_bytes, cfg.host.mtu, cfg.host.header_bytes
+        ));
+    }
+    if sw.reserve_bytes > sw.buffer_bytes {
+        return Err(format!("buffer.reserve: {} bytes exceeds buffer.size {}; allowed: 0 to {}", sw.reserve_bytes, sw.buffer_bytes, sw.buffer_bytes));
+    }
+    if let Headroom::Bytes(h) = sw.headroom {
+        if h > sw.buffer_bytes {
+            return Err(format!("buffer.headroom: {h} bytes exceeds buffer.size {}; allowed: 0 to {}", sw.buffer_bytes, sw.buffer_bytes));
+        }
+    }
+    Ok(())
 }

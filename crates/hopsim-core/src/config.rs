@@ -215,6 +215,11 @@ pub struct NetConfig {
     /// Stop at this time even if flows are unfinished (long-lived flows need it).
     #[serde(rename = "duration")]
     pub stop_time: Option<Time>,
+    /// Stop a run that delivered no data for this long while flows are unfinished (the watchdog,
+    /// `watchdog.rs`); `None`: ten RTOs plus a hundred of the largest base RTT; `Time::MAX`:
+    /// never. Left out of the JSON when `None`, so scenarios that do not set it keep their hash.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stall_timeout: Option<Time>,
 }
 
 impl Default for NetConfig {
@@ -230,6 +235,7 @@ impl Default for NetConfig {
             control: Default::default(),
             record: RecordConfig::default(),
             stop_time: None,
+            stall_timeout: None,
         }
     }
 }

@@ -16,12 +16,14 @@ pub mod event;
 pub mod fc;
 pub mod net;
 pub mod packet;
+pub mod progress;
 pub mod rng;
 pub mod scenario;
 pub mod sim;
 pub mod stats;
 pub mod time;
 pub mod topo;
+pub mod watchdog;
 pub mod workload;
 
 pub use config::NetConfig;

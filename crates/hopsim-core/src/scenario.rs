@@ -39,7 +39,8 @@ impl TopologySpec {
             TopologySpec::LeafSpine(l) => l.build(),
             TopologySpec::FatTree(f) => f.build()?,
             TopologySpec::MultiDc(m) => m.build(),
-            TopologySpec::Hpcc { text } => parse_hpcc_topology(text)?,
+            // "topology.file": the front puts the file's name in its place
+            TopologySpec::Hpcc { text } => parse_hpcc_topology(text).map_err(|e| format!("topology.file: {e}"))?,
             TopologySpec::Explicit(t) => t.clone(),
         };
         t.validate().map_err(|e| format!("topology: {e}"))?;
@@ -150,7 +151,7 @@ impl WorkloadSpec {
         let mut flows = match self {
             WorkloadSpec::Flows { flows } => explicit_flows(flows)?,
             WorkloadSpec::HpccFlows { text, time_offset } => {
-                let mut v = parse_hpcc_flows(text)?;
+                let mut v = parse_hpcc_flows(text).map_err(|e| format!("workload.file: {e}"))?;
                 for f in &mut v {
                     if f.start < *time_offset {
                         return Err(format!("workload.time_offset {} is after a flow's start {}", time_offset, f.start));
@@ -186,7 +187,13 @@ impl Scenario {
 
     /// Build and run.
     pub fn run(&self) -> Result<RunStats, String> {
+        self.run_watched(crate::progress::Watch::default())
+    }
+
+    /// Build and run under a watch (stop flag, progress hook).
+    pub fn run_watched(&self, watch: crate::progress::Watch) -> Result<RunStats, String> {
         let mut sim = self.build()?;
+        sim.set_watch(watch);
         sim.run();
         Ok(std::mem::take(&mut sim.stats))
     }

@@ -5,7 +5,8 @@
 //! - `net::link`: ports and wires (kick, service, arrival at the far end);
 //! - `net::switch` and `net::host`: what a switch and a host do with a packet;
 //! - `net::control`: control frames, flow-control actions and the modules' timers;
-//! - `stats::sample`: periodic samples and the end-of-run tables.
+//! - `stats::sample`: periodic samples and the end-of-run tables;
+//! - `progress` and `watchdog`: the loop's checkpoints (stop flag, progress hook, stalls).
 
 use crate::config::NetConfig;
 use crate::event::{Event, Scheduler};
@@ -15,7 +16,8 @@ use crate::net::host::{Flow, Host};
 use crate::net::port::Port;
 use crate::net::switch::Switch;
 use crate::packet::Slab;
-use crate::stats::RunStats;
+use crate::progress::{Progress, Watch, CHECK_EVERY};
+use crate::stats::{RunStats, StopInfo, StopReason};
 use crate::time::Time;
 use crate::topo::Routes;
 
@@ -48,15 +50,31 @@ pub struct Simulation {
     pub(crate) fc_out: Vec<FcAction>,
     pub stats: RunStats,
     pub(crate) flows_done: usize,
+    /// Outside watch of the run: stop flag and progress hook (`progress.rs`).
+    pub(crate) watch: Watch,
+    /// No-progress and deadlock detection (`watchdog.rs`).
+    pub(crate) watchdog: crate::watchdog::Watchdog,
 }
 
 impl Simulation {
-    /// Run to completion (every flow finished) or to the stop time.
+    /// Run to completion (every flow finished), to the stop time, until the watchdog finds that
+    /// the run cannot finish (`watchdog.rs`), or until the watch asks it to stop
+    /// (`progress.rs`); `stats.stop` says which.
     pub fn run(&mut self) -> &RunStats {
         let stop = self.cfg.stop_time.unwrap_or(Time::MAX);
-        while let Some((t, ev)) = self.sched.pop() {
+        self.watch.begin();
+        self.start_watchdog();
+        let mut end = StopInfo::default();
+        loop {
+            let Some((t, ev)) = self.sched.pop() else {
+                if !self.all_done() {
+                    end = self.drained();
+                }
+                break;
+            };
             if t > stop {
                 self.now = stop;
+                end.reason = StopReason::Duration;
                 break;
             }
             debug_assert!(t >= self.now);
@@ -69,12 +87,72 @@ impl Simulation {
                 Event::FcTimer { sw, gen } => self.on_fc_timer(sw, gen),
                 Event::Sample => self.on_sample(),
             }
-            if self.flows_done == self.flows.len() && self.next_flow == self.arrival_order.len() {
+            if self.all_done() {
                 break;
+            }
+            if self.sched.popped & (CHECK_EVERY - 1) == 0 {
+                if let Some(info) = self.checkpoint() {
+                    end = info;
+                    break;
+                }
             }
         }
         self.finish();
+        self.stats.stop = end;
         &self.stats
+    }
+
+    #[inline]
+    fn all_done(&self) -> bool {
+        self.flows_done == self.flows.len() && self.next_flow == self.arrival_order.len()
+    }
+
+    /// Every `CHECK_EVERY` events: the watchdog, then the outside watch (stop flag, hook).
+    #[cold]
+    #[inline(never)]
+    fn checkpoint(&mut self) -> Option<StopInfo> {
+        if let Some(info) = self.watchdog_check() {
+            return Some(info);
+        }
+        let mut go_on = !self.watch.stop_requested();
+        if go_on && self.watch.due() {
+            let p = self.progress();
+            go_on = self.watch.report(&p);
+        }
+        (!go_on).then(|| StopInfo {
+            reason: StopReason::Interrupted,
+            message: format!("interrupted at {} after {} events", self.now, self.sched.popped),
+            cycle: vec![],
+        })
+    }
+
+    /// The event queue ran dry with flows unfinished (nothing can happen any more).
+    fn drained(&self) -> StopInfo {
+        let left = self.flows.len() - self.flows_done;
+        StopInfo {
+            reason: StopReason::NoProgress,
+            message: format!("no progress at {}: nothing left to happen with {left} flows unfinished", self.now),
+            cycle: vec![],
+        }
+    }
+
+    /// Where the run stands, for a progress hook.
+    pub fn progress(&self) -> Progress {
+        Progress {
+            now: self.now,
+            end: self.cfg.stop_time,
+            last_start: self.arrival_order.last().map_or(Time::ZERO, |&f| self.flows[f as usize].spec.start),
+            events: self.sched.popped,
+            flows: self.flows.len() as u64,
+            flows_started: self.next_flow as u64,
+            flows_done: self.flows_done as u64,
+            wall: self.watch.wall(),
+        }
+    }
+
+    /// Watch this run from outside: a stop flag and/or a progress hook (before `run`).
+    pub fn set_watch(&mut self, watch: Watch) {
+        self.watch = watch;
     }
 
     fn on_flow_arrival(&mut self) {

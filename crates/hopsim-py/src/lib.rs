@@ -1,7 +1,7 @@
 //! `hopsim._native`: the Python binding of `hopsim-core`. Four functions and one constant:
 //!
-//! - `run(scenario_json) -> dict`: build and run one scenario with the GIL released, and hand back
-//!   its columnar results;
+//! - `run(scenario_json, on_progress=None) -> dict`: build and run one scenario with the GIL
+//!   released (polling for Ctrl-C, reporting progress), and hand back its columnar results;
 //! - `validate(scenario_json) -> None`: build without running (topology, routes, flows); raises
 //!   `ValueError` with the core's message;
 //! - `version() -> str`: the binding crate's version;
@@ -9,18 +9,21 @@
 //! - `MAX_QUEUES`: the most data queues a port may have.
 //!
 //! How results cross the boundary: `run` returns `{"tables": {table: {column: value}},
-//! "counters": {name: int}, "modules": {name: int}}`. A numeric column is a `(dtype, bytes)` pair: the column's `Vec`
+//! "counters": {name: int}, "modules": {name: int}, "stop": {"reason", "message", "cycle"}}`. A numeric column is a `(dtype, bytes)` pair: the column's `Vec`
 //! copied once into a Python `bytes` in native (little-endian) layout, with a NumPy dtype string
 //! (`"<u8"`, `"<f8"`, `"|b1"`, ...), so the Python side wraps it with `numpy.frombuffer` without
 //! creating one Python object per value. Text columns are lists of `str`. The scenario itself
 //! arrives as the core's serde JSON (`hopsim_core::scenario::Scenario`), produced by
 //! `python/hopsim/scenario.py` from a validated TOML file.
 
+use hopsim_core::progress::{Hook, Progress, Watch};
 use hopsim_core::scenario::Scenario;
 use hopsim_core::stats::RunStats;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 /// A plain-old-data element type that NumPy can read straight from bytes.
 trait Pod: Copy {
@@ -120,6 +123,7 @@ fn stats_to_py<'py>(py: Python<'py>, s: &RunStats) -> PyResult<Bound<'py, PyDict
                 serde_json::Value::Number(n) if n.is_i64() => counters.set_item(k, n.as_i64())?,
                 serde_json::Value::Number(n) => counters.set_item(k, n.as_f64())?,
                 serde_json::Value::Bool(b) => counters.set_item(k, b)?,
+                serde_json::Value::String(t) => counters.set_item(k, t)?,
                 other => counters.set_item(k, other.to_string())?,
             }
         }
@@ -129,7 +133,13 @@ fn stats_to_py<'py>(py: Python<'py>, s: &RunStats) -> PyResult<Bound<'py, PyDict
     for (k, v) in &s.modules {
         modules.set_item(k, v)?;
     }
+    // why the run ended: "done", "duration", "no_progress", "deadlock" or "interrupted"
+    let stop = PyDict::new(py);
+    stop.set_item("reason", s.stop.reason.name())?;
+    stop.set_item("message", &s.stop.message)?;
+    stop.set_item("cycle", s.stop.cycle.clone())?;
     let out = PyDict::new(py);
+    out.set_item("stop", stop)?;
     out.set_item("tables", tables)?;
     out.set_item("counters", counters)?;
     out.set_item("modules", modules)?;
@@ -142,11 +152,69 @@ fn parse(scenario_json: &str) -> PyResult<Scenario> {
 
 /// Run one scenario (the core's JSON) and return its columnar results. The GIL is released for
 /// the whole build and run, so threads (and a Dask worker's other tasks) keep going.
+///
+/// Ctrl-C: the core calls a hook every 100 ms of wall time (`hopsim_core::progress`), and the
+/// hook re-acquires the GIL briefly to run `Python::check_signals`. Why this and not a Python
+/// signal handler that sets the core's stop flag through another binding function: Python runs
+/// signal handlers only on the main thread between bytecodes, and while the core runs with the
+/// GIL released that thread executes no bytecode, so such a handler would run only after the
+/// run had ended. Polling runs whatever handler the program has installed (the default SIGINT
+/// handler raises KeyboardInterrupt; `hopsim run` makes SIGTERM do the same) at the moment the
+/// core is ready to stop, needs no native signal handler competing with Python's, and costs one
+/// GIL acquisition per 100 ms. When a handler raises, the run stops and its partial results come
+/// back with `stop.reason == "interrupted"`; the exception itself is dropped (the caller decides
+/// what an interrupted run means). Off the main thread `check_signals` does nothing, so a Dask
+/// worker's thread is stopped by its process ending instead.
+///
+/// `on_progress`, if given, is called with a dict (`now_ns`, `end_ns`, `last_start_ns`, `events`,
+/// `flows`, `flows_started`, `flows_done`, `wall_s`) at most every `progress_every_s` of wall
+/// time, from the same hook; an exception it raises stops the run and is re-raised.
 #[pyfunction]
-fn run<'py>(py: Python<'py>, scenario_json: &str) -> PyResult<Bound<'py, PyDict>> {
+#[pyo3(signature = (scenario_json, on_progress=None, progress_every_s=0.5))]
+fn run<'py>(py: Python<'py>, scenario_json: &str, on_progress: Option<Py<PyAny>>, progress_every_s: f64) -> PyResult<Bound<'py, PyDict>> {
     let sc = parse(scenario_json)?;
-    let stats = py.detach(move || sc.run()).map_err(PyValueError::new_err)?;
+    let failed: Arc<Mutex<Option<PyErr>>> = Arc::new(Mutex::new(None));
+    let failed_in_hook = failed.clone();
+    let every = Duration::from_secs_f64(progress_every_s.max(0.0));
+    let mut last_report: Option<Instant> = None;
+    let hook: Hook = Box::new(move |p: &Progress| {
+        Python::attach(|py| {
+            if py.check_signals().is_err() {
+                return false;
+            }
+            let Some(cb) = &on_progress else { return true };
+            if last_report.is_some_and(|t| t.elapsed() < every) {
+                return true;
+            }
+            last_report = Some(Instant::now());
+            match progress_dict(py, p).and_then(|d| cb.call1(py, (d,))) {
+                Ok(_) => true,
+                Err(e) => {
+                    *failed_in_hook.lock().expect("hook error slot") = Some(e);
+                    false
+                }
+            }
+        })
+    });
+    let watch = Watch::with_hook(hook, Duration::from_millis(100));
+    let stats = py.detach(move || sc.run_watched(watch)).map_err(PyValueError::new_err)?;
+    if let Some(e) = failed.lock().expect("hook error slot").take() {
+        return Err(e);
+    }
     stats_to_py(py, &stats)
+}
+
+fn progress_dict<'py>(py: Python<'py>, p: &Progress) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("now_ns", p.now.0 as f64 / 1e3)?;
+    d.set_item("end_ns", p.end.map(|t| t.0 as f64 / 1e3))?;
+    d.set_item("last_start_ns", p.last_start.0 as f64 / 1e3)?;
+    d.set_item("events", p.events)?;
+    d.set_item("flows", p.flows)?;
+    d.set_item("flows_started", p.flows_started)?;
+    d.set_item("flows_done", p.flows_done)?;
+    d.set_item("wall_s", p.wall.as_secs_f64())?;
+    Ok(d)
 }
 
 /// Build a scenario without running it; raises ValueError naming what is wrong.

@@ -182,6 +182,45 @@ pub struct Counters {
     pub max_switch_buffer_bytes: u64,
 }
 
+/// Why a run ended.
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum StopReason {
+    /// Every flow finished.
+    #[default]
+    Done,
+    /// The stop time (`duration`) came first.
+    Duration,
+    /// Nothing was delivered for the watchdog's `stall_timeout` with flows unfinished, or the
+    /// event queue ran dry with flows unfinished.
+    NoProgress,
+    /// As `NoProgress`, and paused ports wait on each other in a cycle.
+    Deadlock,
+    /// Stopped from outside (the stop flag, or the progress hook: Ctrl-C).
+    Interrupted,
+}
+
+impl StopReason {
+    pub fn name(self) -> &'static str {
+        match self {
+            StopReason::Done => "done",
+            StopReason::Duration => "duration",
+            StopReason::NoProgress => "no_progress",
+            StopReason::Deadlock => "deadlock",
+            StopReason::Interrupted => "interrupted",
+        }
+    }
+}
+
+/// Why and how a run ended: the reason, a sentence for people (empty when every flow finished),
+/// and for a deadlock the cycle of (node, local port) that wait on each other.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct StopInfo {
+    pub reason: StopReason,
+    pub message: String,
+    pub cycle: Vec<(u32, u16)>,
+}
+
 /// Everything a run measured.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 pub struct RunStats {
@@ -195,6 +234,7 @@ pub struct RunStats {
     pub queues: QueueSeries,
     pub ports: PortTable,
     pub counters: Counters,
+    pub stop: StopInfo,
 }
 
 #[cfg(test)]

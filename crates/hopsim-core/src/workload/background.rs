@@ -43,6 +43,15 @@ pub fn background_flows(spec: &BackgroundSpec, cdf: &Cdf) -> Result<Vec<FlowSpec
     let mut sizes = Rng::stream(spec.seed, stream::FLOW_SIZE, spec.stream_index);
     let mut pairs = Rng::stream(spec.seed, stream::PAIRS, spec.stream_index);
     let times = arrival_times(spec.arrival, gap, spec.start, spec.limit, &mut arrivals);
+    if times.is_empty() {
+        // a run with no flows would end at once and look like a success
+        return Err(format!(
+            "workload: no flow starts within the duration: at load {} the mean gap between flows ({}) is longer than the duration; raise workload.load or workload.duration, or use a CDF of smaller flows (its mean is {:.0} bytes)",
+            spec.load,
+            crate::time::Time(gap.min(u64::MAX as f64) as u64),
+            cdf.mean()
+        ));
+    }
     let n = spec.hosts.len() as u64;
     let flows = times
         .into_iter()

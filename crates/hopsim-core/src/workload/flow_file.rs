@@ -50,6 +50,9 @@ fn parse_line(line: &str, no: usize) -> Result<FlowSpec, String> {
     let _dport: u32 = num(f[3], no, "dport")?;
     let size: u64 = num(f[4], no, "size_bytes")?;
     let secs: f64 = num(f[5], no, "start_seconds")?;
+    if prio as usize >= crate::net::port::NPRIO {
+        return Err(format!("line {no}: priority {prio} is not a priority; allowed: 0 to {}", crate::net::port::NPRIO - 1));
+    }
     if src == dst {
         return Err(format!("line {no}: src and dst are both {src}"));
     }

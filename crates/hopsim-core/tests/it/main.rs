@@ -16,3 +16,4 @@ mod ictcp;
 mod substrate;
 mod bfc;
 mod flowsail;
+mod watchdog;
