@@ -300,7 +300,7 @@ impl FlowControl for AnyFc {
     fn on_timer(&mut self, now: Time, view: &SwitchView, out: &mut Actions) {
         dispatch!(self, on_timer, now, view, out)
     }
-    #[inline]
+    #[inline(always)]
     fn next_timer(&self) -> Option<Time> {
         dispatch!(self, next_timer,)
     }

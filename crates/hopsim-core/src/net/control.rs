@@ -193,7 +193,7 @@ impl Simulation {
 
     /// Make sure switch `s` has its flow-control timer armed at the module's next deadline.
     /// Called after every hook, so the check is inlined and the arming kept out of line.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn arm_fc_timer(&mut self, s: u32) {
         let sw = &self.switches[s as usize];
         if let Some(t) = sw.fc.next_timer() {
