@@ -327,7 +327,7 @@ def _net(m: S.ScenarioModel) -> dict[str, Any]:
         "switch": {**_core(m.buffer, exclude={"lossless"}), **_core(m.queues, exclude={"scheduler", "strict", "priority"}),
                    "ecn": _core(m.ecn)},
         "transport": _core(m.transport),
-        "flow_control": {"scheme": fc.scheme, **(_core(getattr(fc, fc.scheme)) if fc.scheme in ("ppfc", "capfc", "bfc", "flowsail") else {})},
+        "flow_control": {"scheme": fc.scheme, **(_core(getattr(fc, fc.scheme)) if fc.scheme in ("ppfc", "capfc", "bfc", "flowsail", "floodgate") else {})},
         "pfc": {"threshold": threshold, "pause_quanta": pfc.pause_quanta},
         "congestion_control": {"algorithm": cc.algorithm, **(_core(getattr(cc, cc.algorithm)) if cc.algorithm != "none" else {})},
         "record": _core(m.record),
@@ -349,17 +349,20 @@ def _substrate(net: dict[str, Any], m: S.ScenarioModel) -> dict[str, Any]:
     congestion control is designed with); plus the control-frame sizes."""
     q, b = m.queues, m.buffer
     sw = net["switch"]
-    sw["priority"] = q.priority_map()
+    sw["priority"] = q.priority_map(m.flow_control.scheme)
     sw["scheduler"] = {"kind": "strict", "queues": q.strict} if q.scheduler == "strict" else {"kind": q.scheduler}
     fc = m.flow_control
     # 'auto': lossless exactly when the scheme pauses senders before the buffer overflows (BFC
     # does not guarantee it, §5, unless PFC backs it up)
     pauses = fc.scheme in ("pfc", "ppfc", "capfc") or (fc.scheme == "bfc" and fc.bfc.pfc) or (
         fc.scheme == "flowsail" and fc.flowsail.pfc
-    )
+    ) or (fc.scheme == "floodgate" and fc.floodgate.pfc)
     sw["lossless"] = pauses if b.lossless == "auto" else b.lossless
     if fc.scheme == "ideal_fq":
         sw["size"] = IDEAL_BUFFER
+    if fc.scheme == "floodgate":
+        # §4.2: the non-incast queue (0) is served strictly before the VOQs
+        sw["scheduler"] = {"kind": "strict", "queues": [0]}
     a, cc = m.aqm, m.congestion_control
     ein_on = a.ein == "on" or (a.ein == "auto" and cc.algorithm == "pulser")
     int_on = a.int == "on" or (a.int == "auto" and cc.algorithm == "hpcc")

@@ -517,8 +517,15 @@ class Queues(Strict):
             raise PydanticCustomError("queues", "strict names queue {q}; allowed: 0 to {m}", {"q": bad[0], "m": self.count - 1})
         return self
 
-    def priority_map(self) -> list[int]:
-        return [q % 8 for q in range(self.count)] if self.priority == "modulo" else list(self.priority)
+    def priority_map(self, scheme: str = "pfc") -> list[int]:
+        """'modulo': queue q carries q mod 8; but schemes that spread one traffic class over many
+        queues put every queue in priority 3, the class flows use by default, so PFC under them
+        closes all of them (the core's `FcConfig::default_prio_map`)."""
+        if self.priority != "modulo":
+            return list(self.priority)
+        if scheme in ("bfc", "ideal_fq", "flowsail", "floodgate"):
+            return [3] * self.count
+        return [q % 8 for q in range(self.count)]
 
 
 class Control(Strict):
@@ -634,8 +641,25 @@ class Flowsail(Strict):
         return self
 
 
+class Floodgate(Strict):
+    """Floodgate (Liu et al., CoNEXT 2021): per-destination credit windows, VOQs for incast,
+    delayCredit, PSN-based windows with switchSYN, and the ideal design's dstPause. Defaults and
+    sections in the core (crates/hopsim-core/src/fc/floodgate.rs). Queue 0 of every port is the
+    non-incast queue, served strictly first (the scheme sets ``queues.scheduler`` so); queues 1..
+    are VOQs: use ``queues.count`` of a few dozen."""
+
+    T: Time = Field(default="10us", gt=0, description="credit interval")
+    thre_credit_bdp: float = Field(default=10.0, gt=0, le=1_000_000, description="delayCredit threshold, BDPs")
+    max_voq: int = Field(default=100, ge=1, le=MAX_QUEUES, description="VOQs per egress port")
+    syn_timeout: Time = Field(default="1ms", gt=0, description="switchSYN after this long without credits")
+    dst_pause: bool = Field(default=False, description="the ideal design: dstPause at the first-hop ToR")
+    thre_off_bdp: float = Field(default=1.0, gt=0, le=1_000_000, description="dstPause above this VOQ length, BDPs")
+    thre_on_bdp: float = Field(default=1.0, gt=0, le=1_000_000, description="dstResume below this VOQ length, BDPs")
+    pfc: bool = Field(default=False, description="standard PFC underneath (appendix B)")
+
+
 class FlowControl(Strict):
-    scheme: Literal["pfc", "ppfc", "capfc", "bfc", "ideal_fq", "flowsail", "none"] = Field(
+    scheme: Literal["pfc", "ppfc", "capfc", "bfc", "ideal_fq", "flowsail", "floodgate", "none"] = Field(
         default="pfc",
         description="ideal_fq: a queue per flow, no backpressure, an unlimited buffer (BFC §6.2.1's Ideal-FQ)",
     )
@@ -644,6 +668,7 @@ class FlowControl(Strict):
     capfc: Capfc = Field(default_factory=Capfc)
     bfc: Bfc = Field(default_factory=Bfc)
     flowsail: Flowsail = Field(default_factory=Flowsail)
+    floodgate: Floodgate = Field(default_factory=Floodgate)
 
 
 class Dcqcn(Strict):

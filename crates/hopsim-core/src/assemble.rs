@@ -61,7 +61,7 @@ impl Simulation {
                 local_of[p as usize] = k as u16;
             }
         }
-        let prio_map = cfg.switch.prio_map();
+        let prio_map = cfg.switch.prio_map(&cfg.fc);
         for (l, link) in topo.links.iter().enumerate() {
             for (side, node) in [(0u32, link.a), (1, link.b)] {
                 let p = 2 * l as u32 + side;

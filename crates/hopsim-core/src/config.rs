@@ -241,10 +241,10 @@ impl Default for NetConfig {
 }
 
 impl SwitchConfig {
-    /// The queue-to-priority map of every switch port.
-    pub fn prio_map(&self) -> Vec<u8> {
+    /// The queue-to-priority map of every switch port; `fc` decides the default.
+    pub fn prio_map(&self, fc: &crate::fc::FcConfig) -> Vec<u8> {
         if self.queue_prio.is_empty() {
-            crate::net::port::default_prio_map(self.nqueues)
+            fc.default_prio_map(self.nqueues)
         } else {
             self.queue_prio.clone()
         }

@@ -23,6 +23,7 @@ pub fn defaults_json() -> String {
         FcConfig::Bfc(Default::default()),
         FcConfig::IdealFq,
         FcConfig::Flowsail(Default::default()),
+        FcConfig::Floodgate(Default::default()),
     ];
     let cc = [
         CcConfig::None,

@@ -51,6 +51,7 @@
 
 pub mod bfc;
 pub mod capfc;
+pub mod floodgate;
 pub mod flowsail;
 pub mod msg;
 pub mod nic;
@@ -173,6 +174,9 @@ pub fn quanta_duration(quanta: u16, rate: Rate) -> Time {
     Time(rate.tx_time(64).0 * quanta as u64)
 }
 
+/// The traffic class flows use unless a scenario says otherwise.
+pub const DATA_PRIO: u8 = 3;
+
 /// Which flow-control scheme a switch runs, with its parameters.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Default)]
 #[serde(tag = "scheme", rename_all = "lowercase", deny_unknown_fields)]
@@ -189,6 +193,7 @@ pub enum FcConfig {
     #[serde(rename = "ideal_fq")]
     IdealFq,
     Flowsail(flowsail::FlowsailConfig),
+    Floodgate(floodgate::FloodgateConfig),
 }
 
 impl FcConfig {
@@ -201,7 +206,19 @@ impl FcConfig {
             // BFC does not guarantee losslessness (§5) unless PFC backs it up
             FcConfig::Bfc(b) => b.pfc,
             FcConfig::Flowsail(f) => f.pfc,
+            FcConfig::Floodgate(f) => f.pfc,
             _ => true,
+        }
+    }
+
+    /// The queue-to-priority map when the scenario gives none. Schemes that spread one traffic
+    /// class over many queues (BFC, Ideal-FQ, FlowSail, Floodgate) put every queue in that class,
+    /// priority 3 (the class flows use unless told otherwise), so that a PFC pause for it — PFC
+    /// as their backstop — closes all of them; the others map queue q to priority q mod 8.
+    pub fn default_prio_map(&self, nqueues: usize) -> Vec<u8> {
+        match self {
+            FcConfig::Bfc(_) | FcConfig::IdealFq | FcConfig::Flowsail(_) | FcConfig::Floodgate(_) => vec![DATA_PRIO; nqueues],
+            _ => crate::net::port::default_prio_map(nqueues),
         }
     }
 
@@ -223,6 +240,9 @@ impl FcConfig {
                 Err(format!("queues.count: FlowSail needs at least 2 queues per port (one is rsvQ); got {nqueues}"))
             }
             FcConfig::Flowsail(f) => f.validate(),
+            FcConfig::Floodgate(_) if nqueues < 2 => {
+                Err(format!("queues.count: Floodgate needs at least 2 queues per port (queue 0 and a VOQ); got {nqueues}"))
+            }
             _ => Ok(()),
         }
     }
@@ -243,6 +263,8 @@ pub enum AnyFc {
     BfcPfc(Box<with_pfc::WithPfc<with_pfc::Plain<bfc::Bfc>>>),
     Flowsail(Box<flowsail::Flowsail>),
     FlowsailPfc(Box<with_pfc::WithPfc<with_pfc::Plain<flowsail::Flowsail>>>),
+    Floodgate(Box<floodgate::Floodgate>),
+    FloodgatePfc(Box<with_pfc::WithPfc<with_pfc::Plain<floodgate::Floodgate>>>),
     /// A module from outside the crate (a prototype, a test's scheme): dynamic dispatch, so the
     /// built-in arms above pay nothing for it.
     Custom(Box<dyn FlowControl + Send>),
@@ -262,6 +284,8 @@ macro_rules! dispatch {
             AnyFc::BfcPfc(x) => x.$m($($a),*),
             AnyFc::Flowsail(x) => x.$m($($a),*),
             AnyFc::FlowsailPfc(x) => x.$m($($a),*),
+            AnyFc::Floodgate(x) => x.$m($($a),*),
+            AnyFc::FloodgatePfc(x) => x.$m($($a),*),
             AnyFc::Custom(x) => {
                 #[cold]
                 #[inline(never)]
@@ -332,6 +356,11 @@ impl AnyFc {
                 with_pfc::Plain(flowsail::Flowsail::new(c.clone(), node, nports, seed)),
             ))),
             FcConfig::Flowsail(c) => AnyFc::Flowsail(Box::new(flowsail::Flowsail::new(c.clone(), node, nports, seed))),
+            FcConfig::Floodgate(c) if c.pfc => AnyFc::FloodgatePfc(Box::new(with_pfc::WithPfc::new(
+                pfc::Pfc::new(pfc.clone(), nports, nprio),
+                with_pfc::Plain(floodgate::Floodgate::new(c.clone())),
+            ))),
+            FcConfig::Floodgate(c) => AnyFc::Floodgate(Box::new(floodgate::Floodgate::new(c.clone()))),
             FcConfig::IdealFq => AnyFc::Bfc(Box::new(bfc::Bfc::new(bfc::BfcConfig::ideal_fq(), node, nports, upq, seed))),
             FcConfig::None => AnyFc::None(NoFc),
             FcConfig::Pfc => AnyFc::Pfc(pfc::Pfc::new(pfc.clone(), nports, nprio)),

@@ -17,3 +17,4 @@ mod substrate;
 mod bfc;
 mod flowsail;
 mod watchdog;
+mod floodgate;
