@@ -53,6 +53,13 @@ fn fig8(assignment: Assignment) -> (RunStats, Vec<usize>) {
 }
 
 fn fig8_with(cfg: BfcConfig) -> (RunStats, Vec<usize>) {
+    let (t, flows, group1) = fig8_flows();
+    (run(&t, &flows, bfc_net(cfg, 16)), group1)
+}
+
+/// §6.1's flows on the testbed: two of group 1, four of group 2 and eight of group 3, 1.5 MB
+/// each; the indices of group 1's flows.
+pub fn fig8_flows() -> (Topology, Vec<FlowSpec>, Vec<usize>) {
     let (t, g, r1, r2) = testbed(2, 4, 8);
     let mut flows = vec![];
     let mut group1 = vec![];
@@ -63,8 +70,7 @@ fn fig8_with(cfg: BfcConfig) -> (RunStats, Vec<usize>) {
     for &s in g[1].iter().chain(&g[2]) {
         flows.push(flow(s, r2, 1_500_000, Time::ZERO));
     }
-    let r = run(&t, &flows, bfc_net(cfg, 16));
-    (r, group1)
+    (t, flows, group1)
 }
 
 #[test]

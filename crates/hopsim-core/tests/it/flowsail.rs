@@ -3,28 +3,13 @@
 //! so the victim flows go on as under ideal per-flow flow control, where BFC with one data queue
 //! blocks them; and order marks keep every flow in order (no go-back-N retransmission).
 
-use crate::bfc::{bfc_net, testbed};
+use crate::bfc::{bfc_net, fig8_flows};
 use crate::common::*;
 use hopsim_core::config::NetConfig;
 use hopsim_core::fc::bfc::{Assignment, BfcConfig};
 use hopsim_core::fc::flowsail::FlowsailConfig;
 use hopsim_core::fc::FcConfig;
 use hopsim_core::stats::RunStats;
-use hopsim_core::Time;
-
-fn fig8_flows() -> (hopsim_core::topo::Topology, Vec<hopsim_core::workload::FlowSpec>, Vec<usize>) {
-    let (t, g, r1, r2) = testbed(2, 4, 8);
-    let mut flows = vec![];
-    let mut group1 = vec![];
-    for &s in &g[0] {
-        group1.push(flows.len());
-        flows.push(flow(s, r1, 1_500_000, Time::ZERO));
-    }
-    for &s in g[1].iter().chain(&g[2]) {
-        flows.push(flow(s, r2, 1_500_000, Time::ZERO));
-    }
-    (t, flows, group1)
-}
 
 fn flowsail_net(nqueues: usize) -> NetConfig {
     let mut net = bfc_net(BfcConfig::default(), nqueues);
