@@ -110,8 +110,10 @@ pub struct Floodgate {
     pub cfg: FloodgateConfig,
     win: HashMap<(u16, u32), Win>,
     owed: HashMap<(u16, u32), Owed>,
-    /// Destinations using each VOQ, per port: `(port, queue) -> count`.
-    voq_users: HashMap<(u16, u16), u32>,
+    /// Destinations in each VOQ, `(port, queue) -> destinations`, and each destination's VOQs
+    /// over the switch's ports: the gate and delayCredit questions look only at these.
+    voq_dsts: HashMap<(u16, u16), Vec<u32>>,
+    dst_voqs: HashMap<u32, Vec<(u16, u16)>>,
     /// dstPause state: (host port, destination) paused.
     dst_paused: HashMap<u32, Vec<u16>>,
     /// Initial window per egress port (packets), computed on first use.
@@ -134,7 +136,8 @@ impl Floodgate {
             cfg,
             win: HashMap::new(),
             owed: HashMap::new(),
-            voq_users: HashMap::new(),
+            voq_dsts: HashMap::new(),
+            dst_voqs: HashMap::new(),
             dst_paused: HashMap::new(),
             initial: Vec::new(),
             timer: None,
@@ -178,7 +181,7 @@ impl Floodgate {
     fn alloc_voq(&mut self, view: &SwitchView, p: u16, dst: u32) -> u16 {
         let n = self.voqs(view);
         for q in 1..=n as u16 {
-            if !self.voq_users.contains_key(&(p, q)) {
+            if !self.voq_dsts.contains_key(&(p, q)) {
                 self.voq_allocs += 1;
                 return q;
             }
@@ -195,7 +198,7 @@ impl Floodgate {
     /// Open or close VOQ `q` of port `p`: open while any destination using it has window.
     fn update_gate(&mut self, now: Time, view: &SwitchView, p: u16, q: u16, out: &mut Actions) {
         let init = self.initial(view, p);
-        let open = self.win.iter().any(|(&(wp, _), w)| wp == p && w.voq == Some(q) && Self::used(w) < init);
+        let open = self.voq_dsts.get(&(p, q)).is_some_and(|ds| ds.iter().any(|d| self.win.get(&(p, *d)).is_some_and(|w| Self::used(w) < init)));
         if open == view.gate_closed(p, q, now) {
             out.push(FcAction::Gate { port: p, queue: q, until: if open { now } else { Time::MAX } });
         }
@@ -207,8 +210,9 @@ impl Floodgate {
         }
     }
 
+    /// Bytes in the VOQs holding `dst` at this switch (a shared VOQ counts whole).
     fn voq_bytes(&self, view: &SwitchView, dst: u32) -> u64 {
-        self.win.iter().filter(|(&(_, d), w)| d == dst && w.voq.is_some()).map(|(&(p, _), w)| view.queue_bytes(p, w.voq.unwrap())).sum()
+        self.dst_voqs.get(&dst).map_or(0, |v| v.iter().map(|&(p, q)| view.queue_bytes(p, q)).sum())
     }
 }
 
@@ -229,7 +233,8 @@ impl FlowControl for Floodgate {
         let q = self.alloc_voq(view, p, pkt.dst);
         let w = self.win.entry((p, pkt.dst)).or_insert(Win { last_credit: now, ..Default::default() });
         w.voq = Some(q);
-        *self.voq_users.entry((p, q)).or_insert(0) += 1;
+        self.voq_dsts.entry((p, q)).or_default().push(pkt.dst);
+        self.dst_voqs.entry(pkt.dst).or_default().push((p, q));
         q
     }
 
@@ -283,15 +288,18 @@ impl FlowControl for Floodgate {
             if pkt.queue != 0 && view.queue_packets(p, pkt.queue) == 0 {
                 // the VOQ drained: its destinations go direct again
                 let q = pkt.queue;
-                let mut freed = 0;
-                for ((wp, _), w) in self.win.iter_mut() {
-                    if *wp == p && w.voq == Some(q) {
-                        w.voq = None;
-                        freed += 1;
+                if let Some(ds) = self.voq_dsts.remove(&(p, q)) {
+                    for d in ds {
+                        if let Some(w) = self.win.get_mut(&(p, d)) {
+                            w.voq = None;
+                        }
+                        if let Some(v) = self.dst_voqs.get_mut(&d) {
+                            v.retain(|&x| x != (p, q));
+                            if v.is_empty() {
+                                self.dst_voqs.remove(&d);
+                            }
+                        }
                     }
-                }
-                if freed > 0 {
-                    self.voq_users.remove(&(p, q));
                     out.push(FcAction::Gate { port: p, queue: q, until: now });
                 }
             }
