@@ -160,7 +160,7 @@ impl Floodgate {
             let mtu = view.info.mtu_bytes as u64;
             self.initial = (0..view.nports() as u16)
                 .map(|q| {
-                    let bytes = view.rate(q).bytes_in(view.hrtt(q)) + view.rate(q).bytes_in(self.cfg.t);
+                    let bytes = view.hop_bdp(q) + view.rate(q).bytes_in(self.cfg.t);
                     bytes.div_ceil(mtu.max(1)).max(1) as u32
                 })
                 .collect();
@@ -252,7 +252,7 @@ impl FlowControl for Floodgate {
         }
         // the ideal design: the first-hop ToR pauses the source host of a destination in incast
         if self.cfg.dst_pause && view.peer(pkt.ingress).is_host() {
-            let off = (view.rate(pkt.ingress).bytes_in(view.hrtt(pkt.ingress)) as f64 * self.cfg.thre_off_bdp) as u64;
+            let off = (view.hop_bdp(pkt.ingress) as f64 * self.cfg.thre_off_bdp) as u64;
             if self.voq_bytes(view, pkt.dst) > off {
                 let hosts = self.dst_paused.entry(pkt.dst).or_default();
                 if !hosts.contains(&pkt.ingress) {
@@ -306,7 +306,7 @@ impl FlowControl for Floodgate {
         }
         if self.cfg.dst_pause && !self.dst_paused.is_empty() {
             if let Some(hosts) = self.dst_paused.get(&pkt.dst) {
-                let on = (view.rate(hosts[0]).bytes_in(view.hrtt(hosts[0])) as f64 * self.cfg.thre_on_bdp) as u64;
+                let on = (view.hop_bdp(hosts[0]) as f64 * self.cfg.thre_on_bdp) as u64;
                 if self.voq_bytes(view, pkt.dst) < on {
                     for &h in self.dst_paused.remove(&pkt.dst).expect("present").iter() {
                         out.push(FcAction::Send { port: h, msg: CtrlMsg::DstPause { dst: pkt.dst, pause: false }, by: Origin::Scheme });
@@ -357,11 +357,10 @@ impl FlowControl for Floodgate {
     /// long), and switchSYNs for windows without credit for `syn_timeout`.
     fn on_timer(&mut self, now: Time, view: &SwitchView, out: &mut Actions) {
         self.timer = None;
-        let thre = |view: &SwitchView, p: u16, k: f64| (view.rate(p).bytes_in(view.hrtt(p)) as f64 * k) as u64;
         let mut keys: Vec<(u16, u32)> = self.owed.iter().filter(|(_, o)| o.count > 0).map(|(&k, _)| k).collect();
         keys.sort_unstable();
         for (i, dst) in keys {
-            if self.voq_bytes(view, dst) > thre(view, i, self.cfg.thre_credit_bdp) {
+            if self.voq_bytes(view, dst) > (view.hop_bdp(i) as f64 * self.cfg.thre_credit_bdp) as u64 {
                 self.credits_delayed += 1;
                 continue;
             }

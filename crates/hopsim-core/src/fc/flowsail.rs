@@ -258,13 +258,13 @@ impl FlowControl for Flowsail {
     }
 
     /// Algorithm 2, lines 1-14.
-    fn on_dequeue(&mut self, _now: Time, pkt: &PktMeta, _view: &SwitchView, out: &mut Actions) {
+    fn on_dequeue(&mut self, now: Time, pkt: &PktMeta, _view: &SwitchView, out: &mut Actions) {
         let size = pkt.size as u64;
         let rsv = Self::rsv(self.nqueues);
         let left = if pkt.queue == rsv && self.cft.contains_key(&pkt.flow) {
             let c = self.cft.get_mut(&pkt.flow).expect("in CFT");
             c.size -= size;
-            c.ts = _now;
+            c.ts = now;
             c.size
         } else {
             match self.nft.get_mut(&pkt.flow) {

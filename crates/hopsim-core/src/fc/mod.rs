@@ -235,8 +235,7 @@ impl FcConfig {
     pub fn validate(&self, nqueues: usize) -> Result<(), String> {
         match self {
             FcConfig::Bfc(b) => b.validate(),
-            FcConfig::Flowsail(f) if nqueues < 2 => {
-                let _ = f;
+            FcConfig::Flowsail(_) if nqueues < 2 => {
                 Err(format!("queues.count: FlowSail needs at least 2 queues per port (one is rsvQ); got {nqueues}"))
             }
             FcConfig::Flowsail(f) => f.validate(),

@@ -111,6 +111,12 @@ impl<'a> SwitchView<'a> {
         d + d + self.rate(p).tx_time(self.info.mtu_bytes as u64)
     }
 
+    /// One hop bandwidth-delay product of port `p` in bytes, `rate x HRTT` (the unit Floodgate's
+    /// thresholds and windows are given in, §4).
+    pub fn hop_bdp(&self, p: u16) -> u64 {
+        self.rate(p).bytes_in(self.hrtt(p))
+    }
+
     pub fn peer(&self, p: u16) -> Peer {
         self.info.peers.get(p as usize).copied().unwrap_or_default()
     }

@@ -8,7 +8,7 @@ use hopsim_core::fc::bfc::{Assignment, BfcConfig};
 use hopsim_core::fc::FcConfig;
 use hopsim_core::scenario::{Background, LoadOn, Scenario, TopologySpec, WorkloadSpec};
 use hopsim_core::stats::RunStats;
-use hopsim_core::topo::{LeafSpine, NodeKind, Topology};
+use hopsim_core::topo::{NodeKind, Topology};
 use hopsim_core::workload::arrivals::Arrival;
 use hopsim_core::workload::incast::IncastSpec;
 use hopsim_core::workload::FlowSpec;
@@ -110,16 +110,7 @@ fn no_drops_with_the_papers_buffers_under_its_incast_mix() {
     let mut incast = IncastSpec::bfc();
     incast.dst = None;
     let sc = Scenario {
-        topology: TopologySpec::LeafSpine(LeafSpine {
-            hosts_per_tor: 16,
-            tors: 8,
-            spines: 8,
-            host_rate: Rate::gbps(100),
-            fabric_rate: Rate::gbps(100),
-            host_delay: Time::from_us(1),
-            fabric_delay: Time::from_us(1),
-            links_per_spine: 1,
-        }),
+        topology: TopologySpec::LeafSpine(leaf_spine_100g(16, 8, 8)),
         workload: WorkloadSpec::IncastMix {
             background: Background {
                 cdf,

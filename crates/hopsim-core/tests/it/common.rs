@@ -7,6 +7,20 @@ use hopsim_core::topo::Topology;
 use hopsim_core::workload::FlowSpec;
 use hopsim_core::{Simulation, Time};
 
+/// A leaf-spine with every link at 100 Gb/s and 1 us, one link per spine (BFC §6.2's shape).
+pub fn leaf_spine_100g(hosts_per_tor: usize, tors: usize, spines: usize) -> hopsim_core::topo::LeafSpine {
+    hopsim_core::topo::LeafSpine {
+        hosts_per_tor,
+        tors,
+        spines,
+        host_rate: hopsim_core::Rate::gbps(100),
+        fabric_rate: hopsim_core::Rate::gbps(100),
+        host_delay: Time::from_us(1),
+        fabric_delay: Time::from_us(1),
+        links_per_spine: 1,
+    }
+}
+
 pub fn flow(src: u32, dst: u32, size: u64, start: Time) -> FlowSpec {
     FlowSpec { src, dst, size, start, prio: 3, incast: false }
 }

@@ -6,10 +6,9 @@ use hopsim_core::cc::{dcqcn::DcqcnConfig, CcConfig};
 use hopsim_core::config::NetConfig;
 use hopsim_core::fc::FcConfig;
 use hopsim_core::scenario::{Background, LoadOn, Scenario, TopologySpec, WorkloadSpec};
-use hopsim_core::topo::LeafSpine;
 use hopsim_core::workload::arrivals::Arrival;
 use hopsim_core::workload::incast::{IncastSize, IncastSpec, IncastTiming};
-use hopsim_core::{Rate, Time};
+use hopsim_core::Time;
 
 fn scenario(fc: FcConfig, seed: u64) -> Scenario {
     let cdf = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../workloads/WebSearch_HPCC.txt")).unwrap();
@@ -19,16 +18,7 @@ fn scenario(fc: FcConfig, seed: u64) -> Scenario {
     let mut incast = IncastSpec::new(12, IncastSize::PerFlowRange { min: 30_000, max: 40_000 }, IncastTiming::Period(Time::from_us(200)));
     incast.dst = None;
     Scenario {
-        topology: TopologySpec::LeafSpine(LeafSpine {
-            hosts_per_tor: 8,
-            tors: 4,
-            spines: 2,
-            host_rate: Rate::gbps(100),
-            fabric_rate: Rate::gbps(100),
-            host_delay: Time::from_us(1),
-            fabric_delay: Time::from_us(1),
-            links_per_spine: 1,
-        }),
+        topology: TopologySpec::LeafSpine(leaf_spine_100g(8, 4, 2)),
         workload: WorkloadSpec::IncastMix {
             background: Background { cdf, load: 0.5, load_on: LoadOn::HostLinks, arrival: Arrival::Poisson, start: Time::ZERO, duration: Time::from_us(1500), prio: 3 },
             incast,

@@ -8,22 +8,12 @@ use hopsim_core::fc::floodgate::FloodgateConfig;
 use hopsim_core::fc::FcConfig;
 use hopsim_core::net::sched::SchedulerConfig;
 use hopsim_core::stats::RunStats;
-use hopsim_core::topo::LeafSpine;
 use hopsim_core::workload::FlowSpec;
-use hopsim_core::{Rate, Time};
+use hopsim_core::Time;
 
 /// 4 ToRs of 8 hosts, 2 spines, 100 Gb/s and 1 us everywhere. Hosts 0-7 are on ToR 0.
 fn topo() -> hopsim_core::topo::Topology {
-    LeafSpine {
-        hosts_per_tor: 8,
-        tors: 4,
-        spines: 2,
-        host_rate: Rate::gbps(100),
-        fabric_rate: Rate::gbps(100),
-        host_delay: Time::from_us(1),
-        fabric_delay: Time::from_us(1),
-        links_per_spine: 1,
-    }
+    leaf_spine_100g(8, 4, 2)
     .build()
 }
 
