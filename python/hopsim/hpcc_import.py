@@ -8,10 +8,14 @@ ignored). What each key becomes is in `HONOURED`; keys in `IGNORED` are accepted
 (`REJECTED` and CC modes the core does not have) are an error (exit code 2) rather than a
 silently different simulation.
 
-Conventions kept (they are the core's defaults, which follow that simulator): the dynamic PFC
-threshold (alpha = 1/8 of the free buffer) with a 3 x BDP headroom per port, ECN marking at
-dequeue with thresholds linear in the port rate, the 48-byte header on every data packet and
-60-byte ACKs, flows starting at the flow file's times less 2 s.
+The scenario it writes runs that simulator's model (what differs from hopsim's paper-following
+defaults, each a named option a scenario can also set by hand; the full list with the source
+function each follows is in the header comment of the written file and in `import_hpcc`): the
+MMU of its `switch-mmu.cc` (headroom 3 x rate x delay, alpha scaled by port rate), pauses held
+until resumed, its ECMP hash, its packet sizes (36 B data headers plus the CC's INT field, 48 B
+ACKs, 31 B PFC frames), ECN echoed as a flag on every ACK, ACKs in the data queue unless
+ACK_HIGH_PRIO 1, no retransmission timeout, its Mellanox DCQCN, HPCC, TIMELY and rate-based DCTCP,
+and flows starting at the flow file's times less 2 s.
 """
 
 from __future__ import annotations
@@ -36,61 +40,77 @@ HONOURED = {
     "TOPOLOGY_FILE": "topology = { kind = 'hpcc', file = ... } (path relative to the config, its parent, or the working directory)",
     "FLOW_FILE": "workload = { kind = 'hpcc_flows', file = ..., time_offset = '2s' } (0 if a flow starts before 2 s)",
     "SIMULATOR_STOP_TIME": "duration = stop time - time_offset",
-    "CC_MODE": "1 (DCQCN) -> congestion_control.algorithm = 'dcqcn'; others are not in hopsim yet (error)",
+    "CC_MODE": "1 -> dcqcn (model 'mlx'), 3 -> hpcc, 7 -> timely, 8 -> dctcp_rate (the simulator's rate-based RDMA DCTCP)",
     "ENABLE_QCN": "ecn.enabled",
-    "USE_DYNAMIC_PFC_THRESHOLD": "1 -> flow_control.pfc.threshold = 'dynamic' (0 is an error)",
+    "USE_DYNAMIC_PFC_THRESHOLD": "flow_control.pfc.threshold = 'dynamic' (its MMU uses the dynamic threshold either way)",
     "PACKET_PAYLOAD_SIZE": "transport.mtu (payload bytes per packet)",
     "BUFFER_SIZE": "buffer.size = BUFFER_SIZE MiB (third.cc: buffer_size * 1024 * 1024)",
     "KMIN_MAP": "ecn.kmin at ecn.ref_rate (KB = 1000 B); the map must be linear in rate",
     "KMAX_MAP": "ecn.kmax at ecn.ref_rate; linear in rate",
     "PMAX_MAP": "ecn.pmax; one value for every rate",
-    "RATE_AI": "congestion_control.dcqcn.rai_at_40g = RATE_AI x 40 Gb/s / NIC rate (hopsim scales with line rate)",
-    "RATE_HAI": "congestion_control.dcqcn.rhai_at_40g, scaled the same way",
-    "EWMA_GAIN": "congestion_control.dcqcn.g",
-    "RP_TIMER": "congestion_control.dcqcn.rate_increase_timer (us)",
-    "ALPHA_RESUME_INTERVAL": "congestion_control.dcqcn.alpha_timer (us)",
-    "RATE_DECREASE_INTERVAL": "congestion_control.dcqcn.rate_decrease_interval (us)",
-    "FAST_RECOVERY_TIMES": "congestion_control.dcqcn.fast_recovery_stages",
-    "MIN_RATE": "congestion_control.dcqcn.min_rate",
-    "CLAMP_TARGET_RATE": "congestion_control.dcqcn.clamp_target_rate",
+    "RATE_AI": "the CC's additive step as given (dcqcn.rai, hpcc.rai, timely.rai): that simulator does not scale it",
+    "RATE_HAI": "dcqcn.rhai, timely.rhai (hyper step as given)",
+    "EWMA_GAIN": "dcqcn.g, dctcp_rate.g",
+    "RP_TIMER": "dcqcn.rate_increase_timer (us)",
+    "ALPHA_RESUME_INTERVAL": "dcqcn.alpha_timer (us)",
+    "RATE_DECREASE_INTERVAL": "dcqcn.rate_decrease_interval (us)",
+    "FAST_RECOVERY_TIMES": "dcqcn.fast_recovery_stages",
+    "MIN_RATE": "the CC's min_rate",
+    "CLAMP_TARGET_RATE": "dcqcn.clamp_target_rate",
+    "DCTCP_RATE_AI": "dctcp_rate.rai (CC_MODE 8)",
+    "U_TARGET": "hpcc.eta",
+    "MI_THRESH": "hpcc.max_stage",
+    "FAST_REACT": "hpcc.fast_react",
+    "MULTI_RATE": "hpcc.multi_rate",
+    "SAMPLE_FEEDBACK": "hpcc.sample_feedback",
+    "INT_MULTI": "hpcc.int_multi (INT qlen in units of 80 x INT_MULTI bytes, txBytes of 128 x INT_MULTI)",
     "HAS_WIN": "0 -> transport.window = 'off'; 1 -> a BDP window (see GLOBAL_T)",
-    "GLOBAL_T": "1 -> window = the largest BDP over all host pairs (third.cc maxBdp); 0 -> each flow's own path BDP",
+    "GLOBAL_T": "1 -> window = the largest BDP over all host pairs (third.cc maxBdp) and HPCC's T = the largest RTT; 0 -> each flow's own path",
+    "VAR_WIN": "transport.window_by_rate (window x rate / line rate)",
+    "RATE_BOUND": "transport.pace_at_rate",
+    "ACK_HIGH_PRIO": "transport.ack_priority: 1 -> 'control' (strict priority), 0 -> 'data' (the data queue, paused with it)",
+    "QLEN_MON_START": "record.qlen_monitor.start (ns, absolute: the 2 s offset is kept in time_offset)",
+    "QLEN_MON_END": "record.qlen_monitor.end",
     "ERROR_RATE_PER_LINK": "must be 0 (hopsim links do not corrupt packets)",
     "LINK_DOWN": "must be '0 0 0' (no link failures)",
-    "L2_ACK_INTERVAL": "must be 0 or 1: hopsim ACKs every packet",
+    "L2_ACK_INTERVAL": "must be 1: an ACK per packet (0 turns ACKs off there, which only works without loss)",
+    "L2_BACK_TO_ZERO": "must be 0: go-back-N from the first unacknowledged byte",
+    "L2_CHUNK_SIZE": "no effect with L2_ACK_INTERVAL 1 (an ACK per packet either way), as in that simulator",
 }
 IGNORED = {
-    "TRACE_FILE": "packet traces: use record.queue_ports and the run folder's tables",
+    "TRACE_FILE": "packet traces: set record.trace (flows or [node, port] pairs) for hopsim's trace.parquet",
     "TRACE_OUTPUT_FILE": "output file name",
-    "FCT_OUTPUT_FILE": "output file name: use `hopsim export-fct RUN_DIR`",
-    "PFC_OUTPUT_FILE": "output file name: pauses.parquet holds every PFC frame",
-    "QLEN_MON_FILE": "output file name: buffer.parquet holds the samples",
-    "QLEN_MON_START": "sampling window: record.buffer_interval samples the whole run",
-    "QLEN_MON_END": "sampling window",
-    "ENABLE_TRACE": "tracing switch",
-    "PAUSE_TIME": "pause quanta: hopsim's PFC pauses for 0xFFFF quanta and resumes explicitly",
+    "FCT_OUTPUT_FILE": "output file name: `hopsim export-hpcc RUN_DIR` writes fct.txt",
+    "PFC_OUTPUT_FILE": "output file name: `hopsim export-hpcc RUN_DIR` writes pfc.txt",
+    "QLEN_MON_FILE": "output file name: `hopsim export-hpcc RUN_DIR` writes qlen.txt",
+    "ENABLE_TRACE": "tracing switch (see TRACE_FILE)",
+    "PAUSE_TIME": "its pauses hold until resumed whatever this says (flow_control.pfc.until_resume)",
     "DATA_RATE": "unused by third.cc as well (rates come from the topology file)",
     "LINK_DELAY": "unused by third.cc as well",
-    "L2_CHUNK_SIZE": "hopsim sends per packet, not in chunks",
-    "L2_BACK_TO_ZERO": "hopsim's go-back-N restarts from the last acknowledged byte",
-    "ACK_HIGH_PRIO": "hopsim always sends ACK, NACK and CNP at the control priority",
-    "DCTCP_RATE_AI": "DCTCP (CC_MODE 8) parameter",
-    "MI_THRESH": "HPCC parameter",
-    "VAR_WIN": "HPCC parameter",
-    "FAST_REACT": "HPCC parameter",
-    "U_TARGET": "HPCC parameter",
-    "INT_MULTI": "HPCC parameter",
-    "MULTI_RATE": "HPCC parameter",
-    "SAMPLE_FEEDBACK": "HPCC parameter",
-    "RATE_BOUND": "HPCC parameter",
-    "PINT_LOG_BASE": "HPCC-PINT parameter",
-    "PINT_PROB": "HPCC-PINT parameter",
-    "ENABLE_PFC": "PFC is always on in HPCC's configs (1); 0 is an error",
+    "PINT_LOG_BASE": "HPCC-PINT parameter (CC_MODE 10)",
+    "PINT_PROB": "HPCC-PINT parameter (CC_MODE 10)",
+    "ENABLE_PFC": "PFC is always on in that simulator's switches",
 }
-REJECTED = {"ERROR_RATE_PER_LINK", "LINK_DOWN", "USE_DYNAMIC_PFC_THRESHOLD", "ENABLE_PFC", "L2_ACK_INTERVAL"}
+REJECTED = {"ERROR_RATE_PER_LINK", "LINK_DOWN", "L2_ACK_INTERVAL", "L2_BACK_TO_ZERO"}
 CC_MODES = {1: "DCQCN", 3: "HPCC", 7: "TIMELY", 8: "DCTCP", 10: "HPCC-PINT"}
-SUPPORTED_CC_MODES = {1: "dcqcn"}
+SUPPORTED_CC_MODES = {1: "dcqcn", 3: "hpcc", 7: "timely", 8: "dctcp_rate"}
+"""CC_MODE -> hopsim's algorithm. 10 (HPCC-PINT) is refused: it needs PINT's probabilistic,
+log-encoded utilisation field at switches (`SwitchNode`'s log2apprx / `Pint::encode_u`), which
+hopsim's INT does not carry."""
 _MAP_KEYS = {"KMIN_MAP", "KMAX_MAP", "PMAX_MAP"}
+
+# Wire sizes of that simulator's packets (PPP 2 + IPv4 20 + ...), bytes.
+DATA_HEADER = 36
+"""PPP 2 + IPv4 20 + UDP 8 + SeqTs 6; plus its INT field: HPCC's 42 (added by hopsim's HPCC
+itself, `int_header`), TIMELY's 8-byte timestamp, nothing for DCQCN and DCTCP."""
+ACK_HEADER = 34
+"""PPP 2 + IPv4 20 + qbbHeader 12 (plus the echoed INT field), padded to `ACK_MIN`."""
+ACK_MIN = 48
+"""`RdmaHw::ReceiveUdp` pads the ACK's payload to 60 - 14 - 20 bytes of headers and payload: 48 B."""
+PFC_FRAME = 31
+"""PPP 2 + IPv4 20 + PauseHeader 9 (`QbbNetDevice::SendPfc`)."""
+TIMELY_TS = 8
+"""TIMELY's IntHeader (mode TS): one 64-bit timestamp on data packets and ACKs."""
 
 
 def parse_config(text: str) -> dict[str, list[str]]:
@@ -169,11 +189,12 @@ def _delay_ns(s: str) -> int:
     return parse_time(s) // 1000
 
 
-def _max_bdp(adj: Adjacency, switches: set[int], payload: int) -> int:
-    """The largest BDP over host pairs (bytes), as third.cc's maxBdp: BFS through switches,
-    rtt = 2 x delay + payload serialisation at each hop, times the path's narrowest rate."""
+def _max_bdp(adj: Adjacency, switches: set[int], payload: int) -> tuple[int, int]:
+    """The largest BDP (bytes) and the largest RTT (ns) over host pairs, as third.cc's maxBdp and
+    maxRtt: BFS through switches, rtt = 2 x delay + payload serialisation at each hop (whole ns
+    per hop), bdp = rtt x the path's narrowest rate."""
     hosts = [i for i in adj if i not in switches]
-    best = 0
+    best, best_rtt = 0, 0
     for h in hosts:
         dist = {h: 0}
         delay = {h: 0}
@@ -182,7 +203,7 @@ def _max_bdp(adj: Adjacency, switches: set[int], payload: int) -> int:
         q = deque([h])
         while q:
             u = q.popleft()
-            for v, rate, d in adj[u]:
+            for v, rate, d in sorted(adj[u]):
                 if v not in dist:
                     dist[v] = dist[u] + 1
                     delay[v] = delay[u] + d
@@ -194,11 +215,17 @@ def _max_bdp(adj: Adjacency, switches: set[int], payload: int) -> int:
             if o != h and o in dist:
                 rtt = delay[o] * 2 + tx[o]
                 best = max(best, int(rtt * bw[o] // 1_000_000_000 // 8))
-    return best
+                best_rtt = max(best_rtt, rtt)
+    return best, best_rtt
 
 
 def import_hpcc(config: Path | str, out: Path | str) -> tuple[Path, list[str]]:
-    """Write the scenario; returns its path and warnings (keys ignored or unknown)."""
+    """Write the scenario; returns its path and warnings (keys ignored or unknown).
+
+    The scenario runs that simulator's model, every part of it a named option written out in the
+    file (see the `[transport]`, `[buffer]`, `flow_control.pfc`, `[routing]` and the congestion
+    control's tables and the header comment): hopsim's own defaults, which follow the papers, stay
+    untouched for scenarios that do not ask for this."""
     config = Path(config).resolve()
     try:
         cfg = parse_config(config.read_text())
@@ -212,22 +239,23 @@ def import_hpcc(config: Path | str, out: Path | str) -> tuple[Path, list[str]]:
         if key not in cfg:
             problems.append(f"{key}: missing; it is required")
     cc_mode = _one(cfg, "CC_MODE", int, 1)
-    if cc_mode not in SUPPORTED_CC_MODES:
-        name = CC_MODES.get(cc_mode, "unknown")
+    if cc_mode == 10:
         problems.append(
-            f"CC_MODE: {cc_mode} ({name}) is not available in hopsim yet; allowed: "
+            "CC_MODE: 10 (HPCC-PINT) needs PINT's log-encoded utilisation field stamped by switches "
+            "(SwitchNode's log2apprx, Pint::encode_u), which hopsim's INT does not carry; allowed: "
             + ", ".join(f"{k} ({CC_MODES[k]})" for k in SUPPORTED_CC_MODES)
         )
-    if _one(cfg, "USE_DYNAMIC_PFC_THRESHOLD", int, 1) != 1:
-        problems.append("USE_DYNAMIC_PFC_THRESHOLD: only 1 (dynamic threshold) is supported")
-    if _one(cfg, "ENABLE_PFC", int, 1) != 1:
-        problems.append("ENABLE_PFC: only 1 is supported (a lossy fabric: set flow_control.scheme = 'none' by hand)")
+    elif cc_mode not in SUPPORTED_CC_MODES:
+        problems.append(f"CC_MODE: {cc_mode} is not a mode of that simulator; allowed: "
+                        + ", ".join(f"{k} ({CC_MODES[k]})" for k in SUPPORTED_CC_MODES))
     if _one(cfg, "ERROR_RATE_PER_LINK", float, 0.0) != 0.0:
         problems.append("ERROR_RATE_PER_LINK: must be 0; hopsim links do not corrupt packets")
     if "LINK_DOWN" in cfg and cfg["LINK_DOWN"][:1] not in ([], ["0"]):
         problems.append("LINK_DOWN: link failures are not simulated; allowed: 0 0 0")
-    if _one(cfg, "L2_ACK_INTERVAL", int, 1) not in (0, 1):
-        problems.append("L2_ACK_INTERVAL: hopsim ACKs every packet; allowed: 0 or 1")
+    if _one(cfg, "L2_ACK_INTERVAL", int, 1) != 1:
+        problems.append("L2_ACK_INTERVAL: hopsim ACKs every packet; allowed: 1")
+    if _one(cfg, "L2_BACK_TO_ZERO", int, 0) != 0:
+        problems.append("L2_BACK_TO_ZERO: hopsim goes back to the first unacknowledged byte; allowed: 0")
     if problems:
         raise ScenarioError(problems, source=str(config))
 
@@ -246,6 +274,7 @@ def import_hpcc(config: Path | str, out: Path | str) -> tuple[Path, list[str]]:
     except (ValueError, IndexError):
         raise ScenarioError(f"FLOW_FILE: {flow_path} is not an HPCC flow file") from None
     offset_s = 2.0 if first_start >= 2.0 else 0.0
+    offset_ps = int(offset_s * 10**12)
 
     def rel(p: Path) -> str:
         return os.path.relpath(p, out.parent)
@@ -261,8 +290,13 @@ def import_hpcc(config: Path | str, out: Path | str) -> tuple[Path, list[str]]:
         ps = (stop - Fraction(offset_s)) * 10**12
         sc["duration"] = f"{int(ps)}ps" if ps.denominator == 1 else f"{round(float(ps))}ps"
 
-    if "BUFFER_SIZE" in cfg:
-        sc["buffer"] = {"size": f"{_one(cfg, 'BUFFER_SIZE', int)}MiB"}
+    # its MMU (switch-mmu.cc + third.cc): buffer in MiB, 4 KiB reserve, 3 KiB resume offset,
+    # headroom 3 x rate x delay, alpha 1/8 at the NIC rate and doubled per doubling of port rate
+    sc["buffer"] = {"size": f"{_one(cfg, 'BUFFER_SIZE', int, 16)}MiB", "reserve": "4KiB", "resume_offset": "3KiB",
+                    "alpha": 0.125, "alpha_by_rate": True, "headroom": "hpcc", "lossless": True}
+    if _one(cfg, "USE_DYNAMIC_PFC_THRESHOLD", int, 1) != 1:
+        warnings.append("USE_DYNAMIC_PFC_THRESHOLD: 0 has no effect in that simulator either (its MMU always "
+                        "uses the dynamic threshold); imported as 'dynamic'")
 
     ecn: dict[str, Any] = {"enabled": bool(_one(cfg, "ENABLE_QCN", int, 1))}
     if _MAP_KEYS & set(cfg):
@@ -288,50 +322,76 @@ def import_hpcc(config: Path | str, out: Path | str) -> tuple[Path, list[str]]:
         ecn.update({"kmin": f"{round(kmin[ref] * 1000)}B", "kmax": f"{round(kmax[ref] * 1000)}B",
                     "pmax": pmax[ref], "ref_rate": fmt_rate(ref)})
     sc["ecn"] = ecn
-    sc["flow_control"] = {"scheme": "pfc", "pfc": {"threshold": "dynamic"}}
+    sc["flow_control"] = {"scheme": "pfc", "pfc": {"threshold": "dynamic", "until_resume": True}}
+    sc["control"] = {"pfc": PFC_FRAME}
+    sc["routing"] = {"ecmp": "hpcc"}
 
-    dcqcn: dict[str, Any] = {"byte_counter": 0}  # the HPCC simulator's DCQCN has no byte counter
+    def us(key: str) -> str:
+        return f"{round(_one(cfg, key, Fraction) * 10**6)}ps"
 
-    def scaled(key: str) -> str | None:
-        v = _one(cfg, key, parse_rate)
-        if v is None:
-            return None
-        return f"{round(v * 40_000_000_000 / nic)}bps"
+    def rate(key: str, default: str) -> str:
+        return fmt_rate(_one(cfg, key, parse_rate, parse_rate(default)))
 
-    for key, field, conv in (
-        ("RATE_AI", "rai_at_40g", None),
-        ("RATE_HAI", "rhai_at_40g", None),
-        ("EWMA_GAIN", "g", float),
-        ("RP_TIMER", "rate_increase_timer", "us"),
-        ("ALPHA_RESUME_INTERVAL", "alpha_timer", "us"),
-        ("RATE_DECREASE_INTERVAL", "rate_decrease_interval", "us"),
-        ("FAST_RECOVERY_TIMES", "fast_recovery_stages", int),
-        ("MIN_RATE", "min_rate", "rate"),
-        ("CLAMP_TARGET_RATE", "clamp_target_rate", "bool"),
-    ):
-        if key not in cfg:
-            continue
-        if conv is None:
-            dcqcn[field] = scaled(key)
-        elif conv == "us":
-            v = _one(cfg, key, Fraction)
-            dcqcn[field] = f"{round(v * 10**6)}ps"
-        elif conv == "rate":
-            dcqcn[field] = fmt_rate(_one(cfg, key, parse_rate))
-        elif conv == "bool":
-            dcqcn[field] = bool(_one(cfg, key, int))
-        else:
-            dcqcn[field] = _one(cfg, key, conv)
-    sc["congestion_control"] = {"algorithm": SUPPORTED_CC_MODES[cc_mode], "dcqcn": dcqcn}
+    algo = SUPPORTED_CC_MODES[cc_mode]
+    max_bdp, max_rtt_ns = _max_bdp(adj, switches, payload)
+    global_t = _one(cfg, "GLOBAL_T", int, 1) == 1
+    has_win = _one(cfg, "HAS_WIN", int, 1) == 1
+    # defaults below are third.cc's and RdmaHw's, for keys a config leaves out
+    cc: dict[str, Any]
+    if algo == "dcqcn":
+        cc = {"model": "mlx", "rai": rate("RATE_AI", "5Mb/s"), "rhai": rate("RATE_HAI", "50Mb/s"),
+              "g": _one(cfg, "EWMA_GAIN", float, 1 / 16), "byte_counter": 0,
+              "rate_increase_timer": us("RP_TIMER") if "RP_TIMER" in cfg else "1500us",
+              "alpha_timer": us("ALPHA_RESUME_INTERVAL") if "ALPHA_RESUME_INTERVAL" in cfg else "55us",
+              "rate_decrease_interval": us("RATE_DECREASE_INTERVAL") if "RATE_DECREASE_INTERVAL" in cfg else "4us",
+              "fast_recovery_stages": _one(cfg, "FAST_RECOVERY_TIMES", int, 5),
+              "min_rate": rate("MIN_RATE", "100Mb/s"),
+              "clamp_target_rate": bool(_one(cfg, "CLAMP_TARGET_RATE", int, 0))}
+    elif algo == "hpcc":
+        cc = {"eta": _one(cfg, "U_TARGET", float, 0.95), "max_stage": _one(cfg, "MI_THRESH", int, 5),
+              "rai": rate("RATE_AI", "5Mb/s"), "fast_react": bool(_one(cfg, "FAST_REACT", int, 1)),
+              "min_rate": rate("MIN_RATE", "100Mb/s"), "multi_rate": bool(_one(cfg, "MULTI_RATE", int, 1)),
+              "sample_feedback": bool(_one(cfg, "SAMPLE_FEEDBACK", int, 0)), "int_multi": _one(cfg, "INT_MULTI", int, 1)}
+        if global_t:
+            cc["base_rtt"] = f"{max_rtt_ns}ns"
+    elif algo == "timely":
+        cc = {"rai": rate("RATE_AI", "5Mb/s"), "rhai": rate("RATE_HAI", "50Mb/s"), "min_rate": rate("MIN_RATE", "100Mb/s")}
+    else:  # dctcp_rate
+        cc = {"g": _one(cfg, "EWMA_GAIN", float, 1 / 16), "rai": rate("DCTCP_RATE_AI", "1000Mb/s"),
+              "min_rate": rate("MIN_RATE", "100Mb/s")}
+    sc["congestion_control"] = {"algorithm": algo, algo: cc}
 
-    transport: dict[str, Any] = {"mtu": payload}
-    if _one(cfg, "HAS_WIN", int, 1) == 0:
+    ack_high = _one(cfg, "ACK_HIGH_PRIO", int, 0) == 1
+    int_bytes = TIMELY_TS if algo == "timely" else 0  # HPCC's INT bytes come with hpcc.int_header
+    transport: dict[str, Any] = {
+        "mtu": payload, "header": DATA_HEADER + int_bytes, "ack": ACK_HEADER + int_bytes, "ack_min": ACK_MIN,
+        "rto": "off", "nack_interval": "500us", "cnp": "ack_flag",
+        "ack_priority": "control" if ack_high else "data",
+        "window_by_rate": bool(_one(cfg, "VAR_WIN", int, 0)),
+        "repace_on_rate_change": algo == "hpcc",
+        "pace_at_rate": bool(_one(cfg, "RATE_BOUND", int, 1)),
+    }
+    if not has_win:
         transport["window"] = "off"
-    elif _one(cfg, "GLOBAL_T", int, 1) == 1:
-        transport["window"] = f"{_max_bdp(adj, switches, payload)}B"
+    elif global_t:
+        transport["window"] = f"{max_bdp}B"
     else:
         transport["window"] = "bdp"
+        warnings.append("GLOBAL_T: 0 gives each flow hopsim's per-path BDP (one packet out, one ACK back), "
+                        "close to but not exactly the simulator's pairBdp")
     sc["transport"] = transport
+
+    record: dict[str, Any] = {}
+    if "QLEN_MON_START" in cfg or "QLEN_MON_END" in cfg:
+        start = _one(cfg, "QLEN_MON_START", int, 2_000_000_000)
+        end = _one(cfg, "QLEN_MON_END", int, 2_100_000_000)
+        if end < start:
+            raise ScenarioError(f"QLEN_MON_END: {end} ns is before QLEN_MON_START {start} ns")
+        rs, re_ = max(start * 1000 - offset_ps, 0), max(end * 1000 - offset_ps, 0)
+        record["qlen_monitor"] = {"start": f"{rs}ps", "end": f"{re_}ps", "interval": "100ns",
+                                  "dump_interval": "100ms", "time_offset": f"{offset_ps}ps"}
+    if record:
+        sc["record"] = record
 
     for key in cfg:
         if key in HONOURED:
@@ -343,6 +403,10 @@ def import_hpcc(config: Path | str, out: Path | str) -> tuple[Path, list[str]]:
 
     header = [
         f"# Imported by `hopsim import-hpcc` from {config}",
+        "# It runs the HPCC simulator's model: every behaviour of that simulator that differs from hopsim's",
+        "# defaults is set below by name (transport: ACK and header sizes, CNP as an ACK flag, ACK priority,",
+        "# no RTO, window scaling, re-pacing; buffer: headroom 'hpcc', alpha_by_rate; flow_control.pfc.until_resume;",
+        "# routing.ecmp 'hpcc'; the congestion control's own options). Delete a line to get hopsim's default.",
         "# Keys honoured: " + ", ".join(k for k in HONOURED if k in cfg),
     ]
     if warnings:

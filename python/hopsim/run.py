@@ -105,6 +105,7 @@ def results_from_native(raw: dict[str, Any], scenario_hash: str = "", name: str 
 
     f = {k: _np(v) for k, v in t["flows"].items()}
     done = f["finish_ps"] != _U64_MAX
+    acked = f["ack_finish_ps"] != _U64_MAX
     finish_ps = pa.array(f["finish_ps"], mask=~done)
     fct_ps = pa.array(f["fct_ps"], mask=~done)
     flows = pa.table({
@@ -119,6 +120,13 @@ def results_from_native(raw: dict[str, Any], scenario_hash: str = "", name: str 
         "retx_bytes": f["retx_bytes"], "dropped_bytes": f["dropped_bytes"],
         "delivered_bytes": f["delivered_bytes"],
         "start_ps": f["start_ps"], "finish_ps": finish_ps, "fct_ps": fct_ps, "ideal_fct_ps": f["ideal_fct_ps"],
+        # the HPCC simulator's basis: completion when the sender holds the last ACK, its
+        # standalone_fct, and its port numbers (see `hopsim export-hpcc`)
+        "ack_fct_ns": np.where(acked, _ns(f["ack_fct_ps"]), np.nan),
+        "ack_finish_ps": pa.array(f["ack_finish_ps"], mask=~acked),
+        "ack_fct_ps": pa.array(f["ack_fct_ps"], mask=~acked),
+        "hpcc_standalone_fct_ps": f["hpcc_standalone_fct_ps"],
+        "sport": f["sport"], "dport": f["dport"],
     })
 
     pz = {k: _np(v) for k, v in t["pauses"].items() if k != "mechanism"}

@@ -89,6 +89,19 @@ def _ser_unset(fmt: Callable[[int], str], keyword: str) -> Callable[[Any, Serial
     return s
 
 
+def _ser_zero(fmt: Callable[[int], str], keyword: str) -> Callable[[Any, SerializationInfo], Any]:
+    """Like `_ser`; and for the core, `keyword` (the choice the core represents as 0) is 0."""
+
+    def s(v: Any, info: SerializationInfo) -> Any:
+        if v == keyword and isinstance(info.context, dict) and info.context.get("core"):
+            return 0
+        if info.mode == "json":
+            return v if isinstance(v, str) else fmt(v)
+        return v
+
+    return s
+
+
 Rate = Annotated[int, BeforeValidator(_wrap(parse_rate)), PlainSerializer(_ser(fmt_rate), when_used="json")]
 """Bits per second; written ``100Gbps``."""
 Time = Annotated[int, BeforeValidator(_wrap(parse_time)), PlainSerializer(_ser(fmt_time), when_used="json")]
@@ -106,6 +119,16 @@ SizeOrAuto = Annotated[
 Window = Annotated[
     Union[Literal["bdp", "off"], int],
     BeforeValidator(_wrap(parse_size, ("bdp", "off"))),
+    PlainSerializer(_ser(fmt_size), when_used="json"),
+]
+TimeOrZeroOff = Annotated[
+    Union[Literal["off"], int],
+    BeforeValidator(_wrap(parse_time, ("off",))),
+    PlainSerializer(_ser_zero(fmt_time, "off")),
+]
+Headroom = Annotated[
+    Union[Literal["auto", "hpcc"], int],
+    BeforeValidator(_wrap(parse_size, ("auto", "hpcc"))),
     PlainSerializer(_ser(fmt_size), when_used="json"),
 ]
 TimeOrOff = Annotated[
@@ -479,7 +502,10 @@ class Buffer(Strict):
     reserve: Size = Field(default="4KiB", ge=0, description="per ingress (port, priority) (HPCC: 4 KB)")
     alpha: float = Field(default=0.125, gt=0, le=1024, description="dynamic threshold alpha x free (HPCC: 1/8)")
     resume_offset: Size = Field(default="3KiB", ge=0, description="PFC resume hysteresis (HPCC: 3 KB)")
-    headroom: SizeOrAuto = Field(default="auto", description="'auto' = 3 x rate x delay + 3 KB per port (HPCC's 3 x BDP + MTUs)")
+    alpha_by_rate: bool = Field(default=False, description="double alpha per doubling of a port's rate over the NIC rate, "
+                                "up to 1 (the HPCC simulator's pfc_a_shift)")
+    headroom: Headroom = Field(default="auto", description="'auto' = 3 x rate x delay + 3 KB per port (HPCC's 3 x BDP + MTUs); "
+                               "'hpcc' = exactly 3 x rate x delay (the HPCC simulator); or bytes")
     lossless: Union[Literal["auto"], bool] = Field(
         default="auto",
         description="lossless fabric (headroom, admit into it); 'auto' = whether the flow-control scheme pauses senders",
@@ -562,6 +588,8 @@ class Pfc(Strict):
     xoff: Optional[Size] = Field(default=None, gt=0, description="static threshold: pause at this many ingress bytes")
     xon: Optional[Size] = Field(default=None, ge=0, description="static threshold: resume at this many")
     pause_quanta: int = Field(default=65535, ge=1, le=65535, description="quanta of an XOFF frame (0xFFFF: until resumed)")
+    until_resume: bool = Field(default=False, description="a pause holds until its resume frame and is never refreshed "
+                               "(the HPCC simulator); false = quanta, refreshed at half")
 
     @model_validator(mode="after")
     def _static(self) -> "Pfc":
@@ -812,10 +840,38 @@ class Transport(Strict):
         default="bdp",
         description="'bdp' (1 BDP in flight, as the papers add), 'off', or bytes; caps TCP-style windows too",
     )
-    rto: Time = Field(default="1ms", gt=0)
+    rto: TimeOrZeroOff = Field(default="1ms", description="retransmission timeout; 'off' = NACKs alone repair loss "
+                               "(the HPCC simulator has no RTO)")
     nack_interval: Time = Field(default="500us", ge=0, description="(HPCC: 500 us)")
     cnp_interval: Time = Field(default="50us", ge=0, description="(DCQCN / P-PFC Table 2: 50 us)")
     nic_queues: int = Field(default=8, ge=1, le=MAX_QUEUES, description="NIC queues (gates) the host half of a scheme uses")
+    ack_min: Size = Field(default=0, ge=0, le=4096, description="pad ACKs and NACKs to at least this (HPCC simulator: 48 B)")
+    cnp: Literal["packet", "ack_flag"] = Field(
+        default="packet", description="'packet' = CNP packets, one per cnp_interval; 'ack_flag' = a flag on the ACK of every "
+        "marked packet (the HPCC simulator)")
+    ack_priority: Literal["control", "data"] = Field(
+        default="control", description="'control' = strict-priority control queue; 'data' = the flow's data queue, "
+        "buffered and paused like data (the HPCC simulator's ACK_HIGH_PRIO 0)")
+    window_by_rate: bool = Field(default=False, description="scale the in-flight cap by rate / line rate (HPCC VAR_WIN 1)")
+    repace_on_rate_change: bool = Field(default=False, description="move the next send time when the rate changes "
+                                        "(the HPCC simulator's ChangeRate, in its HPCC mode)")
+    pace_at_rate: bool = Field(default=True, description="pace at the congestion control's rate; false = line rate "
+                               "(HPCC RATE_BOUND 0)")
+
+    @field_validator("rto")
+    @classmethod
+    def _rto_positive(cls, v: Any) -> Any:
+        if isinstance(v, int) and v <= 0:
+            raise PydanticCustomError("positive", "must be a positive time or 'off'", {})
+        return v
+
+
+class Routing(Strict):
+    """How switches spread flows over equal-cost paths."""
+
+    ecmp: Literal["hopsim", "hpcc"] = Field(
+        default="hopsim", description="'hopsim' = a per-switch mix of the flow's hash; 'hpcc' = the HPCC simulator's "
+        "MurmurHash3 of addresses and ports seeded by the switch id, so imported runs take its paths")
 
 
 class Aqm(Strict):
@@ -868,6 +924,7 @@ class ScenarioModel(Strict):
     flow_control: FlowControl = Field(default_factory=FlowControl)
     congestion_control: CongestionControl = Field(default_factory=CongestionControl)
     transport: Transport = Field(default_factory=Transport)
+    routing: Routing = Field(default_factory=Routing)
     record: Record = Field(default_factory=Record)
 
     @model_validator(mode="after")

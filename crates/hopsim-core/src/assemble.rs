@@ -6,7 +6,7 @@ use crate::cc::{AnyCc, FlowInfo};
 use crate::config::{Headroom, NetConfig, WindowConfig};
 use crate::event::{Event, Scheduler};
 use crate::fc::view::{prio_queues, Peer, SwitchInfo};
-use crate::fc::AnyFc;
+use crate::fc::{AnyFc, FcConfig};
 use crate::net::host::{Flow, Host};
 use crate::net::mmu::{Mmu, MmuConfig};
 use crate::net::port::Port;
@@ -14,7 +14,7 @@ use crate::net::switch::Switch;
 use crate::packet::Slab;
 use crate::rng::{mix, stream, Rng};
 use crate::sim::{NodeRef, Simulation};
-use crate::stats::ideal::{ideal_fct, Hop};
+use crate::stats::ideal::{hpcc_standalone_fct, ideal_fct, Hop};
 use crate::stats::RunStats;
 use crate::time::{Rate, Time, TxClock};
 use crate::topo::{node_ports, NodeKind, Routes, Topology};
@@ -31,7 +31,7 @@ impl Simulation {
         if topo.links.len() * 2 >= id_limit || flows.len() >= id_limit {
             return Err(format!("scenario too large: ports and flows must each be fewer than {id_limit}"));
         }
-        let routes = Routes::build(topo);
+        let routes = Routes::build_ordered(topo, cfg.routing.ecmp == crate::config::EcmpHash::Hpcc);
         let nports_of = node_ports(topo);
         let mut node_ref = Vec::with_capacity(topo.nodes.len());
         let mut tiers = Vec::with_capacity(topo.nodes.len());
@@ -75,6 +75,10 @@ impl Simulation {
                 ports.push(Port::with(node, local_of[p as usize], clock, link.delay, nq, ngates, q, &prio_map, sched));
             }
         }
+        // the hosts' NIC rate, as `third.cc`'s get_nic_rate reads it: the first host's link
+        let nic_rate = (0..topo.nodes.len())
+            .find(|&i| matches!(topo.nodes[i], NodeKind::Host))
+            .map_or(Rate(u64::MAX), |h| ports[nports_of[h][0] as usize].clock.rate);
         let mut switches = vec![];
         let mut hosts = vec![];
         let nprio = crate::net::port::NPRIO;
@@ -95,6 +99,11 @@ impl Simulation {
                                 let port = &ports[p as usize];
                                 3 * port.clock.rate.bytes_in(port.delay) + 3_000
                             }
+                            Headroom::Hpcc => {
+                                let port = &ports[p as usize];
+                                // third.cc: rate * delay(ns) / 8 / 1e9 * 3, in integers
+                                port.clock.rate.0 * (port.delay.0 / 1000) / 8 / 1_000_000_000 * 3
+                            }
                             Headroom::Bytes(b) => b,
                         })
                         .collect();
@@ -105,7 +114,10 @@ impl Simulation {
                         resume_offset: cfg.switch.resume_offset,
                         lossless: cfg.switch.lossless,
                     };
-                    let mmu = Mmu::new(mmu_cfg, headroom, nprio, cfg.switch.nqueues);
+                    let mut mmu = Mmu::new(mmu_cfg, headroom, nprio, cfg.switch.nqueues);
+                    if cfg.switch.alpha_by_rate {
+                        mmu.set_port_alpha(port_rate.iter().map(|&r| alpha_for_rate(cfg.switch.alpha, r, nic_rate)).collect());
+                    }
                     let upq = cfg.switch.nqueues.max(cfg.fc.nic_gates(cfg.host.nic_queues));
                     let fc = AnyFc::build(&cfg.fc, i as u32, ps.len(), nprio, upq, cfg.seed, &cfg.pfc);
                     let ecn = port_rate.iter().map(|&r| cfg.switch.ecn.thresholds(r)).collect();
@@ -161,7 +173,17 @@ impl Simulation {
             flows_done: 0,
             watch: Default::default(),
             watchdog: Default::default(),
+            acks_as_data: false,
+            ecmp_hpcc: false,
         };
+        sim.acks_as_data = sim.cfg.host.ack_priority == crate::config::AckPriority::Data;
+        sim.ecmp_hpcc = sim.cfg.routing.ecmp == crate::config::EcmpHash::Hpcc;
+        if sim.acks_as_data && !matches!(sim.cfg.fc, FcConfig::None | FcConfig::Pfc | FcConfig::Ppfc(_) | FcConfig::Capfc(_)) {
+            return Err(format!(
+                "transport.ack_priority: \"data\" puts ACKs in the data queues, which the {} scheme keys by flow; allowed with flow_control.scheme none, pfc, ppfc or capfc",
+                serde_json::to_value(&sim.cfg.fc).ok().and_then(|v| v["scheme"].as_str().map(str::to_string)).unwrap_or_default()
+            ));
+        }
         for (id, f) in flows.iter().enumerate() {
             sim.add_flow(id as u32, f)?;
         }
@@ -204,7 +226,7 @@ impl Simulation {
             return Err(format!("flow {id}: size must be at least 1 byte"));
         }
         let hash = mix(&[f.src as u64, f.dst as u64, id as u64, self.cfg.seed]) as u32;
-        let path = self.routes.path(f.src, f.dst, hash as u64);
+        let path = self.flow_path(f, hash);
         if path.is_empty() {
             return Err(format!("flow {id}: no route from {} to {}", f.src, f.dst));
         }
@@ -224,8 +246,32 @@ impl Simulation {
         };
         let info = FlowInfo { line_rate, base_rtt, mtu: h.mtu };
         let cc = AnyCc::build(&self.cfg.cc, &info);
-        self.flows.push(Flow::new(*f, hash, cc, win_cap, ideal, base_rtt));
+        let mut flow = Flow::new(*f, hash, cc, win_cap, ideal, base_rtt);
+        flow.set_path_facts(line_rate, hpcc_standalone_fct(f.size, h.mtu, &hops));
+        self.flows.push(flow);
         Ok(())
+    }
+}
+
+impl Simulation {
+    /// The egress ports a flow's data takes from its source to its destination (empty if there
+    /// is no route), as `route` picks them packet by packet.
+    fn flow_path(&self, f: &FlowSpec, hash: u32) -> Vec<u32> {
+        if !self.ecmp_hpcc {
+            return self.routes.path(f.src, f.dst, hash as u64);
+        }
+        let mut ports = Vec::new();
+        let mut cur = f.src;
+        while cur != f.dst {
+            if self.routes.next_hops(cur, f.dst).is_empty() {
+                return Vec::new();
+            }
+            let h = crate::topo::ecmp_hpcc::hpcc_ecmp_hash(cur, f.src, f.dst, f.sport, f.dport, false);
+            let p = self.routes.pick_index(cur, f.dst, h);
+            ports.push(p);
+            cur = self.routes.peer_node(p);
+        }
+        ports
     }
 }
 
@@ -250,4 +296,34 @@ fn check_sizes(cfg: &NetConfig) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// `buffer.alpha_by_rate`: alpha doubled for each halving it takes to bring the port's rate down
+/// to the NIC rate, at most 1 (`third.cc`: `pfc_a_shift` starts at 3 and drops by one per halving
+/// while `rate > nic_rate`).
+pub(crate) fn alpha_for_rate(alpha: f64, rate: Rate, nic_rate: Rate) -> f64 {
+    let (mut a, mut r) = (alpha, rate.0);
+    while r > nic_rate.0 && a * 2.0 <= 1.0 {
+        a *= 2.0;
+        r /= 2;
+    }
+    a
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn alpha_doubles_per_doubling_of_rate_as_pfc_a_shift() {
+        let nic = Rate::gbps(100);
+        assert_eq!(alpha_for_rate(0.125, Rate::gbps(100), nic), 0.125);
+        assert_eq!(alpha_for_rate(0.125, Rate::gbps(200), nic), 0.25);
+        assert_eq!(alpha_for_rate(0.125, Rate::gbps(400), nic), 0.5);
+        // shift 3 reaches 0 at 800G and stops there
+        assert_eq!(alpha_for_rate(0.125, Rate::gbps(3200), nic), 1.0);
+        // third.cc halves with integer division: 150G > 100G once, then 75G stops
+        assert_eq!(alpha_for_rate(0.125, Rate::gbps(150), nic), 0.25);
+        assert_eq!(alpha_for_rate(0.125, Rate::gbps(25), nic), 0.125);
+    }
 }

@@ -60,6 +60,10 @@ pub enum Headroom {
     /// for the packet being serialised when the pause is sent and when it arrives, so that even
     /// 1 us links at 40G lose nothing.
     Auto,
+    /// `3 x rate x delay` exactly: the HPCC simulator's `third.cc` (`headroom = rate * delay / 8 /
+    /// 1e9 * 3`, integer arithmetic, delay in ns), with no allowance for the packets being
+    /// serialised, so fast ports with short links may overflow it as they do there.
+    Hpcc,
     /// A plain number of bytes, as a scenario writes it (`headroom = "290KB"`).
     #[serde(untagged)]
     Bytes(u64),
@@ -77,6 +81,12 @@ pub struct SwitchConfig {
     pub reserve_bytes: u64,
     /// Dynamic threshold factor (HPCC: 1/8).
     pub alpha: f64,
+    /// Scale `alpha` per port with its rate as the HPCC simulator's `third.cc` does
+    /// (`pfc_a_shift`): a port at the hosts' NIC rate gets `alpha`, and each doubling of the port
+    /// rate above it doubles alpha, up to 1 (1/8 at 100G, 1/2 at 400G). Why: a faster port drains
+    /// faster, so it may hold a larger share of the free buffer before pausing. Off by default:
+    /// the papers give one alpha.
+    pub alpha_by_rate: bool,
     /// PFC resume hysteresis (HPCC: 3 KB).
     pub resume_offset: u64,
     pub headroom: Headroom,
@@ -104,6 +114,7 @@ impl Default for SwitchConfig {
             buffer_bytes: 12_000_000,
             reserve_bytes: 4 * 1024,
             alpha: 1.0 / 8.0,
+            alpha_by_rate: false,
             resume_offset: 3 * 1024,
             headroom: Headroom::Auto,
             nqueues: 8,
@@ -145,7 +156,8 @@ pub struct HostConfig {
     /// so `Off` gives plain TCP windows and the default `Bdp` the papers' "1 BDP in flight" variant.
     pub window: WindowConfig,
     /// Retransmission timeout: go back to the last acknowledged byte after this long without
-    /// progress (RoCE NICs use milliseconds; lossless fabrics never reach it).
+    /// progress (RoCE NICs use milliseconds; lossless fabrics never reach it). 0: no timeout, loss
+    /// is repaired by NACKs alone (the HPCC simulator has no RTO).
     pub rto: Time,
     /// Minimum spacing of repeated NACKs for the same expected sequence (HPCC: 500 us).
     pub nack_interval: Time,
@@ -153,6 +165,52 @@ pub struct HostConfig {
     pub cnp_interval: Time,
     /// NIC queues (gates on the host port) that the host half of a scheme groups flows into.
     pub nic_queues: usize,
+    /// ACKs and NACKs are padded to at least this many wire bytes (Ethernet's minimum frame; the
+    /// HPCC simulator pads to 48 B). 0: no padding, `ack` (+ any INT echo) as it is.
+    pub ack_min: u32,
+    /// How a receiver tells the sender of an ECN-marked packet (see `CnpMode`).
+    pub cnp: CnpMode,
+    /// Which class ACKs and NACKs travel in (see `AckPriority`).
+    pub ack_priority: AckPriority,
+    /// Scale the in-flight cap with the flow's rate: `cap x rate / line rate` (the HPCC
+    /// simulator's `VAR_WIN 1`). Why: a flow its congestion control slowed down should not keep a
+    /// full line-rate BDP in flight.
+    pub window_by_rate: bool,
+    /// When the congestion control changes a flow's rate, move the flow's next send time as if
+    /// the last packet had been paced at the new rate (the HPCC simulator's `ChangeRate`, which
+    /// its HPCC mode calls). Off: the gap set at the last send stands.
+    pub repace_on_rate_change: bool,
+    /// Pace each flow at its congestion control's rate. Off: pace at line rate and let only
+    /// windows limit the flow (the HPCC simulator's `RATE_BOUND 0`, "for test only").
+    pub pace_at_rate: bool,
+}
+
+/// How receivers signal ECN marks back (RoCE's notification point).
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum CnpMode {
+    /// A separate CNP packet, at most one per flow per `cnp_interval` (DCQCN §3 NP algorithm;
+    /// Mellanox NICs).
+    #[default]
+    Packet,
+    /// A flag on the ACK (or NACK) of every marked packet and no CNP packets: the HPCC simulator's
+    /// model (`ReceiveUdp` sets `SetCnp()` on the ACK when the data's ECN bits are set). Under
+    /// DCQCN the sender reacts to the flag as to a CNP.
+    AckFlag,
+}
+
+/// The class of ACKs and NACKs.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum AckPriority {
+    /// The strict-priority control queue at every port: never paused, never counted in the
+    /// buffer (the HPCC simulator's `ACK_HIGH_PRIO 1`).
+    #[default]
+    Control,
+    /// The data flow's own priority: at switches ACKs queue behind data in its queue, take buffer,
+    /// count towards PFC and can be paused; at the NIC they still go first but wait while that
+    /// priority is paused (the HPCC simulator's `ACK_HIGH_PRIO 0`, its default).
+    Data,
 }
 
 impl Default for HostConfig {
@@ -166,6 +224,12 @@ impl Default for HostConfig {
             nack_interval: Time::from_us(500),
             cnp_interval: Time::from_us(50),
             nic_queues: 8,
+            ack_min: 0,
+            cnp: CnpMode::Packet,
+            ack_priority: AckPriority::Control,
+            window_by_rate: false,
+            repace_on_rate_change: false,
+            pace_at_rate: true,
         }
     }
 }
@@ -186,6 +250,26 @@ impl Default for RecordConfig {
     fn default() -> Self {
         RecordConfig { buffer_interval: Some(Time::from_us(10)), queue_ports: vec![], queue_interval: Time::from_us(1) }
     }
+}
+
+/// ECMP hash of every switch.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum EcmpHash {
+    /// hopsim's: a mix of (src, dst, flow id, seed), independent per switch.
+    #[default]
+    Hopsim,
+    /// The HPCC simulator's (`SwitchNode::GetOutDev`): MurmurHash3 of (source IP, destination IP,
+    /// sport | dport << 16) seeded with the switch's node id, over the next hops in the order its
+    /// route computation lists them; addresses and ports as `third.cc` numbers them. Same inputs,
+    /// same paths as that simulator, so its runs can be matched flow by flow.
+    Hpcc,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Default)]
+#[serde(deny_unknown_fields, default)]
+pub struct RoutingConfig {
+    pub ecmp: EcmpHash,
 }
 
 /// The network and its schemes: everything but the topology and the flows.
@@ -209,6 +293,8 @@ pub struct NetConfig {
     pub cc: CcConfig,
     /// Marking and telemetry at switch egress beyond ECN (EIN, INT).
     pub aqm: crate::aqm::AqmConfig,
+    /// How switches spread flows over equal-cost paths.
+    pub routing: RoutingConfig,
     /// Wire sizes of control frames.
     pub control: crate::fc::msg::ControlConfig,
     pub record: RecordConfig,
@@ -232,6 +318,7 @@ impl Default for NetConfig {
             pfc: PfcConfig::default(),
             cc: CcConfig::None,
             aqm: Default::default(),
+            routing: Default::default(),
             control: Default::default(),
             record: RecordConfig::default(),
             stop_time: None,

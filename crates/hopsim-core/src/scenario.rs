@@ -172,6 +172,7 @@ impl WorkloadSpec {
             WorkloadSpec::LongLived { pairs, size, start } => long_lived(pairs, *size, *start, default_prio())?,
         };
         sort_flows(&mut flows);
+        crate::workload::number_sports(&mut flows);
         Ok(flows)
     }
 }

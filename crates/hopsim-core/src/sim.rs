@@ -54,6 +54,10 @@ pub struct Simulation {
     pub(crate) watch: Watch,
     /// No-progress and deadlock detection (`watchdog.rs`).
     pub(crate) watchdog: crate::watchdog::Watchdog,
+    /// `transport.ack_priority = "data"`: switches queue ACKs and NACKs as data.
+    pub(crate) acks_as_data: bool,
+    /// `routing.ecmp = "hpcc"`: the HPCC simulator's per-switch hash picks next hops.
+    pub(crate) ecmp_hpcc: bool,
 }
 
 impl Simulation {
@@ -169,6 +173,19 @@ impl Simulation {
     }
 
     /// Global id of local port `local` of node `node`.
+    /// The egress port at `node` of a packet towards its destination: hopsim's flow hash, or with
+    /// `routing.ecmp = "hpcc"` the HPCC simulator's hash of the packet's header.
+    #[inline]
+    pub(crate) fn route(&self, node: u32, pkt: &crate::packet::Packet) -> u32 {
+        if !self.ecmp_hpcc {
+            return self.routes.pick(node, pkt.dst, pkt.hash as u64);
+        }
+        let spec = &self.flows[pkt.flow as usize].spec;
+        let reply = pkt.kind != crate::packet::PktKind::Data;
+        let h = crate::topo::ecmp_hpcc::hpcc_ecmp_hash(node, pkt.src, pkt.dst, spec.sport, spec.dport, reply);
+        self.routes.pick_index(node, pkt.dst, h)
+    }
+
     pub fn port_of(&self, node: u32, local: u16) -> Option<u32> {
         match self.node_ref.get(node as usize)? {
             NodeRef::Switch(s) => self.switches[*s as usize].info.ports.get(local as usize).copied(),

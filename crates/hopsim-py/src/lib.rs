@@ -76,7 +76,7 @@ macro_rules! table {
 fn stats_to_py<'py>(py: Python<'py>, s: &RunStats) -> PyResult<Bound<'py, PyDict>> {
     let tables = PyDict::new(py);
     let f = &s.flows;
-    table!(py, tables, "flows", f, [flow_id, src, dst, size_bytes, start_ps, finish_ps, fct_ps, ideal_fct_ps, slowdown, incast, retx_bytes, dropped_bytes, delivered_bytes]);
+    table!(py, tables, "flows", f, [flow_id, src, dst, size_bytes, start_ps, finish_ps, fct_ps, ideal_fct_ps, slowdown, incast, retx_bytes, dropped_bytes, delivered_bytes, ack_finish_ps, ack_fct_ps, hpcc_standalone_fct_ps, sport, dport]);
     let p = &s.pauses;
     table!(py, tables, "pauses", p, [time_ps, node, port, prio, quanta, duration_ps], text [mechanism]);
     let c = &s.control;

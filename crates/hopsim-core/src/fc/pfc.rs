@@ -29,11 +29,16 @@ pub struct PfcConfig {
     pub threshold: PfcThreshold,
     /// Quanta carried by an XOFF frame (0xFFFF: "pause until told otherwise").
     pub pause_quanta: u16,
+    /// A pause lasts until its resume frame, whatever the quanta, and is never refreshed (the
+    /// HPCC simulator's `QbbNetDevice`, which ignores the pause time it sends). Off: pauses run
+    /// for their quanta and are refreshed at half that while needed, as switch ASICs do.
+    #[serde(default)]
+    pub until_resume: bool,
 }
 
 impl Default for PfcConfig {
     fn default() -> Self {
-        PfcConfig { threshold: PfcThreshold::Dynamic, pause_quanta: u16::MAX }
+        PfcConfig { threshold: PfcThreshold::Dynamic, pause_quanta: u16::MAX, until_resume: false }
     }
 }
 
@@ -76,6 +81,9 @@ impl Pfc {
     fn xoff(&mut self, now: Time, view: &SwitchView, port: usize, prio: usize, out: &mut Actions) {
         self.paused_since[port * self.nprio + prio] = Some(now);
         out.push(FcAction::Send { port: port as u16, msg: CtrlMsg::Pfc { prio: prio as u8, quanta: self.cfg.pause_quanta }, by: Origin::Pfc });
+        if self.cfg.until_resume {
+            return; // the receiver holds the pause until our resume: nothing to refresh
+        }
         let t = now + self.refresh_after(view, port);
         if self.timer.is_none_or(|x| t < x) {
             self.timer = Some(t);

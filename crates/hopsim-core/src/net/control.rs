@@ -116,7 +116,11 @@ impl Simulation {
     fn obey_link_pause(&mut self, p: u32, msg: &CtrlMsg) -> bool {
         let now = self.now;
         let port = &mut self.ports[p as usize];
-        let until = pause_end(now, msg, port.clock.rate);
+        let until = match *msg {
+            // `flow_control.pfc.until_resume`: every PFC pause holds until its resume frame
+            CtrlMsg::Pfc { quanta, .. } if quanta > 0 && self.cfg.pfc.until_resume => Time::MAX,
+            _ => pause_end(now, msg, port.clock.rate),
+        };
         match *msg {
             CtrlMsg::Pfc { prio, .. } => port.apply_pause(prio as usize, now, until),
             CtrlMsg::QueuePause { queue, .. } if (queue as usize) < port.ngates() => port.set_gate(queue as usize, now, until),

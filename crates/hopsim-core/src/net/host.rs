@@ -79,6 +79,13 @@ pub struct Flow {
     pub win_cap: u64,
     pub ideal_fct: Time,
     pub base_rtt: Time,
+    /// The HPCC simulator's standalone FCT of this flow (`third.cc` `qp_finish`), for its FCT files.
+    pub hpcc_standalone_fct: Time,
+    /// Line rate of the sender's NIC (`transport.window_by_rate` scales the cap by rate / this).
+    line_rate: crate::time::Rate,
+    /// Rate and wire size of the last packet paced (`transport.repace_on_rate_change`).
+    paced_rate: crate::time::Rate,
+    last_size: u32,
     // sender
     pub snd_nxt: u64,
     pub snd_una: u64,
@@ -104,7 +111,10 @@ pub struct Flow {
     last_cnp: Option<Time>,
     last_nack: Option<(u64, Time)>,
     // results
+    /// The receiver holds the last byte.
     pub finish: Option<Time>,
+    /// The sender holds the last ACK (the HPCC simulator's completion).
+    pub ack_finish: Option<Time>,
     pub retx_bytes: u64,
     pub dropped_bytes: u64,
 }
@@ -118,6 +128,10 @@ impl Flow {
             win_cap,
             ideal_fct,
             base_rtt,
+            hpcc_standalone_fct: Time::ZERO,
+            line_rate: crate::time::Rate(0),
+            paced_rate: crate::time::Rate(0),
+            last_size: 0,
             snd_nxt: 0,
             snd_una: 0,
             snd_max: 0,
@@ -136,23 +150,51 @@ impl Flow {
             last_cnp: None,
             last_nack: None,
             finish: None,
+            ack_finish: None,
             retx_bytes: 0,
             dropped_bytes: 0,
         }
     }
 
+    /// Set what the host needs of the path at creation: the NIC's line rate and the HPCC
+    /// simulator's standalone FCT.
+    pub(crate) fn set_path_facts(&mut self, line_rate: crate::time::Rate, hpcc_standalone_fct: Time) {
+        self.line_rate = line_rate;
+        self.hpcc_standalone_fct = hpcc_standalone_fct;
+    }
+
     #[inline]
-    fn window(&self) -> u64 {
+    fn window(&self, by_rate: bool) -> u64 {
+        let cap = if by_rate && self.win_cap != u64::MAX && self.line_rate.0 > 0 {
+            // `GetWin` with VAR_WIN: win x rate / max rate, at least 1 byte
+            ((self.win_cap as u128 * self.cc.rate().0 as u128 / self.line_rate.0 as u128) as u64).max(1)
+        } else {
+            self.win_cap
+        };
         match self.cc.window() {
-            Some(w) => w.min(self.win_cap),
-            None => self.win_cap,
+            Some(w) => w.min(cap),
+            None => cap,
         }
     }
 
     /// Has data and window (pacing and pause aside).
     #[inline]
-    fn has_window_and_data(&self) -> bool {
-        self.snd_nxt < self.spec.size && self.snd_nxt - self.snd_una < self.window()
+    fn has_window_and_data(&self, by_rate: bool) -> bool {
+        self.snd_nxt < self.spec.size && self.snd_nxt - self.snd_una < self.window(by_rate)
+    }
+
+    /// `transport.repace_on_rate_change`: the rate changed since the last packet was paced, so
+    /// move the next send time by the difference of the last packet's serialisation at the two
+    /// rates (the HPCC simulator's `ChangeRate`).
+    #[inline]
+    fn repace(&mut self) {
+        let r = self.cc.rate();
+        if r != self.paced_rate && self.paced_rate.0 > 0 {
+            let old = self.paced_rate.tx_time(self.last_size as u64);
+            let new = r.tx_time(self.last_size as u64);
+            self.next_avail = Time((self.next_avail.0 + new.0).saturating_sub(old.0));
+            self.paced_rate = r;
+        }
     }
 }
 
@@ -187,11 +229,12 @@ impl Simulation {
         let host = &mut self.hosts[h as usize];
         let port = &self.ports[host.port as usize];
         let n = host.active.len();
+        let by_rate = self.cfg.host.window_by_rate;
         for k in 0..n {
             let i = (host.rr + k) % n;
             let f = host.active[i];
             let flow = &self.flows[f as usize];
-            if flow.has_window_and_data()
+            if flow.has_window_and_data(by_rate)
                 && flow.next_avail <= now
                 && !port.is_paused(flow.spec.prio as usize, now)
                 && (!host.pauses_seen
@@ -212,9 +255,10 @@ impl Simulation {
         let host = &self.hosts[h as usize];
         let port = &self.ports[host.port as usize];
         let mut t: Option<Time> = None;
+        let by_rate = self.cfg.host.window_by_rate;
         for &f in &host.active {
             let flow = &self.flows[f as usize];
-            if flow.has_window_and_data() {
+            if flow.has_window_and_data(by_rate) {
                 let mut w = flow.next_avail;
                 let prio = flow.spec.prio as usize;
                 if port.is_paused(prio, self.now) {
@@ -264,10 +308,13 @@ impl Simulation {
         }
         flow.snd_nxt += payload as u64;
         flow.snd_max = flow.snd_max.max(flow.snd_nxt);
-        flow.next_avail = now + flow.cc.rate().tx_time(size as u64);
+        let rate = if hcfg.pace_at_rate { flow.cc.rate() } else { flow.line_rate };
+        flow.next_avail = now + rate.tx_time(size as u64);
+        flow.paced_rate = rate;
+        flow.last_size = size;
         flow.cc.on_send(now, size);
         if flow.rto_at.is_none() {
-            flow.rto_at = Some(now + hcfg.rto);
+            flow.rto_at = rto_deadline(now, hcfg.rto);
         }
         self.stats.counters.data_bytes_sent += payload as u64;
         self.arm_flow_timer(f);
@@ -333,6 +380,7 @@ impl Simulation {
         let now = self.now;
         let hcfg = &self.cfg.host;
         let (ack_bytes, nack_iv, cnp_iv) = (hcfg.ack_bytes, hcfg.nack_interval, hcfg.cnp_interval);
+        let (ack_min, cnp_packets) = (hcfg.ack_min, hcfg.cnp == crate::config::CnpMode::Packet);
         self.stats.counters.data_bytes_delivered += pkt.payload as u64;
         let flow = &mut self.flows[pkt.flow as usize];
         let (cnp, int) = (flow.cnp, flow.int);
@@ -348,7 +396,7 @@ impl Simulation {
             src: pkt.dst,
             dst: pkt.src,
             hash: pkt.hash,
-            size: ack_bytes + flow.ack_extra,
+            size: (ack_bytes + flow.ack_extra).max(ack_min),
             ts: pkt.ts,
             marks: pkt.marks,
             ..Default::default()
@@ -373,7 +421,8 @@ impl Simulation {
         } else {
             out[0] = Some(Packet { kind: PktKind::Ack, seq: flow.rcv_nxt, ..reply });
         }
-        if cnp && pkt.ecn() && flow.last_cnp.is_none_or(|t| now >= t + cnp_iv) {
+        // (with `transport.cnp = "ack_flag"` the ACK's ECN echo is the notification)
+        if cnp && cnp_packets && pkt.ecn() && flow.last_cnp.is_none_or(|t| now >= t + cnp_iv) {
             flow.last_cnp = Some(now);
             out[1] = Some(Packet { kind: PktKind::Cnp, size: ack_bytes, ..reply });
         }
@@ -406,8 +455,10 @@ impl Simulation {
             if flow.snd_nxt < flow.snd_una {
                 flow.snd_nxt = flow.snd_una;
             }
-            flow.rto_at = (flow.snd_una < flow.snd_max).then_some(now + rto);
+            flow.rto_at = if flow.snd_una < flow.snd_max { rto_deadline(now, rto) } else { None };
         }
+        self.cnp_flag(f, pkt);
+        let flow = &mut self.flows[f as usize];
         let int = if flow.int { self.slab.int.hops(id) } else { &[] };
         let rwnd = self.slab.tags.get(id).rwnd;
         let info = ack_info(now, pkt, newly, flow.snd_nxt, int, rwnd);
@@ -415,8 +466,22 @@ impl Simulation {
         self.after_ack(f);
     }
 
+    /// `transport.cnp = "ack_flag"`: an ACK or NACK echoing an ECN mark is a CNP to the sender's
+    /// congestion control, handled before the ACK's own feedback as the HPCC simulator's
+    /// `ReceiveAck` does (it runs `cnp_received_mlx` before the mode's ACK handler).
+    #[inline]
+    fn cnp_flag(&mut self, f: u32, pkt: &Packet) {
+        if pkt.ecn() && self.cfg.host.cnp == crate::config::CnpMode::AckFlag && self.cfg.cc.transport_needs().cnp {
+            self.stats.counters.cnps += 1;
+            self.flows[f as usize].cc.on_cnp(self.now);
+        }
+    }
+
     /// After an ACK or NACK: finish the sender, or re-arm its timer and let it send.
     fn after_ack(&mut self, f: u32) {
+        if self.cfg.host.repace_on_rate_change {
+            self.flows[f as usize].repace();
+        }
         let flow = &self.flows[f as usize];
         if flow.snd_una >= flow.spec.size {
             self.sender_finished(f);
@@ -438,17 +503,20 @@ impl Simulation {
             newly = pkt.seq - flow.snd_una;
             flow.snd_una = pkt.seq;
         }
-        let info = ack_info(now, pkt, newly, flow.snd_max, &[], self.slab.tags.get(id).rwnd);
         // go back N: resend from the receiver's expected byte
         flow.snd_nxt = flow.snd_una;
-        flow.rto_at = Some(now + rto);
-        flow.cc.on_nack(now, &info);
+        flow.rto_at = rto_deadline(now, rto);
+        let snd_max = flow.snd_max;
+        self.cnp_flag(f, pkt);
+        let info = ack_info(now, pkt, newly, snd_max, &[], self.slab.tags.get(id).rwnd);
+        self.flows[f as usize].cc.on_nack(now, &info);
         self.after_ack(f);
     }
 
     fn sender_finished(&mut self, f: u32) {
         let flow = &mut self.flows[f as usize];
         flow.sender_done = true;
+        flow.ack_finish = Some(self.now);
         flow.rto_at = None;
         flow.timer_at = None;
         flow.timer_gen = flow.timer_gen.wrapping_add(1);
@@ -499,13 +567,16 @@ impl Simulation {
         flow.timer_at = None;
         if flow.cc.next_timer().is_some_and(|t| t <= now) {
             flow.cc.on_timer(now);
+            if self.cfg.host.repace_on_rate_change {
+                flow.repace();
+            }
         }
         if flow.rto_at.is_some_and(|t| t <= now) {
             if flow.snd_una < flow.snd_max {
                 flow.snd_nxt = flow.snd_una;
                 flow.cc.on_timeout(now);
                 self.stats.counters.timeouts += 1;
-                flow.rto_at = Some(now + self.cfg.host.rto);
+                flow.rto_at = rto_deadline(now, self.cfg.host.rto);
             } else {
                 flow.rto_at = None;
             }
@@ -513,6 +584,12 @@ impl Simulation {
         self.arm_flow_timer(f);
         self.kick_sender(f);
     }
+}
+
+/// When a retransmission timer set at `now` expires; `transport.rto = 0` turns it off.
+#[inline]
+fn rto_deadline(now: Time, rto: Time) -> Option<Time> {
+    (rto.0 > 0).then(|| now + rto)
 }
 
 /// What an ACK or NACK tells the sender's congestion control (`snd_nxt` is the sender's next or

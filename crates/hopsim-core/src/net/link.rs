@@ -30,9 +30,9 @@ impl Simulation {
     pub(crate) fn port_service(&mut self, p: u32) {
         let pi = p as usize;
         let node = self.node_ref[self.ports[pi].node as usize];
-        let next = match self.ports[pi].ctrl.pop_front() {
-            Some(id) => Some(id),
-            None => match node {
+        let next = match self.ports[pi].ctrl.front() {
+            Some(&id) if !self.acks_as_data || self.ctrl_may_leave(pi, id) => self.ports[pi].ctrl.pop_front(),
+            _ => match node {
                 NodeRef::Switch(s) => self.switch_dequeue(s, p),
                 NodeRef::Host(h) => self.host_next_packet(h),
             },
@@ -83,10 +83,17 @@ impl Simulation {
                 }
             }
             None => {
-                let wake = match node {
+                let mut wake = match node {
                     NodeRef::Switch(_) => port.next_unpause(now),
                     NodeRef::Host(h) => self.host_wake_time(h),
                 };
+                if let Some(&id) = self.ports[pi].ctrl.front() {
+                    // an ACK held by its paused priority (`transport.ack_priority = "data"`)
+                    let until = self.ports[pi].cold.prio_pause[self.slab.get(id).prio as usize].until;
+                    if until != crate::time::Time::MAX {
+                        wake = Some(wake.map_or(until, |w| w.min(until)).max(now));
+                    }
+                }
                 let port = &mut self.ports[pi];
                 port.pending = wake;
                 if let Some(w) = wake {
@@ -95,6 +102,14 @@ impl Simulation {
             }
         }
         self.apply_actions();
+    }
+
+    /// Whether the control packet at the head of port `pi`'s control queue may leave now: an ACK
+    /// or NACK of a host under `transport.ack_priority = "data"` waits while its priority is
+    /// paused (the HPCC simulator's NIC checks `paused[ack_q_idx]` before its ACK queue).
+    fn ctrl_may_leave(&self, pi: usize, id: crate::packet::PacketId) -> bool {
+        let pkt = self.slab.get(id);
+        !(matches!(pkt.kind, PktKind::Ack | PktKind::Nack) && self.ports[pi].is_paused(pkt.prio as usize, self.now))
     }
 
     pub(crate) fn on_port_tx(&mut self, p: u32, gen: u32) {

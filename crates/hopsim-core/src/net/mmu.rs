@@ -61,6 +61,8 @@ pub struct Mmu {
     shared_used: u64,
     /// `alpha x shared_free()`, kept current as `shared_used` changes (read on every packet).
     thresh: u64,
+    /// Per-port alpha when ports differ (`buffer.alpha_by_rate`); empty: `cfg.alpha` everywhere.
+    port_alpha: Vec<f64>,
     /// Bytes currently held in the buffer (all pools).
     used: u64,
     /// Peak of `used` over the run.
@@ -86,6 +88,7 @@ impl Mmu {
             egress_bytes: vec![0; nports * nqueue],
             shared_used: 0,
             thresh: 0,
+            port_alpha: Vec::new(),
             used: 0,
             peak_used: 0,
         };
@@ -115,10 +118,21 @@ impl Mmu {
         self.cfg.buffer_bytes.saturating_sub(self.used)
     }
 
-    /// The dynamic PFC / admission threshold of an ingress, `alpha x free shared`.
+    /// The dynamic PFC / admission threshold of an ingress of `port`, `alpha x free shared`.
     #[inline]
-    pub fn threshold(&self) -> u64 {
-        self.thresh
+    pub fn threshold(&self, port: usize) -> u64 {
+        if self.port_alpha.is_empty() {
+            self.thresh
+        } else {
+            (self.shared_free() as f64 * self.port_alpha[port]) as u64
+        }
+    }
+
+    /// Give each port its own alpha (one entry per port). Why per port: the HPCC simulator lets a
+    /// faster port take a larger share of the free buffer (`buffer.alpha_by_rate`).
+    pub fn set_port_alpha(&mut self, alpha: Vec<f64>) {
+        assert_eq!(alpha.len(), self.headroom.len());
+        self.port_alpha = if alpha.iter().all(|&a| a == self.cfg.alpha) { Vec::new() } else { alpha };
     }
 
     /// Bytes of this ingress (port, priority) above its reserve.
@@ -159,7 +173,7 @@ impl Mmu {
         let charge = if new_bytes <= self.cfg.reserve_bytes {
             Charge::Reserved
         } else {
-            let thresh = self.threshold();
+            let thresh = self.threshold(port);
             let over = new_bytes - self.cfg.reserve_bytes;
             if over > thresh {
                 if self.cfg.lossless && self.hdrm_bytes[i] + s <= self.headroom[port] {
@@ -208,7 +222,7 @@ impl Mmu {
     /// HPCC's `CheckShouldPause`: headroom in use, or the shared share at the threshold.
     pub fn should_pause(&self, port: usize, prio: usize) -> bool {
         let i = self.ip(port, prio);
-        self.hdrm_bytes[i] > 0 || self.shared_used_by(port, prio) >= self.threshold()
+        self.hdrm_bytes[i] > 0 || self.shared_used_by(port, prio) >= self.threshold(port)
     }
 
     /// HPCC's `CheckShouldResume`: headroom drained and the shared share back below the threshold
@@ -216,7 +230,7 @@ impl Mmu {
     pub fn should_resume(&self, port: usize, prio: usize) -> bool {
         let i = self.ip(port, prio);
         let su = self.shared_used_by(port, prio);
-        self.hdrm_bytes[i] == 0 && (su == 0 || su + self.cfg.resume_offset <= self.threshold())
+        self.hdrm_bytes[i] == 0 && (su == 0 || su + self.cfg.resume_offset <= self.threshold(port))
     }
 }
 
@@ -250,6 +264,34 @@ mod tests {
         assert!(saw_hdrm);
         assert!(m.should_pause(0, 3));
         assert!(m.headroom_bytes(0, 3) <= 20_000);
+    }
+
+    #[test]
+    fn per_port_alpha_gives_each_port_its_own_threshold() {
+        let mut m = mmu(1_000_000, true);
+        let free = m.shared_free();
+        m.set_port_alpha(vec![0.125, 0.5, 0.125, 1.0]);
+        assert_eq!(m.threshold(0), free / 8);
+        assert_eq!(m.threshold(1), free / 2);
+        assert_eq!(m.threshold(3), free);
+        // the 1/2 port takes four times the 1/8 port's bytes before it must pause
+        let fill = |m: &mut Mmu, port: usize| {
+            let mut n = 0;
+            while !m.should_pause(port, 3) {
+                m.admit(port, 3, 2, 3, 1000).unwrap();
+                n += 1;
+            }
+            n
+        };
+        let mut m2 = m.clone();
+        let (a, b) = (fill(&mut m, 0), fill(&mut m2, 1));
+        // dynamic threshold: x / (free - x) = alpha gives x = free x alpha / (1 + alpha)
+        let expect = |al: f64| free as f64 * al / (1.0 + al) / 1000.0;
+        assert!((a as f64 - expect(0.125)).abs() < 6.0, "{a}");
+        assert!((b as f64 - expect(0.5)).abs() < 6.0, "{b}");
+        // all equal to the config's alpha: back to the shared threshold
+        m.set_port_alpha(vec![0.125; 4]);
+        assert!(m.port_alpha.is_empty());
     }
 
     #[test]

@@ -78,9 +78,10 @@ impl Simulation {
         let now = self.now;
         let tags_on = self.slab.tags.on;
         let tags = self.slab.tags.get(id);
+        let out = self.route(self.switches[s as usize].node, self.slab.get(id));
         let pkt = self.slab.get_mut(id);
-        let out = self.routes.pick(self.switches[s as usize].node, pkt.dst, pkt.hash as u64);
-        if pkt.kind.is_control() {
+        // ACKs and NACKs ride the data path under `transport.ack_priority = "data"`
+        if pkt.kind.is_control() && !(self.acks_as_data && matches!(pkt.kind, crate::packet::PktKind::Ack | crate::packet::PktKind::Nack)) {
             self.ports[out as usize].ctrl.push_back(id);
             self.kick(out);
             return;
@@ -155,6 +156,12 @@ impl Simulation {
         }
         let port = &self.ports[p as usize];
         let pkt = self.slab.get_mut(id);
+        if pkt.kind != crate::packet::PktKind::Data {
+            // an ACK in a data queue (`transport.ack_priority = "data"`): its ECN bit is the
+            // echo of its data packet's mark, and it carries no INT, so leave it alone
+            self.arm_fc_timer(s);
+            return Some(id);
+        }
         if self.cfg.switch.ecn.enabled && !pkt.ecn() {
             let (kmin, kmax) = sw.info.ecn[egress as usize];
             let qlen = sw.mmu.egress_bytes(egress as usize, q);

@@ -51,6 +51,29 @@ pub fn ideal_fct(size: u64, mtu: u32, header: u32, hops: &[Hop]) -> Time {
     Time(arrive_last)
 }
 
+/// Header bytes per packet in the HPCC simulator's standalone FCT: `CustomHeader::
+/// GetStaticWholeHeaderSize() - IntHeader::GetStaticSize()` = 14 (it counts an Ethernet header,
+/// though its wire carries a 2-byte PPP one) + 20 (IPv4) + 8 (UDP) + 6 (SeqTs).
+pub const HPCC_STANDALONE_HEADER: u64 = 48;
+
+/// The HPCC simulator's `standalone_fct` (`third.cc` `qp_finish`), the denominator of the
+/// slowdowns its users compute: the path's base RTT as `CalculateRoute` sums it (twice the
+/// propagation delays plus one `mtu`-byte payload's serialisation per hop, each in whole ns) plus
+/// the flow's bytes with a 48-byte header per packet over the path's narrowest rate. Not the
+/// flow's time alone on the network (that is `ideal_fct`): a different basis, kept so exported
+/// FCT files read as that simulator's do.
+pub fn hpcc_standalone_fct(size: u64, mtu: u32, hops: &[Hop]) -> Time {
+    let mtu = mtu.max(1) as u64;
+    let bw = hops.iter().map(|h| h.rate.0).min().unwrap_or(1).max(1) as u128;
+    let mut base_ns: u128 = 0;
+    for h in hops {
+        base_ns += 2 * (h.delay.0 / 1000) as u128 + mtu as u128 * 8_000_000_000 / h.rate.0.max(1) as u128;
+    }
+    let total = size as u128 + size.max(1).div_ceil(mtu) as u128 * HPCC_STANDALONE_HEADER as u128;
+    let ns = base_ns + total * 8_000_000_000 / bw;
+    Time(ns.min(u64::MAX as u128 / 1000) as u64 * 1000)
+}
+
 /// Brute-force recurrence over every packet, to check the closed form.
 #[cfg(test)]
 fn ideal_fct_slow(size: u64, mtu: u32, header: u32, hops: &[Hop]) -> Time {
@@ -85,6 +108,17 @@ mod tests {
         let h = [Hop { rate: Rate::gbps(100), delay: Time::from_us(1) }];
         // 1000 B payload + 48 B header at 100G = 83,840 ps, + 1 us
         assert_eq!(ideal_fct(1000, 1000, 48, &h), Time(83_840 + 1_000_000));
+    }
+
+    #[test]
+    fn hpcc_standalone_matches_third_cc_on_its_fat_tree() {
+        // 6 hops of 1 us: host 100G, four 400G fabric hops, ToR->host 100G; 1000 B payload:
+        // base = 2 x 6000 + 80 + 20 x 4 + 80 = 12,240 ns; 5000 B = 5 packets -> 5240 B x 8 / 100G.
+        let g = |r| Hop { rate: Rate::gbps(r), delay: Time::from_us(1) };
+        let hops = [g(100), g(400), g(400), g(400), g(400), g(100)];
+        assert_eq!(hpcc_standalone_fct(5000, 1000, &hops), Time::from_ns(12_240 + 419));
+        // a flow of one byte still pays one header
+        assert_eq!(hpcc_standalone_fct(1, 1000, &hops), Time::from_ns(12_240 + 3));
     }
 
     #[test]

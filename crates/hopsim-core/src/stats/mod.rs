@@ -16,10 +16,21 @@ pub struct FlowTable {
     pub dst: Vec<u32>,
     pub size_bytes: Vec<u64>,
     pub start_ps: Vec<u64>,
-    /// Time the receiver held the last byte; `u64::MAX` if the flow did not finish.
+    /// Time the receiver held the last byte; `u64::MAX` if the flow did not finish. hopsim's FCT
+    /// (`fct_ps`, `slowdown`) ends here, as the papers' FCTs do.
     pub finish_ps: Vec<u64>,
     pub fct_ps: Vec<u64>,
     pub ideal_fct_ps: Vec<u64>,
+    /// Time the sender got the last ACK (`u64::MAX` if it did not): the HPCC simulator's
+    /// completion, later than `finish_ps` by the ACK's trip back. `ack_fct_ps` is from the start.
+    pub ack_finish_ps: Vec<u64>,
+    pub ack_fct_ps: Vec<u64>,
+    /// The HPCC simulator's `standalone_fct` for this flow (`stats::ideal::hpcc_standalone_fct`):
+    /// its slowdown is `ack_fct_ps / hpcc_standalone_fct_ps`.
+    pub hpcc_standalone_fct_ps: Vec<u64>,
+    /// UDP ports as the HPCC simulator numbers them (`workload::number_sports`, the flow file's dport).
+    pub sport: Vec<u32>,
+    pub dport: Vec<u32>,
     pub slowdown: Vec<f64>,
     pub incast: Vec<bool>,
     pub retx_bytes: Vec<u64>,

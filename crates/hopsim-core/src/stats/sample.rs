@@ -64,6 +64,15 @@ impl Simulation {
             ft.finish_ps.push(fin);
             ft.fct_ps.push(fct);
             ft.ideal_fct_ps.push(f.ideal_fct.0);
+            let (afin, afct) = match f.ack_finish {
+                Some(t) => (t.0, (t - f.spec.start).0),
+                None => (u64::MAX, u64::MAX),
+            };
+            ft.ack_finish_ps.push(afin);
+            ft.ack_fct_ps.push(afct);
+            ft.hpcc_standalone_fct_ps.push(f.hpcc_standalone_fct.0);
+            ft.sport.push(f.spec.sport as u32);
+            ft.dport.push(f.spec.dport as u32);
             ft.slowdown.push(if f.finish.is_some() { fct as f64 / f.ideal_fct.0 as f64 } else { f64::NAN });
             ft.incast.push(f.spec.incast);
             ft.retx_bytes.push(f.retx_bytes);

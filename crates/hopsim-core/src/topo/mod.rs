@@ -32,6 +32,7 @@ pub struct Topology {
 }
 
 pub mod dumbbell;
+pub mod ecmp_hpcc;
 pub mod fat_tree;
 pub mod hpcc_file;
 pub mod leaf_spine;

@@ -62,6 +62,12 @@ impl Routes {
     /// One BFS from each destination host, O(H * (V + E)). Expects a topology that passes
     /// `Topology::validate`; unreachable pairs simply get no next hops.
     pub fn build(topo: &Topology) -> Routes {
+        Routes::build_ordered(topo, false)
+    }
+
+    /// `build`, with each candidate list in the order the HPCC simulator's `CalculateRoute` lists
+    /// next hops when `hpcc_order` (see `topo::ecmp_hpcc`), else in increasing port order.
+    pub fn build_ordered(topo: &Topology, hpcc_order: bool) -> Routes {
         let n = topo.nodes.len();
         let adj = adjacency(topo);
         let is_host = |i: u32| topo.nodes[i as usize] == NodeKind::Host;
@@ -96,7 +102,41 @@ impl Routes {
         let mut dist = vec![NONE; n];
         let mut queue = VecDeque::new();
         let mut cand = Vec::new();
+        // neighbours in node-id order and the BFS pop rank, for `hpcc_order`
+        let by_id: Vec<Vec<u32>> = if hpcc_order {
+            adj.iter()
+                .map(|v| {
+                    let mut w: Vec<u32> = v.iter().map(|&(_, x)| x).collect();
+                    w.sort_unstable();
+                    w.dedup();
+                    w
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let mut rank = vec![NONE; if hpcc_order { n } else { 0 }];
         for (di, &d) in host_node.iter().enumerate() {
+            if hpcc_order {
+                // third.cc's BFS: only switches are expanded; a node's rank is when it was popped
+                rank.fill(NONE);
+                let mut seen = vec![false; n];
+                seen[d as usize] = true;
+                queue.push_back(d);
+                let mut r = 0;
+                while let Some(u) = queue.pop_front() {
+                    rank[u as usize] = r;
+                    r += 1;
+                    for &v in &by_id[u as usize] {
+                        if !seen[v as usize] {
+                            seen[v as usize] = true;
+                            if !is_host(v) {
+                                queue.push_back(v);
+                            }
+                        }
+                    }
+                }
+            }
             dist.fill(NONE);
             dist[d as usize] = 0;
             queue.push_back(d);
@@ -124,6 +164,9 @@ impl Routes {
                         .filter(|&&(_, v)| dist[v as usize] == du - 1 && (v == d || !is_host(v)))
                         .map(|&(p, _)| p),
                 );
+                if hpcc_order {
+                    cand.sort_by_key(|&p| rank[port_peer[p as usize] as usize]);
+                }
                 let prev = last[r];
                 let e = if pool[prev.start as usize..(prev.start + prev.len) as usize] == cand[..] {
                     prev
@@ -202,6 +245,15 @@ impl Routes {
             1 => c[0],
             n => c[(mix(&[flow_hash, node as u64]) % n as u64) as usize],
         }
+    }
+
+    /// The candidate at `index % n` of `next_hops(node, dst_node)` (a hash the caller computed,
+    /// as the HPCC simulator's ECMP does). Panics if there is no next hop.
+    #[inline]
+    pub fn pick_index(&self, node: u32, dst_node: u32, index: u32) -> u32 {
+        let c = self.next_hops(node, dst_node);
+        assert!(!c.is_empty(), "no route from node {node} to node {dst_node}");
+        c[index as usize % c.len()]
     }
 
     /// The egress ports from `src` to `dst` that `pick` chooses for `flow_hash`, starting with
@@ -372,5 +424,29 @@ mod tests {
             check_path(&t, &r, s, d, 42);
         }
         assert_eq!(r.path(0, 319, 1).len(), 6);
+    }
+
+    #[test]
+    fn hpcc_order_lists_next_hops_in_bfs_order_of_node_ids() {
+        // host 0 - tor 4, host 1 - tor 5; tors linked to spines 6 and 7, with links declared in
+        // the order (tor5, spine7) before (tor5, spine6): port order at tor 5 lists spine 7 first,
+        // the BFS from host 0 reaches spine 6 first (its neighbours in id order).
+        let mut t = Topology::default();
+        for _ in 0..4 {
+            t.add_node(NodeKind::Host);
+        }
+        for tier in [0, 0, 1, 1] {
+            t.add_node(NodeKind::Switch { tier });
+        }
+        let (r, d) = (Rate::gbps(100), Time::from_us(1));
+        t.add_link(0, 4, r, d);
+        t.add_link(1, 5, r, d);
+        t.add_link(5, 7, r, d);
+        t.add_link(5, 6, r, d);
+        t.add_link(4, 6, r, d);
+        t.add_link(4, 7, r, d);
+        let peers = |rt: &Routes| rt.next_hops(5, 0).iter().map(|&p| rt.peer_node(p)).collect::<Vec<_>>();
+        assert_eq!(peers(&Routes::build(&t)), vec![7, 6]);
+        assert_eq!(peers(&Routes::build_ordered(&t, true)), vec![6, 7]);
     }
 }

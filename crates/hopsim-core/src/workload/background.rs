@@ -69,6 +69,8 @@ pub fn background_flows(spec: &BackgroundSpec, cdf: &Cdf) -> Result<Vec<FlowSpec
                 start,
                 prio: spec.prio,
                 incast: false,
+                dport: super::DEFAULT_DPORT,
+                sport: 0,
             }
         })
         .collect();

@@ -45,6 +45,8 @@ impl ExplicitFlow {
             start: Time(ps),
             prio: self.prio,
             incast: self.incast,
+            dport: super::DEFAULT_DPORT,
+            sport: 0,
         })
     }
 }

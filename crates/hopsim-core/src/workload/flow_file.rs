@@ -47,7 +47,7 @@ fn parse_line(line: &str, no: usize) -> Result<FlowSpec, String> {
     let src: u32 = num(f[0], no, "src")?;
     let dst: u32 = num(f[1], no, "dst")?;
     let prio: u8 = num(f[2], no, "priority")?;
-    let _dport: u32 = num(f[3], no, "dport")?;
+    let dport: u16 = num(f[3], no, "dport")?;
     let size: u64 = num(f[4], no, "size_bytes")?;
     let secs: f64 = num(f[5], no, "start_seconds")?;
     if prio as usize >= crate::net::port::NPRIO {
@@ -62,7 +62,7 @@ fn parse_line(line: &str, no: usize) -> Result<FlowSpec, String> {
     if !(secs.is_finite() && secs >= 0.0 && secs * (PS_PER_S as f64) < u64::MAX as f64) {
         return Err(format!("line {no}: start_seconds `{}` must be a non-negative time", f[5]));
     }
-    Ok(FlowSpec { src, dst, size, start: Time::from_secs_f64(secs), prio, incast: false })
+    Ok(FlowSpec { src, dst, size, start: Time::from_secs_f64(secs), prio, incast: false, dport, sport: 0 })
 }
 
 fn num<T: std::str::FromStr>(s: &str, no: usize, what: &str) -> Result<T, String> {

@@ -228,6 +228,8 @@ pub fn incast_flows(
                 start: Time(t.0.saturating_add(off)),
                 prio: spec.prio,
                 incast: true,
+                dport: super::DEFAULT_DPORT,
+                sport: 0,
             });
         }
     }

@@ -15,6 +15,35 @@ pub struct FlowSpec {
     pub prio: u8,
     /// Part of an incast burst (the metrics split FCTs by this tag).
     pub incast: bool,
+    /// Destination port as the HPCC simulator's flow files give it (`dport`; its traffic
+    /// generator writes 100, incast tools tag flows by it). It is carried to the FCT export and,
+    /// with `sport`, hashed by `routing.ecmp = "hpcc"`.
+    #[serde(default = "default_dport")]
+    pub dport: u16,
+    /// Source port: 0 until the run is assembled, then numbered as the HPCC simulator's `third.cc`
+    /// does (each (src, dst) host pair counts from 10000 in flow order; `number_sports`).
+    #[serde(default)]
+    pub sport: u16,
+}
+
+/// The dport of HPCC traffic_gen's flow lines, and of flows that do not name one.
+pub const DEFAULT_DPORT: u16 = 100;
+fn default_dport() -> u16 {
+    DEFAULT_DPORT
+}
+
+/// First source port of every host pair in the HPCC simulator (`portNumder[i][j] = 10000`).
+pub const FIRST_SPORT: u16 = 10000;
+
+/// Number source ports as `third.cc` does: per (src, dst) pair from 10000, in the order of
+/// `flows` (by start time, as its flow file is read), wrapping at 65535 as its uint16 does.
+pub fn number_sports(flows: &mut [FlowSpec]) {
+    let mut next: std::collections::HashMap<(u32, u32), u16> = std::collections::HashMap::new();
+    for f in flows {
+        let n = next.entry((f.src, f.dst)).or_insert(FIRST_SPORT);
+        f.sport = *n;
+        *n = n.wrapping_add(1);
+    }
 }
 
 pub mod arrivals;
@@ -54,7 +83,7 @@ mod tests {
     use super::*;
 
     fn f(src: u32, dst: u32, start: u64, size: u64) -> FlowSpec {
-        FlowSpec { src, dst, size, start: Time(start), prio: DEFAULT_PRIO, incast: false }
+        FlowSpec { src, dst, size, start: Time(start), prio: DEFAULT_PRIO, incast: false, dport: DEFAULT_DPORT, sport: 0 }
     }
 
     #[test]

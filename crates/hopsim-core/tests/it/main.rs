@@ -11,6 +11,7 @@ mod conservation;
 mod dctcp;
 mod timely;
 mod hpcc;
+mod hpcc_compat;
 mod pulser;
 mod ictcp;
 mod substrate;
