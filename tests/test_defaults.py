@@ -34,6 +34,7 @@ TABLES: dict[str, dict[str, Any]] = {
     "record": NET["record"],
     "control": NET["control"],
     "aqm": NET["aqm"],
+    "routing": NET["routing"],
     **{f"flow_control.{s}": _untag(c, "scheme") for s, c in CORE["flow_control"].items()},
     # the pfc scheme has no parameters beside its tag: `flow_control.pfc` is the core's `pfc`
     "flow_control.pfc": NET["pfc"],

@@ -7,6 +7,7 @@ each naming the field and what is allowed, and exits with code 2 leaving no outp
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from contextlib import contextmanager
@@ -158,12 +159,18 @@ def _sigterm_interrupts() -> Iterator[None]:
 def validate(
     scenario: Path = typer.Argument(..., help="Scenario TOML file."),
     set_: list[str] = SetOpt,
+    core_json: Optional[Path] = typer.Option(None, "--core-json", help="Also write the core's JSON of the scenario "
+                                              "here (what hopsim-bench and a run folder's scenario.json hold)."),
 ) -> None:
     """Check a scenario (schema, files, topology, flows) without running it."""
     from .scenario import load_scenario
 
     with _bad_input():
         sc = load_scenario(scenario, _parse_set(set_), validate=True)
+    if core_json is not None:
+        tmp = core_json.with_name(f".{core_json.name}.tmp")
+        tmp.write_text(sc.core_json())
+        os.replace(tmp, core_json)
     out_console.print(f"{scenario}: ok (sha256 {sc.hash[:16]})")
 
 

@@ -98,6 +98,15 @@ SUPPORTED_CC_MODES = {1: "dcqcn", 3: "hpcc", 7: "timely", 8: "dctcp_rate"}
 log-encoded utilisation field at switches (`SwitchNode`'s log2apprx / `Pint::encode_u`), which
 hopsim's INT does not carry."""
 _MAP_KEYS = {"KMIN_MAP", "KMAX_MAP", "PMAX_MAP"}
+CC_KEYS = {
+    1: {"RATE_AI", "RATE_HAI", "EWMA_GAIN", "RP_TIMER", "ALPHA_RESUME_INTERVAL", "RATE_DECREASE_INTERVAL",
+        "FAST_RECOVERY_TIMES", "MIN_RATE", "CLAMP_TARGET_RATE"},
+    3: {"U_TARGET", "MI_THRESH", "FAST_REACT", "MULTI_RATE", "SAMPLE_FEEDBACK", "INT_MULTI", "RATE_AI", "MIN_RATE"},
+    7: {"RATE_AI", "RATE_HAI", "MIN_RATE"},
+    8: {"EWMA_GAIN", "DCTCP_RATE_AI", "MIN_RATE"},
+}
+"""The keys each CC_MODE reads (`RdmaHw`'s attributes its code paths use); the others in a config
+have no effect under that mode, there as here."""
 
 # Wire sizes of that simulator's packets (PPP 2 + IPv4 20 + ...), bytes.
 DATA_HEADER = 36
@@ -393,7 +402,10 @@ def import_hpcc(config: Path | str, out: Path | str) -> tuple[Path, list[str]]:
     if record:
         sc["record"] = record
 
+    unused = sorted(set(cfg) & set().union(*CC_KEYS.values()) - CC_KEYS[cc_mode])
     for key in cfg:
+        if key in unused:
+            continue
         if key in HONOURED:
             continue
         if key in IGNORED:
@@ -407,8 +419,10 @@ def import_hpcc(config: Path | str, out: Path | str) -> tuple[Path, list[str]]:
         "# defaults is set below by name (transport: ACK and header sizes, CNP as an ACK flag, ACK priority,",
         "# no RTO, window scaling, re-pacing; buffer: headroom 'hpcc', alpha_by_rate; flow_control.pfc.until_resume;",
         "# routing.ecmp 'hpcc'; the congestion control's own options). Delete a line to get hopsim's default.",
-        "# Keys honoured: " + ", ".join(k for k in HONOURED if k in cfg),
+        "# Keys honoured: " + ", ".join(k for k in HONOURED if k in cfg and k not in unused),
     ]
+    if unused:
+        header.append(f"# Keys of other CC modes, no effect under CC_MODE {cc_mode} (as in that simulator): " + ", ".join(unused))
     if warnings:
         header += ["# Not honoured:"] + [f"#   {w}" for w in warnings]
     text = "\n".join(header) + "\n\n" + tomli_w.dumps(sc)
