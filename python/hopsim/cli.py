@@ -96,6 +96,7 @@ def run(
 
     with _sigterm_interrupts(), _bad_input():
         sc = load_scenario(scenario, _parse_set(set_), validate=True)
+        _notes(sc.warnings)
         if out.exists() and not force:
             raise ScenarioError(f"--out {out}: already exists; choose another folder or pass --force")
         check_writable(out, "--out")
@@ -167,9 +168,10 @@ def validate(
 
     with _bad_input():
         sc = load_scenario(scenario, _parse_set(set_), validate=True)
+    _notes(sc.warnings)
     if core_json is not None:
         tmp = core_json.with_name(f".{core_json.name}.tmp")
-        tmp.write_text(sc.core_json())
+        tmp.write_text(sc.core_json)
         os.replace(tmp, core_json)
     out_console.print(f"{scenario}: ok (sha256 {sc.hash[:16]})")
 
@@ -274,10 +276,14 @@ def import_hpcc_cmd(
 
     with _bad_input():
         path, warnings = import_hpcc(config, out)
-    for w in warnings:
-        err_console.print("[yellow]note:[/]", end=" ")
-        err_console.print(w, markup=False, highlight=False)
+    _notes(warnings)
     out_console.print(f"scenario: {path}")
+
+
+def _notes(lines: list[str]) -> None:
+    for w in lines:
+        err_console.print("[yellow]note:[/]", end=" ")
+        err_console.print(w, markup=False, highlight=False, soft_wrap=True)
 
 
 @app.command("export-fct")
@@ -285,15 +291,64 @@ def export_fct_cmd(
     run_dir: Path = typer.Argument(..., help="A run folder."),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="File to write (default RUN_DIR/fct.txt)."),
 ) -> None:
-    """Write per-flow results in the HPCC simulator's fct.txt format."""
+    """Write per-flow results in the HPCC simulator's fct.txt format (fct.txt only; see export-hpcc)."""
     from .hpcc_export import export_fct
 
-    try:
+    with _bad_input():
         path, n = export_fct(run_dir, out)
-    except FileNotFoundError as e:
-        _error(e)
-        raise typer.Exit(BAD_INPUT) from None
     out_console.print(f"{n} flows -> {path}")
+
+
+@app.command("export-hpcc")
+def export_hpcc_cmd(
+    run_dir: Path = typer.Argument(..., help="A run folder."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Folder to write into (default RUN_DIR; created)."),
+) -> None:
+    """Write the HPCC simulator's output files (fct.txt, pfc.txt, qlen.txt) for a run; a file whose
+    table the run lacks is skipped with a note saying what writes it."""
+    from .hpcc_export import export_hpcc
+
+    with _bad_input():
+        files = export_hpcc(run_dir, out)
+    _notes([f"{f.name} skipped: {f.skipped}" for f in files if f.skipped])
+    for f in files:
+        if not f.skipped:
+            out_console.print(f"{f.name}: {f.lines} lines -> {f.path}")
+
+
+@app.command("compare-fct")
+def compare_fct_cmd(
+    ref: Path = typer.Argument(..., help="Reference: an fct.txt, a folder holding one, or a hopsim run folder."),
+    cand: Path = typer.Argument(..., help="Candidate: the same kinds."),
+    tol: float = typer.Option(0.10, "--tol", min=0.0, help="Largest relative gap |cand-ref|/ref allowed in a "
+                              "size bucket's median or p99 slowdown."),
+    plot_: Optional[Path] = typer.Option(None, "--plot", help="Also draw median and p99 per bucket (png, pdf or svg)."),
+    json_: Optional[Path] = typer.Option(None, "--json", help="Also write the numbers as JSON."),
+) -> None:
+    """Compare FCT slowdowns of two runs flow by flow, in 10 flow-size buckets (see hopsim.compare).
+    Exit 0 when the worst gap is within --tol, 1 when it is not, 2 on bad input or no matching flow."""
+    from .compare import PLOT_FORMATS, compare, plot, read_fct, render, summary_lines, write_json
+
+    with _bad_input():
+        if plot_ is not None and plot_.suffix.lstrip(".").lower() not in PLOT_FORMATS:
+            raise ScenarioError(f"--plot {plot_}: unknown image type {plot_.suffix!r}; allowed: "
+                                + ", ".join("." + f for f in PLOT_FORMATS))
+        ref_rows, ref_name = read_fct(ref, "REF")
+        cand_rows, cand_name = read_fct(cand, "CAND")
+        cmp = compare(ref_rows, cand_rows, tol, ref_name, cand_name)
+        for opt, path, write in (("--json", json_, write_json), ("--plot", plot_, plot)):
+            if path is not None:
+                try:
+                    write(cmp, path)
+                except OSError as e:
+                    raise ScenarioError(f"{opt} {path}: cannot write it ({e.strerror or e})") from None
+    (out_console if out_console.is_terminal else Console(width=200)).print(render(cmp))
+    for line in summary_lines(cmp):
+        out_console.print(line, markup=False, highlight=False)
+    for opt, path in (("json", json_), ("plot", plot_)):
+        if path is not None:
+            out_console.print(f"{opt}: {path}", markup=False, highlight=False)
+    raise typer.Exit(0 if cmp.passed else 1)
 
 
 @app.command()

@@ -97,6 +97,9 @@ class Scenario:
     base_dir: Path
     source: Path | None = None
     overrides: dict[str, Any] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    """What `validate` found the input files' readers skipping (text after an HPCC topology's or
+    flow file's declared counts), one line each naming the file."""
 
     # ---------------------------------------------------------------- conversions
 
@@ -137,14 +140,17 @@ class Scenario:
         merged = {**self.overrides, **overrides}
         return scenario_from_dict(apply_overrides(self.raw, overrides), self.base_dir, self.source, merged)
 
-    def validate(self) -> None:
-        """Also build the network in the core (topology connectivity, routes, flows)."""
+    def validate(self) -> list[str]:
+        """Also build the network in the core (topology connectivity, routes, flows); returns
+        (and keeps in `warnings`) what the input files' readers skipped."""
         from . import _native
 
         try:
-            _native.validate(self.core_json)
+            found = _native.validate(self.core_json)
         except ValueError as e:
             raise ScenarioError(core_error_lines(str(e), self.model), source=str(self.source) if self.source else None) from None
+        self.warnings = [line for w in found or [] for line in core_error_lines(w, self.model)]
+        return self.warnings
 
 
 def core_error_lines(msg: str, model: S.ScenarioModel | None = None) -> list[str]:

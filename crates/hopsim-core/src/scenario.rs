@@ -6,12 +6,13 @@
 use crate::config::NetConfig;
 use crate::stats::RunStats;
 use crate::time::{Rate, Time};
+use crate::topo::hpcc_file::read_hpcc_topology;
 use crate::topo::{dumbbell, parse_hpcc_topology, star, FatTree, LeafSpine, MultiDc, NodeKind, Topology};
 use crate::workload::arrivals::{Arrival, LoadBasis, Limit};
 use crate::workload::background::{background_flows, BackgroundSpec};
 use crate::workload::cdf::Cdf;
 use crate::workload::explicit::{explicit_flows, ExplicitFlow};
-use crate::workload::flow_file::parse_hpcc_flows;
+use crate::workload::flow_file::{parse_hpcc_flows, read_hpcc_flows};
 use crate::workload::incast::{incast_flows, IncastSpec};
 use crate::workload::mix::long_lived;
 use crate::workload::{sort_flows, FlowSpec};
@@ -184,6 +185,25 @@ impl Scenario {
         let topo = self.topology.build()?;
         let flows = self.workload.build(&topo, self.net.seed)?;
         Simulation::new(&topo, &flows, self.net.clone())
+    }
+
+    /// What the input files' readers accepted but did not use (text after an HPCC topology's
+    /// declared links or a flow file's declared flows), prefixed like errors with the field that
+    /// names the file (`topology.file: `, `workload.file: `). Reads those files again: call it
+    /// once, where the warnings are shown (`validate` in the Python binding).
+    pub fn warnings(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if let TopologySpec::Hpcc { text } = &self.topology {
+            if let Ok((_, w)) = read_hpcc_topology(text) {
+                out.extend(w.into_iter().map(|w| format!("topology.file: {w}")));
+            }
+        }
+        if let WorkloadSpec::HpccFlows { text, .. } = &self.workload {
+            if let Ok((_, w)) = read_hpcc_flows(text) {
+                out.extend(w.into_iter().map(|w| format!("workload.file: {w}")));
+            }
+        }
+        out
     }
 
     /// Build and run.

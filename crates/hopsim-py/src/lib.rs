@@ -217,11 +217,12 @@ fn progress_dict<'py>(py: Python<'py>, p: &Progress) -> PyResult<Bound<'py, PyDi
     Ok(d)
 }
 
-/// Build a scenario without running it; raises ValueError naming what is wrong.
+/// Build a scenario without running it; raises ValueError naming what is wrong, else returns
+/// the warnings of its input files' readers (`Scenario::warnings`: text they skipped).
 #[pyfunction]
-fn validate(py: Python<'_>, scenario_json: &str) -> PyResult<()> {
+fn validate(py: Python<'_>, scenario_json: &str) -> PyResult<Vec<String>> {
     let sc = parse(scenario_json)?;
-    py.detach(move || sc.build().map(|_| ())).map_err(PyValueError::new_err)
+    py.detach(move || sc.build().map(|_| sc.warnings())).map_err(PyValueError::new_err)
 }
 
 /// Version of this binding crate, which is released together with the core.

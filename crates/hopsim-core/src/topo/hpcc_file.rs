@@ -6,123 +6,226 @@
 //! counts), a line of the S switch ids, then L lines `a b rate delay error_rate`. Ids not listed
 //! as switches are hosts. The file has no switch tiers, so we infer them: tier = (hops to the
 //! nearest host) - 1, which makes ToRs 0, aggregation 1 and core 2 in a fat-tree.
+//!
+//! Port numbering: a node's local port k is its (k+1)-th link in file order (`topo`'s ports
+//! follow link order, and `assemble` numbers each node's ports in that order). The simulator
+//! creates one device per link end in the same order after the loopback device 0, so local port
+//! k is ns-3's interface index k + 1 (what its pfc.txt and qlen.txt print).
 
 use super::units::{parse_rate, parse_time};
 use super::{NodeKind, Topology};
 use std::collections::VecDeque;
 
-/// Parses an HPCC topology file. Errors name the line (1-based) and what was expected.
-///
-/// Blank lines are skipped. A link line may omit the error rate; a non-zero error rate is
-/// rejected because hopsim's links are lossless. Lines after the L-th link are an error, so a
-/// wrong `L` does not go unnoticed. The result passes `Topology::validate`.
+/// Parses an HPCC topology file, dropping the warnings of [`read_hpcc_topology`].
 pub fn parse_hpcc_topology(text: &str) -> Result<Topology, String> {
-    let mut lines =
-        text.lines().enumerate().map(|(i, l)| (i + 1, l.trim())).filter(|(_, l)| !l.is_empty());
-    let mut last = 0;
-    let mut next = |what: &str| -> Result<(usize, &str), String> {
-        match lines.next() {
-            Some((n, l)) => {
-                last = n;
-                Ok((n, l))
-            }
-            None => Err(format!("line {}: expected {what}, found end of input", last + 1)),
-        }
-    };
+    read_hpcc_topology(text).map(|(t, _)| t)
+}
+
+/// Parses an HPCC topology file as the simulator reads it (`main` in its `scratch/third.cc`
+/// reads `N S L`, S switch ids, then L links, by count). Returns the topology and warnings.
+///
+/// Lenient where the simulator is: blank lines are skipped, the switch ids may wrap over several
+/// lines, a link line may omit the error rate, and text after the L-th link (the repository's
+/// `mix/topology.txt` ends with a format note) is ignored with a warning. Errors name the
+/// 1-based line and the field: a malformed line within the declared counts, fewer links than
+/// declared, a non-zero error rate (hopsim's links are lossless), a host with no link, or a
+/// host with several links (the simulator gives such a host one NIC per link; hopsim's hosts
+/// have exactly one NIC, so that is refused rather than simulated differently). The result
+/// passes `Topology::validate`.
+pub fn read_hpcc_topology(text: &str) -> Result<(Topology, Vec<String>), String> {
+    let mut lines = content_lines(text);
 
     let header = "a header `N S L` (node, switch and link counts)";
-    let (ln, l) = next(header)?;
+    let Some((hl, l)) = lines.next() else {
+        return Err(format!("line 1: expected {header}, found an empty file"));
+    };
     let counts: Vec<usize> = l
         .split_whitespace()
         .map(|f| f.parse::<usize>())
         .collect::<Result<_, _>>()
-        .map_err(|_| format!("line {ln}: expected {header}, found {l:?}"))?;
+        .map_err(|_| format!("line {hl}: expected {header}, found {l:?}"))?;
     let [n, s, nl] = counts[..] else {
-        return Err(format!("line {ln}: expected {header}, found {l:?}"));
+        return Err(format!("line {hl}: expected {header}, found {l:?}"));
     };
     if n == 0 || n > (u32::MAX / 2) as usize {
-        return Err(format!("line {ln}: node count {n} must be between 1 and {}", u32::MAX / 2));
+        return Err(format!("line {hl}: node count {n} must be between 1 and {}", u32::MAX / 2));
     }
     if s > n {
-        return Err(format!("line {ln}: switch count {s} exceeds node count {n}"));
+        return Err(format!("line {hl}: switch count {s} exceeds node count {n}"));
+    }
+    if n > nl + 1 {
+        return Err(format!(
+            "line {hl}: {n} nodes need at least {} links to be connected, but the header declares {nl}",
+            n - 1
+        ));
     }
 
+    // the switch ids: S tokens, which may wrap over lines (the simulator reads tokens)
     let mut switches: Vec<u32> = Vec::with_capacity(s);
-    if s > 0 {
-        let what = format!("{s} switch ids");
-        let (ln, l) = next(&what)?;
+    let mut switch_lines = (0, 0);
+    while switches.len() < s {
+        let Some((ln, l)) = lines.next() else {
+            return Err(format!(
+                "line {hl}: the header declares {}, but the file ends after {}",
+                plural(s, "switch", "switches"),
+                plural(switches.len(), "switch id", "switch ids")
+            ));
+        };
+        switch_lines = (if switch_lines.0 == 0 { ln } else { switch_lines.0 }, ln);
         for f in l.split_whitespace() {
             match f.parse::<u32>() {
                 Ok(id) if (id as usize) < n => switches.push(id),
-                _ => return Err(format!("line {ln}: expected a switch id below {n}, found {f:?}")),
+                _ => return Err(format!("line {ln}: switch id '{f}' is not a node id below {n}")),
             }
         }
-        if switches.len() != s {
-            return Err(format!("line {ln}: expected {what}, found {}", switches.len()));
+        if switches.len() > s {
+            return Err(format!(
+                "line {ln}: the header (line {hl}) declares {}, but the switch id lines list {}",
+                plural(s, "switch", "switches"),
+                switches.len()
+            ));
         }
-        let mut sorted = switches.clone();
-        sorted.sort_unstable();
-        if let Some(w) = sorted.windows(2).find(|w| w[0] == w[1]) {
-            return Err(format!("line {ln}: switch id {} is listed twice", w[0]));
-        }
+    }
+    let switch_where = match switch_lines {
+        (0, _) => "line 2".to_string(),
+        (a, b) if a == b => format!("line {a}"),
+        (a, b) => format!("lines {a} to {b}"),
+    };
+    let mut sorted = switches.clone();
+    sorted.sort_unstable();
+    if let Some(w) = sorted.windows(2).find(|w| w[0] == w[1]) {
+        return Err(format!("{switch_where}: switch id {} is listed twice", w[0]));
     }
 
     let mut links = Vec::with_capacity(nl.min(1 << 16));
+    let mut link_line = Vec::with_capacity(nl.min(1 << 16));
     for i in 0..nl {
-        let what = format!("link {} of {nl} `a b rate delay error_rate`", i + 1);
-        let (ln, l) = next(&what)?;
+        let Some((ln, l)) = lines.next() else {
+            return Err(format!(
+                "line {hl}: the header declares {}, but the file has only {}",
+                plural(nl, "link", "links"),
+                plural(i, "link line", "link lines")
+            ));
+        };
         let f: Vec<&str> = l.split_whitespace().collect();
         if f.len() != 4 && f.len() != 5 {
-            return Err(format!("line {ln}: expected {what}, found {l:?}"));
+            return Err(format!(
+                "line {ln}: link {} of {nl}: expected 5 fields `a b rate delay error_rate`, found {} in {l:?}",
+                i + 1,
+                f.len()
+            ));
         }
-        let node = |x: &str| match x.parse::<u32>() {
+        let node = |x: &str, end: &str| match x.parse::<u32>() {
             Ok(id) if (id as usize) < n => Ok(id),
-            _ => Err(format!("line {ln}: expected a node id below {n}, found {x:?}")),
+            _ => Err(format!("line {ln}: link end {end} '{x}' is not a node id below {n}")),
         };
-        let (a, b) = (node(f[0])?, node(f[1])?);
+        let (a, b) = (node(f[0], "a")?, node(f[1], "b")?);
         if a == b {
             return Err(format!("line {ln}: link joins node {a} to itself"));
         }
-        let rate = parse_rate(f[2]).map_err(|e| format!("line {ln}: bad link rate: {e}"))?;
+        let rate = parse_rate(f[2]).map_err(|e| format!("line {ln}: rate '{}' is not a link rate: {e}", f[2]))?;
         if rate.0 == 0 {
-            return Err(format!("line {ln}: link rate must be positive, found {:?}", f[2]));
+            return Err(format!("line {ln}: rate '{}' must be positive", f[2]));
         }
-        let delay = parse_time(f[3]).map_err(|e| format!("line {ln}: bad link delay: {e}"))?;
+        let delay =
+            parse_time(f[3]).map_err(|e| format!("line {ln}: delay '{}' is not a link delay: {e}", f[3]))?;
         if let Some(e) = f.get(4) {
             match e.parse::<f64>() {
                 Ok(0.0) => {}
                 Ok(v) if (0.0..=1.0).contains(&v) => {
                     return Err(format!(
-                    "line {ln}: error rate {e} is not supported (links are lossless); expected 0"
-                ))
+                        "line {ln}: error rate {e} is not supported (links are lossless); allowed: 0"
+                    ))
                 }
                 _ => {
                     return Err(format!(
-                        "line {ln}: expected an error rate (a number, 0), found {e:?}"
+                        "line {ln}: error rate '{e}' is not a number; allowed: 0 (links are lossless)"
                     ))
                 }
             }
         }
         links.push(super::LinkSpec { a, b, rate, delay });
+        link_line.push(ln);
     }
-    if let Some((ln, l)) = lines.next() {
-        return Err(format!("line {ln}: expected end of input after {nl} links, found {l:?}"));
-    }
-    if n > nl + 1 {
-        return Err(format!(
-            "{n} nodes need at least {} links to be connected, but the file has {nl}",
-            n - 1
-        ));
-    }
+    let what = format!("the {nl} links that line {hl} declares");
+    let warnings: Vec<String> = ignored_tail(lines, &what).into_iter().collect();
 
     let mut nodes = vec![NodeKind::Host; n];
     for &id in &switches {
         nodes[id as usize] = NodeKind::Switch { tier: 0 };
     }
+    check_host_links(&nodes, &links, &link_line, &switch_where)?;
     let mut topo = Topology { nodes, links };
     topo.validate()?;
     infer_tiers(&mut topo)?;
-    Ok(topo)
+    Ok((topo, warnings))
+}
+
+/// Each host must have exactly one link: hopsim's host has one NIC port. The HPCC simulator
+/// also runs hosts with several links (one NIC per link, its `ali_32host_10rack.txt` gives every
+/// host two), which hopsim does not model; the error names the first such host and its links.
+fn check_host_links(
+    nodes: &[NodeKind],
+    links: &[super::LinkSpec],
+    link_line: &[usize],
+    switch_where: &str,
+) -> Result<(), String> {
+    let mut of: Vec<Vec<usize>> = vec![Vec::new(); nodes.len()];
+    for (i, l) in links.iter().enumerate() {
+        for end in [l.a, l.b] {
+            if nodes[end as usize] == NodeKind::Host {
+                of[end as usize].push(i);
+            }
+        }
+    }
+    let hosts = || (0..nodes.len()).filter(|&h| nodes[h] == NodeKind::Host);
+    if let Some(h) = hosts().find(|&h| of[h].is_empty()) {
+        return Err(format!(
+            "node {h} is a host (not among the switch ids on {switch_where}), but no link line names it"
+        ));
+    }
+    let multi: Vec<usize> = hosts().filter(|&h| of[h].len() > 1).collect();
+    let Some(&h) = multi.first() else { return Ok(()) };
+    let list: Vec<String> = of[h]
+        .iter()
+        .map(|&i| format!("line {}: {}-{}", link_line[i], links[i].a, links[i].b))
+        .collect();
+    let others = match multi.len() - 1 {
+        0 => String::new(),
+        1 => "; 1 other host has several links too".to_string(),
+        k => format!("; {k} other hosts have several links too"),
+    };
+    Err(format!(
+        "line {}: host {h} has {} links ({}); hopsim's hosts have exactly one NIC link, so hosts with \
+         several links (multi-NIC hosts) are not supported{others}",
+        link_line[of[h][1]],
+        of[h].len(),
+        list.join(", ")
+    ))
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// The non-blank lines of `text`, trimmed, with their 1-based line numbers.
+pub(crate) fn content_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    text.lines().enumerate().map(|(i, l)| (i + 1, l.trim())).filter(|(_, l)| !l.is_empty())
+}
+
+/// The warning for non-blank lines left after all that a file declares (`what`): the HPCC
+/// simulator reads by count and never looks at them, so neither does hopsim. `None` if there
+/// are none.
+pub(crate) fn ignored_tail<'a>(mut rest: impl Iterator<Item = (usize, &'a str)>, what: &str) -> Option<String> {
+    let (first_no, first) = rest.next()?;
+    let (n, last_no) = rest.fold((1usize, first_no), |(k, _), (no, _)| (k + 1, no));
+    let head = if n == 1 {
+        format!("line {first_no}: 1 line after {what} is ignored")
+    } else {
+        format!("lines {first_no} to {last_no}: {n} lines after {what} are ignored")
+    };
+    let shown = if n == 1 { "" } else { ", the first" };
+    Some(format!("{head} (as the HPCC simulator does){shown}: {first:?}"))
 }
 
 /// Sets each switch's tier to (hops from the nearest host) - 1 by one multi-source BFS.
@@ -209,41 +312,74 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn errors_name_line_and_expectation() {
-        assert!(err("").starts_with("line 1: expected a header"));
+    fn errors_name_line_and_field() {
+        assert_eq!(err(""), "line 1: expected a header `N S L` (node, switch and link counts), found an empty file");
         assert!(err("3 1\n").contains("line 1: expected a header"));
-        assert!(err("3 x 2\n").contains("line 1"));
-        assert!(err("3 4 2\n").contains("exceeds node count"));
-        assert!(err("3 1 2\n").contains("line 2: expected 1 switch ids, found end"));
-        assert!(err("3 1 2\n2 1\n").contains("line 2: expected 1 switch ids, found 2"));
-        assert!(err("3 1 2\n7\n").contains("line 2: expected a switch id below 3"));
-        assert!(err("3 2 2\n2 2\n").contains("listed twice"));
-        let e = err("3 1 2\n2\n0 2 25Gbps 1us 0\n");
-        assert!(e.contains("line 4: expected link 2 of 2"), "{e}");
-        assert!(err("3 1 2\n2\n0 2 25Gbps 1us 0\n1 2 10Gbps\n")
-            .contains("line 4: expected link 2 of 2"));
-        assert!(err("3 1 2\n2\n0 2 25Gbps 1us 0\n1 5 10Gbps 1us 0\n")
-            .contains("line 4: expected a node id below 3"));
-        assert!(err("3 1 2\n2\n0 2 25Gbps 1us 0\n2 2 10Gbps 1us 0\n")
-            .contains("line 4: link joins node 2 to itself"));
-        assert!(
-            err("3 1 2\n2\n0 2 25Gbit 1us 0\n1 2 10Gbps 1us 0\n").contains("line 3: bad link rate")
-        );
-        assert!(err("3 1 2\n2\n0 2 0Gbps 1us 0\n1 2 10Gbps 1us 0\n")
-            .contains("line 3: link rate must be positive"));
-        assert!(
-            err("3 1 2\n2\n0 2 25Gbps 1 0\n1 2 10Gbps 1us 0\n").contains("line 3: bad link delay")
-        );
+        assert!(err("\n3 x 2\n").starts_with("line 2: expected a header"));
+        assert!(err("3 4 2\n").contains("line 1: switch count 4 exceeds node count 3"));
+        assert_eq!(err("3 1 2\n"), "line 1: the header declares 1 switch, but the file ends after 0 switch ids");
+        let e = err("3 1 2\n2 1\n");
+        assert_eq!(e, "line 2: the header (line 1) declares 1 switch, but the switch id lines list 2");
+        assert_eq!(err("3 1 2\n7\n"), "line 2: switch id '7' is not a node id below 3");
+        assert_eq!(err("4 2 3\n2\n2\n"), "lines 2 to 3: switch id 2 is listed twice");
+        assert_eq!(err("3 1 2\n2\n0 2 25Gbps 1us 0\n"), "line 1: the header declares 2 links, but the file has only 1 link line");
+        let e = err("3 1 2\n2\n0 2 25Gbps 1us 0\n1 2 10Gbps\n");
+        assert!(e.starts_with("line 4: link 2 of 2: expected 5 fields `a b rate delay error_rate`, found 3"), "{e}");
+        assert_eq!(err("3 1 2\n2\n0 2 25Gbps 1us 0\n1 5 10Gbps 1us 0\n"), "line 4: link end b '5' is not a node id below 3");
+        assert_eq!(err("3 1 2\n2\n0 2 25Gbps 1us 0\nx 2 10Gbps 1us 0\n"), "line 4: link end a 'x' is not a node id below 3");
+        assert_eq!(err("3 1 2\n2\n0 2 25Gbps 1us 0\n2 2 10Gbps 1us 0\n"), "line 4: link joins node 2 to itself");
+        assert!(err("3 1 2\n2\n0 2 25Gbit 1us 0\n1 2 10Gbps 1us 0\n").starts_with("line 3: rate '25Gbit' is not a link rate"));
+        assert!(err("3 1 2\n2\n0 2 0Gbps 1us 0\n1 2 10Gbps 1us 0\n").starts_with("line 3: rate '0Gbps' must be positive"));
+        assert!(err("3 1 2\n2\n0 2 25Gbps 1 0\n1 2 10Gbps 1us 0\n").starts_with("line 3: delay '1' is not a link delay"));
         assert!(err("3 1 2\n2\n0 2 25Gbps 1us 0.1\n1 2 10Gbps 1us 0\n")
-            .contains("line 3: error rate 0.1 is not supported"));
+            .starts_with("line 3: error rate 0.1 is not supported"));
         assert!(err("3 1 2\n2\n0 2 25Gbps 1us x\n1 2 10Gbps 1us 0\n")
-            .contains("line 3: expected an error rate"));
-        assert!(err("3 1 2\n2\n0 2 25Gbps 1us 0\n1 2 10Gbps 1us 0\n\n9 9\n")
-            .contains("line 6: expected end of input"));
+            .starts_with("line 3: error rate 'x' is not a number"));
         assert!(err("4000000000 1 0\n0\n").contains("node count"));
-        assert!(err("1000000 1 1\n0\n0 1 1Gbps 1us\n").contains("at least 999999 links"));
-        assert!(err("4 1 3\n3\n0 3 1Gbps 1us\n1 3 1Gbps 1us\n0 1 1Gbps 1us\n")
-            .contains("host 2 is unreachable"));
+        assert!(err("1000000 1 1\n0\n0 1 1Gbps 1us\n").contains("line 1: 1000000 nodes need at least 999999 links"));
+        assert_eq!(
+            err("4 1 3\n3\n0 3 1Gbps 1us\n1 3 1Gbps 1us\n0 1 1Gbps 1us\n"),
+            "node 2 is a host (not among the switch ids on line 2), but no link line names it"
+        );
         assert!(err("2 2 1\n0 1\n0 1 1Gbps 1us\n").contains("at least one host"));
+    }
+
+    #[test]
+    fn text_after_the_links_is_a_warning() {
+        // as the HPCC repository's mix/topology.txt: a format note after the declared links
+        let text = "3 1 2\n2\n0 2 25Gbps 1us 0\n1 2 10Gbps 1us 0\n\nsrc0 dst0 rate delay error_rate\n\
+                    src1 dst1 rate delay error_rate\n...\n";
+        let (t, w) = read_hpcc_topology(text).unwrap();
+        assert_eq!(t.links.len(), 2);
+        assert_eq!(
+            w,
+            vec!["lines 6 to 8: 3 lines after the 2 links that line 1 declares are ignored (as the HPCC simulator \
+                  does), the first: \"src0 dst0 rate delay error_rate\""
+                .to_string()]
+        );
+        assert!(read_hpcc_topology("2 0 1\n0 1 1Gbps 1us\n\n").unwrap().1.is_empty());
+        // switch ids may wrap, as the simulator reads tokens
+        let t = parse_hpcc_topology("4 2 3\n2\n3\n0 2 1Gbps 1us\n1 3 1Gbps 1us\n2 3 1Gbps 1us\n").unwrap();
+        assert_eq!(t.switch_ids(), vec![2, 3]);
+    }
+
+    #[test]
+    fn hosts_with_several_links_are_refused_by_name() {
+        // host 0 and host 1 dual-homed to switches 2 and 3, as ali_32host_10rack.txt does
+        let text = "4 2 4\n2 3\n0 2 25Gbps 1us 0\n0 3 25Gbps 1us 0\n1 2 25Gbps 1us 0\n1 3 25Gbps 1us 0\n";
+        assert_eq!(
+            err(text),
+            "line 4: host 0 has 2 links (line 3: 0-2, line 4: 0-3); hopsim's hosts have exactly one NIC link, \
+             so hosts with several links (multi-NIC hosts) are not supported; 1 other host has several links too"
+        );
+    }
+
+    #[test]
+    fn local_ports_follow_link_order() {
+        // switch 3's links are lines 4, 5 and 6 of the file: its local ports 0, 1, 2 (ns-3
+        // devices 1, 2, 3) lead to hosts 1, 0 and 2 in that order
+        let t = parse_hpcc_topology("4 1 3\n3\n1 3 1Gbps 1us\n3 0 1Gbps 1us\n2 3 1Gbps 1us\n").unwrap();
+        let peers: Vec<u32> = t.neighbours(3).into_iter().map(|(_, peer)| peer).collect();
+        assert_eq!(peers, vec![1, 0, 2]);
     }
 }

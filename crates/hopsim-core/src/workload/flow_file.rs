@@ -3,75 +3,97 @@
 //!
 //! Why: reading the same flow list as the reference simulator lets us compare results flow by
 //! flow (`/work/shared/benchmarks/websearch-320h-load30-10ms.flows.txt`). Format: first line the
-//! flow count; then one line per flow `src dst priority dport size_bytes start_seconds`.
+//! flow count; then one line per flow `src dst priority dport size_bytes start_seconds`; what
+//! follows the counted lines is ignored, as by the simulator (see [`read_hpcc_flows`]).
 //! Start times are kept as written (HPCC's start at 2.0 s); a caller may subtract an offset.
 
 use super::FlowSpec;
 use crate::time::{Time, PS_PER_NS, PS_PER_S};
 use std::fmt::Write;
 
-/// Destination port written by `traffic_gen.py`; the simulator ignores it for routing.
-const HPCC_DPORT: u32 = 100;
-
-/// Parses a flow file. Errors name the 1-based line; the count on the first line must match.
+/// Parses a flow file, dropping the warnings of [`read_hpcc_flows`].
 pub fn parse_hpcc_flows(text: &str) -> Result<Vec<FlowSpec>, String> {
-    let mut lines = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty());
-    let Some((i, first)) = lines.next() else {
-        return Err("empty flow file: expected the flow count on the first line".to_string());
+    read_hpcc_flows(text).map(|(flows, _)| flows)
+}
+
+/// Parses a flow file as the HPCC simulator reads it (`ReadFlowInput` in its `scratch/third.cc`):
+/// the count, then exactly that many flow lines. Returns the flows and warnings.
+///
+/// Lenient where the simulator is: text after the declared count (its own `mix/flow.txt` ends
+/// with `...` and a note) is ignored with a warning, and blank lines are skipped. Strict where
+/// a silent misreading would follow: a malformed line within the count, or fewer flow lines than
+/// the count, is an error naming the 1-based line and the field
+/// (`line 17: start time 'x' is not a number`).
+pub fn read_hpcc_flows(text: &str) -> Result<(Vec<FlowSpec>, Vec<String>), String> {
+    let mut lines = crate::topo::hpcc_file::content_lines(text);
+    let Some((ln, first)) = lines.next() else {
+        return Err("line 1: expected the flow count, found an empty file".to_string());
     };
-    let count: usize = first
-        .trim()
-        .parse()
-        .map_err(|_| format!("line {}: cannot parse flow count `{}`", i + 1, first.trim()))?;
+    let count: usize = first.parse().map_err(|_| {
+        format!("line {ln}: flow count '{first}' is not a whole number (the first line holds the number of flows)")
+    })?;
     let mut flows = Vec::with_capacity(count.min(1 << 24));
-    for (i, line) in lines {
-        flows.push(parse_line(line, i + 1)?);
+    let mut last = ln;
+    for (no, line) in lines.by_ref().take(count) {
+        flows.push(parse_line(line, no)?);
+        last = no;
     }
-    if flows.len() != count {
+    if flows.len() < count {
         return Err(format!(
-            "flow count on line 1 says {count}, the file has {} flow lines",
-            flows.len()
+            "line {ln}: the flow count is {count}, but the file has only {} flow line{} (up to line {last})",
+            flows.len(),
+            if flows.len() == 1 { "" } else { "s" }
         ));
     }
-    Ok(flows)
+    let what = format!("the {count} flows that line {ln} declares");
+    let warnings = crate::topo::hpcc_file::ignored_tail(lines, &what).into_iter().collect();
+    Ok((flows, warnings))
 }
+
+const FIELDS: &str = "`src dst priority dport size start_seconds`";
 
 fn parse_line(line: &str, no: usize) -> Result<FlowSpec, String> {
     let f: Vec<&str> = line.split_whitespace().collect();
     if f.len() != 6 {
-        return Err(format!(
-            "line {no}: expected 6 fields `src dst priority dport size_bytes start_seconds`, found {}",
-            f.len()
-        ));
+        return Err(format!("line {no}: expected 6 fields {FIELDS}, found {} in {line:?}", f.len()));
     }
-    let src: u32 = num(f[0], no, "src")?;
-    let dst: u32 = num(f[1], no, "dst")?;
-    let prio: u8 = num(f[2], no, "priority")?;
-    let dport: u16 = num(f[3], no, "dport")?;
-    let size: u64 = num(f[4], no, "size_bytes")?;
-    let secs: f64 = num(f[5], no, "start_seconds")?;
+    let node = "is not a node id (a whole number)";
+    let src: u32 = num(f[0], no, "src", node)?;
+    let dst: u32 = num(f[1], no, "dst", node)?;
+    let prio: u32 = num(f[2], no, "priority", "is not a whole number")?;
+    let dport: u16 = num(f[3], no, "dport", "is not a port number (a whole number below 65536)")?;
+    let size: u64 = num(f[4], no, "size", "is not a whole number of bytes")?;
+    let secs: f64 = num(f[5], no, "start time", "is not a number (seconds)")?;
     if prio as usize >= crate::net::port::NPRIO {
-        return Err(format!("line {no}: priority {prio} is not a priority; allowed: 0 to {}", crate::net::port::NPRIO - 1));
+        return Err(format!(
+            "line {no}: priority {prio} is not a priority; allowed: 0 to {}",
+            crate::net::port::NPRIO - 1
+        ));
     }
     if src == dst {
         return Err(format!("line {no}: src and dst are both {src}"));
     }
     if size == 0 {
-        return Err(format!("line {no}: size_bytes must be at least 1"));
+        return Err(format!("line {no}: size must be at least 1 byte, found 0"));
     }
     if !(secs.is_finite() && secs >= 0.0 && secs * (PS_PER_S as f64) < u64::MAX as f64) {
-        return Err(format!("line {no}: start_seconds `{}` must be a non-negative time", f[5]));
+        return Err(format!(
+            "line {no}: start time '{}' must be a non-negative time in seconds, below {:.0} s",
+            f[5],
+            u64::MAX as f64 / PS_PER_S as f64
+        ));
     }
-    Ok(FlowSpec { src, dst, size, start: Time::from_secs_f64(secs), prio, incast: false, dport, sport: 0 })
+    Ok(FlowSpec { src, dst, size, start: Time::from_secs_f64(secs), prio: prio as u8, incast: false, dport, sport: 0 })
 }
 
-fn num<T: std::str::FromStr>(s: &str, no: usize, what: &str) -> Result<T, String> {
-    s.parse().map_err(|_| format!("line {no}: cannot parse {what} `{s}`"))
+fn num<T: std::str::FromStr>(s: &str, no: usize, field: &str, what: &str) -> Result<T, String> {
+    s.parse().map_err(|_| format!("line {no}: {field} '{s}' {what}"))
 }
 
-/// Writes flows in the same format (dport 100, as traffic_gen.py). Start times print with 9
+/// Writes flows in the same format (each flow's dport; traffic_gen.py writes 100). Start times print with 9
 /// decimals (HPCC's `%.9f`) when they are whole nanoseconds, else with 12 (exact picoseconds),
-/// so parse(write(x)) == x for flows not tagged incast (the format has no such field).
+/// so parse(write(x)) == x for flows not tagged incast (the format has no such field) whose sport
+/// is 0 (the run numbers source ports).
 pub fn write_hpcc_flows(flows: &[FlowSpec]) -> String {
     let mut s = String::with_capacity(32 * (flows.len() + 1));
     let _ = writeln!(s, "{}", flows.len());
@@ -80,15 +102,16 @@ pub fn write_hpcc_flows(flows: &[FlowSpec]) -> String {
         let _ = if frac % PS_PER_NS == 0 {
             writeln!(
                 s,
-                "{} {} {} {HPCC_DPORT} {} {whole}.{:09}",
+                "{} {} {} {} {} {whole}.{:09}",
                 f.src,
                 f.dst,
                 f.prio,
+                f.dport,
                 f.size,
                 frac / PS_PER_NS
             )
         } else {
-            writeln!(s, "{} {} {} {HPCC_DPORT} {} {whole}.{frac:012}", f.src, f.dst, f.prio, f.size)
+            writeln!(s, "{} {} {} {} {} {whole}.{frac:012}", f.src, f.dst, f.prio, f.dport, f.size)
         };
     }
     s
@@ -152,25 +175,55 @@ mod tests {
         assert_eq!(parse_hpcc_flows(&write_hpcc_flows(&odd)).unwrap(), odd);
     }
 
+    fn err(text: &str) -> String {
+        parse_hpcc_flows(text).unwrap_err()
+    }
+
     #[test]
-    fn errors_name_the_line() {
-        let e = parse_hpcc_flows("").unwrap_err();
-        assert!(e.contains("empty"), "{e}");
-        let e = parse_hpcc_flows("x\n").unwrap_err();
-        assert!(e.contains("line 1") && e.contains("count"), "{e}");
-        let e = parse_hpcc_flows("2\n1 2 3 100 10 0.5\n").unwrap_err();
-        assert!(e.contains("says 2") && e.contains("1 flow"), "{e}");
-        let e = parse_hpcc_flows("1\n1 2 3 100 10\n").unwrap_err();
-        assert!(e.contains("line 2") && e.contains("6 fields"), "{e}");
-        let e = parse_hpcc_flows("1\n1 2 300 100 10 0.5\n").unwrap_err();
-        assert!(e.contains("line 2") && e.contains("priority"), "{e}");
-        let e = parse_hpcc_flows("1\n1 1 3 100 10 0.5\n").unwrap_err();
-        assert!(e.contains("line 2") && e.contains("both"), "{e}");
-        let e = parse_hpcc_flows("1\n1 2 3 100 0 0.5\n").unwrap_err();
-        assert!(e.contains("at least 1"), "{e}");
-        let e = parse_hpcc_flows("1\n1 2 3 100 10 -1\n").unwrap_err();
-        assert!(e.contains("line 2") && e.contains("start_seconds"), "{e}");
-        let e = parse_hpcc_flows("1\n1 2 3 100 10 inf\n").unwrap_err();
-        assert!(e.contains("line 2"), "{e}");
+    fn errors_name_the_line_and_the_field() {
+        assert_eq!(err(""), "line 1: expected the flow count, found an empty file");
+        assert!(err("\n\nx\n").starts_with("line 3: flow count 'x' is not a whole number"), "{}", err("x"));
+        let e = err("2\n1 2 3 100 10 0.5\n");
+        assert_eq!(e, "line 1: the flow count is 2, but the file has only 1 flow line (up to line 2)");
+        assert!(err("3\n").contains("only 0 flow lines (up to line 1)"));
+        let e = err("1\n1 2 3 100 10\n");
+        assert!(e.starts_with("line 2: expected 6 fields `src dst priority dport size start_seconds`, found 5"), "{e}");
+        let cases = [
+            ("x 2 3 100 10 0.5", "line 3: src 'x' is not a node id"),
+            ("1 -2 3 100 10 0.5", "line 3: dst '-2' is not a node id"),
+            ("1 2 p 100 10 0.5", "line 3: priority 'p' is not a whole number"),
+            ("1 2 3 1e2 10 0.5", "line 3: dport '1e2' is not a port number"),
+            ("1 2 3 100 1.5 0.5", "line 3: size '1.5' is not a whole number of bytes"),
+            ("1 2 3 100 10 x", "line 3: start time 'x' is not a number"),
+            ("1 2 300 100 10 0.5", "line 3: priority 300 is not a priority; allowed: 0 to"),
+            ("1 1 3 100 10 0.5", "line 3: src and dst are both 1"),
+            ("1 2 3 100 0 0.5", "line 3: size must be at least 1 byte"),
+            ("1 2 3 100 10 -1", "line 3: start time '-1' must be a non-negative time"),
+            ("1 2 3 100 10 inf", "line 3: start time 'inf' must be a non-negative time"),
+        ];
+        for (line, want) in cases {
+            // the bad line is the second flow; line 2 is fine
+            let e = err(&format!("2\n0 1 3 100 10 0.5\n{line}\n"));
+            assert!(e.starts_with(&want), "{line}: {e}");
+        }
+    }
+
+    #[test]
+    fn text_after_the_count_is_a_warning() {
+        // as the HPCC repository's own mix/flow.txt: the count says 2, a list and a note follow
+        let text = "2\n2 1 3 100 200000000 2\n3 1 3 100 200000000 2\n4 1 3 100 150000000 2\n\
+                    ...\n\nPlease order the flows in ascending start_time!\n";
+        let (flows, warnings) = read_hpcc_flows(text).unwrap();
+        assert_eq!(flows.len(), 2);
+        assert_eq!(warnings.len(), 1);
+        let w = &warnings[0];
+        assert!(w.starts_with("lines 4 to 7: 3 lines after the 2 flows that line 1 declares are ignored"), "{w}");
+        assert!(w.contains("\"4 1 3 100 150000000 2\""), "{w}");
+        // a malformed line after the count is not read at all
+        assert_eq!(parse_hpcc_flows("1\n1 2 3 100 10 0.5\nnot a flow\n").unwrap().len(), 1);
+        // nothing after the count: no warning
+        assert!(read_hpcc_flows("1\n1 2 3 100 10 0.5\n\n").unwrap().1.is_empty());
+        let (_, w) = read_hpcc_flows("0\nx\n").unwrap();
+        assert_eq!(w, vec!["line 2: 1 line after the 0 flows that line 1 declares is ignored (as the HPCC simulator does): \"x\"".to_string()]);
     }
 }
