@@ -277,11 +277,15 @@ def import_hpcc(config: Path | str, out: Path | str) -> tuple[Path, list[str]]:
         raise ScenarioError(f"TOPOLOGY_FILE: {topo_path} is not an HPCC topology file ({e})") from None
     payload = _one(cfg, "PACKET_PAYLOAD_SIZE", int, 1000)
 
-    flow_lines = [l.split() for l in flow_path.read_text().splitlines()[1:] if l.strip()]
+    # only the flows the file declares (its reader reads by count; trailing text is a note there)
+    lines = [l.split() for l in flow_path.read_text().splitlines() if l.strip()]
     try:
+        count = int(lines[0][0]) if lines else 0
+        flow_lines = lines[1 : 1 + count]
         first_start = min(float(f[5]) for f in flow_lines) if flow_lines else 2.0
     except (ValueError, IndexError):
-        raise ScenarioError(f"FLOW_FILE: {flow_path} is not an HPCC flow file") from None
+        raise ScenarioError(f"FLOW_FILE: {flow_path} is not an HPCC flow file (`hopsim validate` on the "
+                            "imported scenario names the bad line)") from None
     offset_s = 2.0 if first_start >= 2.0 else 0.0
     offset_ps = int(offset_s * 10**12)
 
