@@ -6,6 +6,7 @@
 //! - `net::switch` and `net::host`: what a switch and a host do with a packet;
 //! - `net::control`: control frames, flow-control actions and the modules' timers;
 //! - `stats::sample`: periodic samples and the end-of-run tables;
+//! - `stats::record`: the HPCC simulator's recorders (queue-length histograms, packet trace);
 //! - `progress` and `watchdog`: the loop's checkpoints (stop flag, progress hook, stalls).
 
 use crate::config::NetConfig;
@@ -54,6 +55,8 @@ pub struct Simulation {
     pub(crate) watch: Watch,
     /// No-progress and deadlock detection (`watchdog.rs`).
     pub(crate) watchdog: crate::watchdog::Watchdog,
+    /// Queue-length monitor and packet trace (`stats::record`).
+    pub(crate) rec: crate::stats::record::Recorders,
 }
 
 impl Simulation {
@@ -97,6 +100,7 @@ impl Simulation {
                 }
             }
         }
+        self.finish_recorders(end.reason);
         self.finish();
         self.stats.stop = end;
         &self.stats

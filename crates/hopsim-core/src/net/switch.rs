@@ -17,6 +17,7 @@ use crate::net::mmu::Mmu;
 use crate::packet::{Packet, PacketId, Tags};
 use crate::rng::Rng;
 use crate::sim::Simulation;
+use crate::stats::record::{EV_DEQUEUE, EV_DROP, EV_ENQUEUE};
 
 pub struct Switch {
     pub node: u32,
@@ -101,6 +102,9 @@ impl Simulation {
                 c.drops += 1;
                 c.data_bytes_dropped += pkt.payload as u64;
                 self.flows[pkt.flow as usize].dropped_bytes += pkt.payload as u64;
+                if self.rec.on {
+                    self.record_packet(s, out, q as usize, id, EV_DROP, false);
+                }
                 self.slab.free(id);
             }
             Some(charge) => {
@@ -114,6 +118,9 @@ impl Simulation {
                     self.slab.tags.set(id, m.tags);
                 }
                 collect_actions!(self, node);
+                if self.rec.on {
+                    self.record_packet(s, out, q as usize, id, EV_ENQUEUE, false);
+                }
                 self.kick(out);
             }
         }
@@ -155,11 +162,13 @@ impl Simulation {
         }
         let port = &self.ports[p as usize];
         let pkt = self.slab.get_mut(id);
+        let mut marked = false;
         if self.cfg.switch.ecn.enabled && !pkt.ecn() {
             let (kmin, kmax) = sw.info.ecn[egress as usize];
             let qlen = sw.mmu.egress_bytes(egress as usize, q);
             if red_mark(qlen, kmin, kmax, self.cfg.switch.ecn.pmax, &mut sw.rng) {
                 pkt.set_ecn();
+                marked = true;
             }
         }
         if sw.aqm.active {
@@ -175,6 +184,9 @@ impl Simulation {
                 let hop = IntHop { ts: now, tx_bytes: port.tx_bytes, qlen, rate: port.clock.rate };
                 self.slab.int.stack_mut(id).push(hop, sw.aqm.int_max_hops);
             }
+        }
+        if self.rec.on {
+            self.record_packet(s, p, q, id, EV_DEQUEUE, marked);
         }
         self.arm_fc_timer(s);
         Some(id)

@@ -18,3 +18,4 @@ mod bfc;
 mod flowsail;
 mod watchdog;
 mod floodgate;
+mod record;
