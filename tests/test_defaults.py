@@ -61,6 +61,10 @@ LAYOUT = {
     "buffer.lossless": "auto" if NET["switch"]["lossless"] == (NET["flow_control"]["scheme"] != "none") else None,
     # 'auto' = what the congestion control is designed with: nothing under the default (none)
     "aqm.ein": "auto" if NET["aqm"]["ein"] is None and NET["congestion_control"]["algorithm"] != "pulser" else None,
+    # recorders off by default: the core leaves them out of its JSON (their own defaults are
+    # checked in tests/test_record.py)
+    "record.qlen_monitor": NET["record"].get("qlen_monitor"),
+    "record.trace": NET["record"].get("trace"),
     "aqm.int": "auto" if NET["aqm"]["int_max_hops"] == 0 and NET["congestion_control"]["algorithm"] != "hpcc" else None,
 }
 # Scenario settings the core has no field for, and why.

@@ -14,6 +14,7 @@ from hopsim.scenario import load_scenario
 FILES = {
     "scenario.toml", "scenario.json", "scenario.sha256", "params.json", "summary.json",
     "flows.parquet", "pauses.parquet", "control.parquet", "buffer.parquet", "queues.parquet", "ports.parquet",
+    "pfc_received.parquet", "qlen.parquet", "trace.parquet",
 }
 COLUMNS = {
     "flows": ["flow_id", "src", "dst", "size_bytes", "start_ns", "finish_ns", "fct_ns", "ideal_fct_ns", "slowdown",
@@ -26,6 +27,9 @@ COLUMNS = {
     "ports": ["node", "port", "peer_node", "hop_class", "rate_bps", "tx_bytes", "ctrl_bytes", "utilisation",
               "paused_ns", "peak_queue_bytes", "gate_closed_ns", "pause_frames", "resume_frames", "other_ctrl_frames",
               "markers_inserted", "markers_matched", "ein_marks"],
+    "pfc_received": ["time_ns", "node", "is_switch", "port", "peer_node", "hop_class", "prio", "pause"],
+    "qlen": ["dump_time_ns", "node", "port", "kb", "count"],
+    "trace": ["time_ns", "node", "port", "queue", "event", "flow", "seq", "size", "qlen_bytes"],
 }
 
 

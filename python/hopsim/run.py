@@ -26,7 +26,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["Results", "run", "execute", "results_from_native", "TABLES"]
 
-TABLES = ("flows", "pauses", "control", "buffer", "queues", "ports")
+TABLES = ("flows", "pauses", "control", "buffer", "queues", "ports", "pfc_received", "qlen", "trace")
 _U64_MAX = np.uint64(2**64 - 1)
 
 
@@ -172,6 +172,25 @@ def results_from_native(raw: dict[str, Any], scenario_hash: str = "", name: str 
         "bytes": qz["bytes"], "time_ps": qz["time_ps"],
     })
 
+    # the HPCC simulator's recorders (crates/hopsim-core/src/stats/record.rs)
+    rz = {k: _np(v) for k, v in t["pfc_received"].items()}
+    rh, rpeer = hop_cols(port_rows(rz["node"], rz["port"]))
+    pfc_received = pa.table({
+        "time_ns": _ns(rz["time_ps"]), "node": rz["node"], "is_switch": rz["is_switch"], "port": rz["port"],
+        "peer_node": rpeer, "hop_class": rh, "prio": rz["prio"], "pause": rz["pause"], "time_ps": rz["time_ps"],
+    })
+    hz = {k: _np(v) for k, v in t["qlen"].items()}
+    qlen = pa.table({
+        "dump_time_ns": _ns(hz["dump_time_ps"]), "node": hz["node"], "port": hz["port"], "kb": hz["kb"],
+        "count": hz["count"], "dump_time_ps": hz["dump_time_ps"],
+    })
+    tz = {k: _np(v) for k, v in t["trace"].items()}
+    trace = pa.table({
+        "time_ns": _ns(tz["time_ps"]), "node": tz["node"], "port": tz["port"], "queue": tz["queue"],
+        "event": _strings(list(_trace_events()), tz["event"].astype(np.int32)), "flow": tz["flow"], "seq": tz["seq"],
+        "size": tz["size"], "qlen_bytes": tz["qlen_bytes"], "time_ps": tz["time_ps"],
+    })
+
     wall = float(raw.get("wall_time_s", 0.0))
     events = int(counters.get("events", 0))
     sd = f["slowdown"][done]
@@ -207,7 +226,14 @@ def results_from_native(raw: dict[str, Any], scenario_hash: str = "", name: str 
         if summary[k] is not None and not math.isfinite(summary[k]):
             summary[k] = None
     return Results(tables={"flows": flows, "pauses": pauses, "control": control, "buffer": buffer, "queues": queues,
-                           "ports": ports}, summary=summary)
+                           "ports": ports, "pfc_received": pfc_received, "qlen": qlen, "trace": trace}, summary=summary)
+
+
+def _trace_events() -> tuple[str, ...]:
+    """Names of the packet trace's event codes, the core's (``stats::record::TRACE_EVENTS``)."""
+    from . import _native
+
+    return tuple(_native.TRACE_EVENTS)
 
 
 @dataclass
@@ -244,6 +270,18 @@ class Results:
     @property
     def ports(self) -> "pd.DataFrame":
         return self.df("ports")
+
+    @property
+    def pfc_received(self) -> "pd.DataFrame":
+        return self.df("pfc_received")
+
+    @property
+    def qlen(self) -> "pd.DataFrame":
+        return self.df("qlen")
+
+    @property
+    def trace(self) -> "pd.DataFrame":
+        return self.df("trace")
 
     def __repr__(self) -> str:
         s = self.summary

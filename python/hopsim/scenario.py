@@ -337,12 +337,21 @@ def _net(m: S.ScenarioModel) -> dict[str, Any]:
         "pfc": {"threshold": threshold, "pause_quanta": pfc.pause_quanta, "until_resume": pfc.until_resume},
         "routing": _core(m.routing),
         "congestion_control": {"algorithm": cc.algorithm, **(_core(getattr(cc, cc.algorithm)) if cc.algorithm != "none" else {})},
-        "record": _core(m.record),
+        "record": _record(m.record),
         "duration": m.duration,
         # the watchdog's limit (crates/hopsim-core/src/watchdog.rs): left out when "auto", so the
         # scenario hash of every scenario that does not set it stays what it was; "off" = never
         **({} if m.stall_timeout == "auto" else {"stall_timeout": 2**64 - 1 if m.stall_timeout == "off" else m.stall_timeout}),
     }
+
+
+OFF_RECORDERS = ("qlen_monitor", "trace")
+"""Recorders that are left out of the core's JSON while off (as the core leaves them out of its
+own), so that the hash of every scenario that does not turn them on stays what it was."""
+
+
+def _record(r: S.Record) -> dict[str, Any]:
+    return {k: v for k, v in _core(r).items() if not (k in OFF_RECORDERS and v is None)}
 
 
 IDEAL_BUFFER = 2**50

@@ -146,6 +146,11 @@ SizeOrEcn = Annotated[
     BeforeValidator(_wrap(parse_size, ("ecn",))),
     PlainSerializer(_ser_unset(fmt_size, "ecn")),
 ]
+TimeOrRunEnd = Annotated[
+    Union[Literal["run_end"], int],
+    BeforeValidator(_wrap(parse_time, ("run_end",))),
+    PlainSerializer(_ser_unset(fmt_time, "run_end")),
+]
 RateOrNone = Annotated[
     Union[Literal["none"], int],
     BeforeValidator(_wrap(parse_rate, ("none",))),
@@ -883,12 +888,49 @@ class Aqm(Strict):
     int: Literal["auto", "on", "off"] = Field(default="auto", description="HPCC's in-band telemetry records")
 
 
+class QlenMonitor(Strict):
+    """The HPCC simulator's queue-length histograms (its qlen.txt, ``monitor_buffer`` in third.cc):
+    every ``interval`` from ``start``, each switch port's egress bytes add one to the bucket
+    bytes/1000 of that port's histogram; at samples whose absolute time (run time +
+    ``time_offset``) is a multiple of ``dump_interval`` the cumulative histograms go into the
+    ``qlen`` table. Times ``start`` and ``end`` are run times, as ``duration`` is (the HPCC
+    simulator's QLEN_MON_START and QLEN_MON_END less the flow file's time offset)."""
+
+    start: Time = Field(default="0us", ge=0, description="run time of the first sample")
+    end: TimeOrRunEnd = Field(
+        default="run_end",
+        description="samples go on while one is taken before this run time (the last is the first at or after it); "
+        "'run_end' = until the run ends. With a time, a run whose flows all finished earlier is sampled on to it "
+        "(at most to `duration`) with its last, idle, state, as the HPCC simulator running to its stop time is",
+    )
+    interval: Time = Field(default="100ns", gt=0, description="time between samples (HPCC: 100 ns)")
+    dump_interval: Time = Field(default="100ms", gt=0, description="histograms are written at samples whose absolute "
+                                "time is a multiple of this (HPCC: 100 ms)")
+    time_offset: Time = Field(default="0us", ge=0, description="added to run times to give absolute times: the HPCC "
+                              "flow file's offset (its flows start at 2 s), as workload.time_offset")
+
+
+class Trace(Strict):
+    """Enqueue, dequeue, drop and ECN-mark events at switches of the data packets of these flows or
+    at these ports (the ``trace`` table; the HPCC simulator's mix.tr as trace_reader prints it)."""
+
+    flows: list[Annotated[int, Field(ge=0, lt=2**32)]] = Field(default_factory=list, description="flow ids")
+    ports: list[tuple[NodeId, Annotated[int, Field(ge=0, le=65535)]]] = Field(
+        default_factory=list, description="[switch node, local port] pairs: packets leaving by them"
+    )
+
+
 class Record(Strict):
     buffer_interval: TimeOrOff = Field(default="10us", description="switch and port buffer samples; 'off' = none")
     queue_ports: list[tuple[NodeId, Annotated[int, Field(ge=0, le=65535)]]] = Field(
         default_factory=list, description="[node, local port] pairs whose queue length is recorded"
     )
     queue_interval: Time = Field(default="1us", gt=0)
+    qlen_monitor: Optional[QlenMonitor] = Field(
+        default=None, description="the HPCC simulator's queue-length histograms; omitted = off (`qlen_monitor = {}`: on, "
+        "every default)"
+    )
+    trace: Optional[Trace] = Field(default=None, description="per-packet switch events of chosen flows and ports; omitted = off")
 
     @field_validator("buffer_interval")
     @classmethod

@@ -7,6 +7,9 @@ Contents::
     scenario.sha256    SHA-256 of scenario.json in canonical form
     params.json        the swept parameters of this run ({} for a lone run)
     flows.parquet  pauses.parquet  control.parquet  buffer.parquet  queues.parquet  ports.parquet
+    pfc_received.parquet  every PFC frame where it arrived (the HPCC simulator's pfc.txt)
+    qlen.parquet       queue-length histograms of record.qlen_monitor (its qlen.txt); empty when off
+    trace.parquet      switch events of record.trace's flows and ports (its mix.tr); empty when off
     summary.json       counts, drops, pause time, events, wall time, events/s
 
 Atomicity: everything is written into a hidden temporary folder beside the target
@@ -111,7 +114,8 @@ def load_run(d: Path | str) -> Results:
     d = Path(d)
     if not is_complete(d):
         raise FileNotFoundError(f"{d} is not a complete run folder (no {SUMMARY})")
-    tables = {name: pq.read_table(d / f"{name}.parquet") for name in TABLES}
+    # folders written before a table existed lack its file: they load without it
+    tables = {name: pq.read_table(d / f"{name}.parquet") for name in TABLES if (d / f"{name}.parquet").exists()}
     summary = json.loads((d / SUMMARY).read_text())
     return Results(tables=tables, summary=summary)
 

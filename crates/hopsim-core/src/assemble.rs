@@ -175,6 +175,7 @@ impl Simulation {
             watchdog: Default::default(),
             acks_as_data: false,
             ecmp_hpcc: false,
+            rec: Default::default(),
         };
         sim.acks_as_data = sim.cfg.host.ack_priority == crate::config::AckPriority::Data;
         sim.ecmp_hpcc = sim.cfg.routing.ecmp == crate::config::EcmpHash::Hpcc;
@@ -195,18 +196,9 @@ impl Simulation {
             sim.sched.push(t, Event::FlowArrival);
         }
         for &(node, local) in &sim.cfg.record.queue_ports {
-            let ok = matches!(sim.node_ref.get(node as usize), Some(NodeRef::Switch(_))) && sim.port_of(node, local).is_some();
-            if !ok {
-                let what = match sim.node_ref.get(node as usize) {
-                    None => format!("node {node} does not exist (nodes 0 to {})", sim.node_ref.len() - 1),
-                    Some(NodeRef::Host(_)) => format!("node {node} is a host; allowed: switch nodes"),
-                    Some(NodeRef::Switch(s)) => {
-                        format!("switch {node} has no port {local}; allowed: 0 to {}", sim.switches[*s as usize].info.ports.len() - 1)
-                    }
-                };
-                return Err(format!("record.queue_ports: [{node}, {local}]: {what}"));
-            }
+            sim.switch_port("record.queue_ports", node, local)?;
         }
+        sim.init_recorders()?;
         if sim.cfg.record.buffer_interval.is_some() || !sim.cfg.record.queue_ports.is_empty() {
             sim.sched.push(Time::ZERO, Event::Sample);
         }

@@ -244,11 +244,25 @@ pub struct RecordConfig {
     pub queue_ports: Vec<(u32, u16)>,
     /// Interval of that time series.
     pub queue_interval: Time,
+    /// The HPCC simulator's queue-length histograms (`stats::record`); `None` = off. Left out of
+    /// the JSON when off, so scenarios that do not set it keep their hash.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub qlen_monitor: Option<crate::stats::record::QlenMonitorConfig>,
+    /// Per-packet switch events of chosen flows and ports (`stats::record`); `None` = off, and
+    /// left out of the JSON then.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<crate::stats::record::TraceConfig>,
 }
 
 impl Default for RecordConfig {
     fn default() -> Self {
-        RecordConfig { buffer_interval: Some(Time::from_us(10)), queue_ports: vec![], queue_interval: Time::from_us(1) }
+        RecordConfig {
+            buffer_interval: Some(Time::from_us(10)),
+            queue_ports: vec![],
+            queue_interval: Time::from_us(1),
+            qlen_monitor: None,
+            trace: None,
+        }
     }
 }
 

@@ -12,7 +12,8 @@ use serde_json::json;
 /// `{"net": NetConfig::default(), "flow_control": {scheme: ...}, "congestion_control":
 /// {algorithm: ...}}`: the whole default network, then every flow-control scheme and every
 /// congestion control with its default parameters as it would be selected (tag included), so that
-/// the defaults of the schemes a default run does not select are published too. Field names are
+/// the defaults of the schemes a default run does not select are published too; and under
+/// `"record"` the settings of the recorders that are off by default. Field names are
 /// the scenario's (see `config`), values in the core's units (bytes, bits/s, picoseconds).
 pub fn defaults_json() -> String {
     let fc = [
@@ -44,7 +45,14 @@ pub fn defaults_json() -> String {
             })
             .collect()
     }
-    json!({"net": NetConfig::default(), "flow_control": by_tag("scheme", &fc), "congestion_control": by_tag("algorithm", &cc)}).to_string()
+    // the recorders that are off by default (absent from `net.record`), with the settings a
+    // scenario that turns one on gets
+    let record = json!({
+        "qlen_monitor": crate::stats::record::QlenMonitorConfig::default(),
+        "trace": crate::stats::record::TraceConfig::default(),
+    });
+    json!({"net": NetConfig::default(), "flow_control": by_tag("scheme", &fc), "congestion_control": by_tag("algorithm", &cc), "record": record})
+        .to_string()
 }
 
 #[cfg(test)]
@@ -65,6 +73,11 @@ mod tests {
         assert_eq!(net["flow_control"], json!({"scheme": "pfc"}));
         assert_eq!(net["congestion_control"], json!({"algorithm": "none"}));
         assert_eq!(net["duration"], Value::Null);
+        // recorders off by default are left out of `net.record` (scenario hashes stay), and
+        // published on their own
+        assert!(net["record"].get("qlen_monitor").is_none() && net["record"].get("trace").is_none());
+        assert_eq!(v["record"]["qlen_monitor"]["interval"], 100_000);
+        assert_eq!(v["record"]["qlen_monitor"]["end"], Value::Null);
         let ppfc = &v["flow_control"]["ppfc"];
         assert_eq!(
             (&ppfc["scheme"], &ppfc["kmax"], &ppfc["T"], &ppfc["R"]),

@@ -6,6 +6,7 @@
 //! - `net::switch` and `net::host`: what a switch and a host do with a packet;
 //! - `net::control`: control frames, flow-control actions and the modules' timers;
 //! - `stats::sample`: periodic samples and the end-of-run tables;
+//! - `stats::record`: the HPCC simulator's recorders (queue-length histograms, packet trace);
 //! - `progress` and `watchdog`: the loop's checkpoints (stop flag, progress hook, stalls).
 
 use crate::config::NetConfig;
@@ -58,6 +59,8 @@ pub struct Simulation {
     pub(crate) acks_as_data: bool,
     /// `routing.ecmp = "hpcc"`: the HPCC simulator's per-switch hash picks next hops.
     pub(crate) ecmp_hpcc: bool,
+    /// Queue-length monitor and packet trace (`stats::record`).
+    pub(crate) rec: crate::stats::record::Recorders,
 }
 
 impl Simulation {
@@ -101,6 +104,7 @@ impl Simulation {
                 }
             }
         }
+        self.finish_recorders(end.reason);
         self.finish();
         self.stats.stop = end;
         &self.stats

@@ -1,4 +1,4 @@
-//! `hopsim._native`: the Python binding of `hopsim-core`. Four functions and one constant:
+//! `hopsim._native`: the Python binding of `hopsim-core`. Four functions and two constants:
 //!
 //! - `run(scenario_json, on_progress=None) -> dict`: build and run one scenario with the GIL
 //!   released (polling for Ctrl-C, reporting progress), and hand back its columnar results;
@@ -6,7 +6,8 @@
 //!   `ValueError` with the core's message;
 //! - `version() -> str`: the binding crate's version;
 //! - `defaults() -> str`: the core's default settings as JSON (what the schema is tested against);
-//! - `MAX_QUEUES`: the most data queues a port may have.
+//! - `MAX_QUEUES`: the most data queues a port may have;
+//! - `TRACE_EVENTS`: the names of the packet trace's event codes.
 //!
 //! How results cross the boundary: `run` returns `{"tables": {table: {column: value}},
 //! "counters": {name: int}, "modules": {name: int}, "stop": {"reason", "message", "cycle"}}`. A numeric column is a `(dtype, bytes)` pair: the column's `Vec`
@@ -86,6 +87,12 @@ fn stats_to_py<'py>(py: Python<'py>, s: &RunStats) -> PyResult<Bound<'py, PyDict
     table!(py, tables, "buffer_port", b, [port_time_ps, port_row, port_bytes, port_tx_bytes, port_active]);
     let q = &s.queues;
     table!(py, tables, "queues", q, [time_ps, node, port, bytes]);
+    let r = &s.pfc_received;
+    table!(py, tables, "pfc_received", r, [time_ps, node, is_switch, port, prio, pause]);
+    let h = &s.qlen;
+    table!(py, tables, "qlen", h, [dump_time_ps, node, port, kb, count]);
+    let tr = &s.trace;
+    table!(py, tables, "trace", tr, [time_ps, node, port, queue, event, flow, seq, size, qlen_bytes]);
     let pt = &s.ports;
     table!(
         py,
@@ -239,6 +246,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(defaults, m)?)?;
     // the core's limits, so the schema's can be checked against them
     m.add("MAX_QUEUES", hopsim_core::net::port::MAX_QUEUES)?;
+    // names of the packet trace's event codes (the `trace` table's `event` column)
+    m.add("TRACE_EVENTS", hopsim_core::stats::record::TRACE_EVENTS.to_vec())?;
     Ok(())
 }
 

@@ -68,6 +68,10 @@ impl Simulation {
         self.slab.free(id);
         let now = self.now;
         let node = self.ports[p as usize].node;
+        if let CtrlMsg::Pfc { prio, quanta } = msg {
+            let is_switch = matches!(self.node_ref[node as usize], NodeRef::Switch(_));
+            self.stats.pfc_received.push(now, node, is_switch, self.ports[p as usize].local, prio, quanta > 0);
+        }
         match self.node_ref[node as usize] {
             NodeRef::Switch(s) => {
                 let reopened = self.obey_link_pause(p, &msg);

@@ -17,6 +17,7 @@ use crate::net::mmu::Mmu;
 use crate::packet::{Packet, PacketId, Tags};
 use crate::rng::Rng;
 use crate::sim::Simulation;
+use crate::stats::record::{EV_DEQUEUE, EV_DROP, EV_ENQUEUE};
 
 pub struct Switch {
     pub node: u32,
@@ -102,6 +103,9 @@ impl Simulation {
                 c.drops += 1;
                 c.data_bytes_dropped += pkt.payload as u64;
                 self.flows[pkt.flow as usize].dropped_bytes += pkt.payload as u64;
+                if self.rec.on {
+                    self.record_packet(s, out, q as usize, id, EV_DROP, false);
+                }
                 self.slab.free(id);
             }
             Some(charge) => {
@@ -115,6 +119,9 @@ impl Simulation {
                     self.slab.tags.set(id, m.tags);
                 }
                 collect_actions!(self, node);
+                if self.rec.on {
+                    self.record_packet(s, out, q as usize, id, EV_ENQUEUE, false);
+                }
                 self.kick(out);
             }
         }
@@ -156,20 +163,19 @@ impl Simulation {
         }
         let port = &self.ports[p as usize];
         let pkt = self.slab.get_mut(id);
-        if pkt.kind != crate::packet::PktKind::Data {
-            // an ACK in a data queue (`transport.ack_priority = "data"`): its ECN bit is the
-            // echo of its data packet's mark, and it carries no INT, so leave it alone
-            self.arm_fc_timer(s);
-            return Some(id);
-        }
-        if self.cfg.switch.ecn.enabled && !pkt.ecn() {
+        let mut marked = false;
+        // an ACK in a data queue (`transport.ack_priority = "data"`) is neither marked (its ECN
+        // bit echoes its data packet's mark) nor stamped (it carries no INT)
+        let data = pkt.kind == crate::packet::PktKind::Data;
+        if data && self.cfg.switch.ecn.enabled && !pkt.ecn() {
             let (kmin, kmax) = sw.info.ecn[egress as usize];
             let qlen = sw.mmu.egress_bytes(egress as usize, q);
             if red_mark(qlen, kmin, kmax, self.cfg.switch.ecn.pmax, &mut sw.rng) {
                 pkt.set_ecn();
+                marked = true;
             }
         }
-        if sw.aqm.active {
+        if data && sw.aqm.active {
             // Pulser's EIN (Algorithm 1) and HPCC's INT record, both against the bytes the port
             // holds after this packet left; INT's txBytes are those sent before it.
             let qlen = port.queued_bytes();
@@ -182,6 +188,9 @@ impl Simulation {
                 let hop = IntHop { ts: now, tx_bytes: port.tx_bytes, qlen, rate: port.clock.rate };
                 self.slab.int.stack_mut(id).push(hop, sw.aqm.int_max_hops);
             }
+        }
+        if self.rec.on {
+            self.record_packet(s, p, q, id, EV_DEQUEUE, marked);
         }
         self.arm_fc_timer(s);
         Some(id)

@@ -4,6 +4,7 @@
 //! `Vec` per field) make the hand-over to Arrow/Parquet a copy, not a transformation.
 
 pub mod ideal;
+pub mod record;
 pub mod sample;
 
 use serde::{Deserialize, Serialize};
@@ -244,6 +245,12 @@ pub struct RunStats {
     pub buffer: BufferSamples,
     pub queues: QueueSeries,
     pub ports: PortTable,
+    /// Every PFC frame received (`record`).
+    pub pfc_received: record::PfcRxLog,
+    /// Queue-length histograms (`record.qlen_monitor`).
+    pub qlen: record::QlenHist,
+    /// Switch events of chosen packets (`record.trace`).
+    pub trace: record::PacketTrace,
     pub counters: Counters,
     pub stop: StopInfo,
 }

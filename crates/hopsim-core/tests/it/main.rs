@@ -19,3 +19,4 @@ mod bfc;
 mod flowsail;
 mod watchdog;
 mod floodgate;
+mod record;
