@@ -30,6 +30,7 @@ pub fn defaults_json() -> String {
         CcConfig::None,
         CcConfig::Dcqcn(Default::default()),
         CcConfig::Dctcp(Default::default()),
+        CcConfig::DctcpRate(Default::default()),
         CcConfig::Timely(Default::default()),
         CcConfig::Hpcc(Default::default()),
         CcConfig::Pulser(Default::default()),

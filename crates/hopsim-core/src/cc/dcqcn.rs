@@ -69,8 +69,16 @@
 //! from the 40 Gb/s values the P-PFC paper gives:
 //! `R_AI = rai_at_40g * line_rate / 40 Gb/s`, and likewise `R_HAI`.
 //!
+//! `rai` and `rhai`, when set, are absolute steps that replace this scaling (in both models), so a
+//! simulator config's `RATE_AI 20Mb/s` can be imported as it stands.
+//!
 //! Rates are whole bit/s (`Rate`), so runs are bit-identical across platforms. Only alpha, a
 //! fraction, is an `f64`.
+//!
+//! **Two models.** Everything above is the `paper` model, the default. `model = "mlx"` runs the HPCC
+//! simulator's Mellanox model exactly instead (`cnp_received_mlx` and its periodic events; see
+//! `cc::dcqcn_mlx`). It shares this configuration: it ignores `byte_counter`, and only it reads
+//! `rate_on_first_cnp`.
 
 use super::{CongestionControl, FlowInfo};
 use crate::time::{Rate, Time};
@@ -101,6 +109,9 @@ pub const REFERENCE_LINE_RATE: Rate = Rate::gbps(40);
 /// | `rate_decrease_interval` | 4 us | HPCC `RateDecreaseInterval` default 4 us (`config.txt` `RATE_DECREASE_INTERVAL 4`) |
 /// | `min_rate` | 100 Mb/s | HPCC `RdmaHw` `MinRate` default, `config.txt` `MIN_RATE 100Mb/s` |
 /// | `clamp_target_rate` | false | HPCC `ClampTargetRate` default, `config.txt` `CLAMP_TARGET_RATE 0` |
+/// | `model` | `paper` | the model described above; `mlx` = HPCC `CC_MODE 1` (`cc::dcqcn_mlx`) |
+/// | `rate_on_first_cnp` | 1 | HPCC `RateOnFirstCnp` default (`mlx` only) |
+/// | `rai`, `rhai` | none (scale `rai_at_40g`, `rhai_at_40g`) | HPCC `RATE_AI`, `RATE_HAI`, which it uses unscaled |
 ///
 /// HPCC's own `mix/config.txt` tunes DCQCN for the HPCC paper differently (`RP_TIMER 900`,
 /// `FAST_RECOVERY_TIMES 1`, `ALPHA_RESUME_INTERVAL 1`, `RATE_AI 50Mb/s`, `RATE_HAI 100Mb/s`); we
@@ -128,6 +139,25 @@ pub struct DcqcnConfig {
     pub min_rate: Rate,
     /// Always set `Rt = Rc` on a cut. If false, set it only when an increase ran since the last cut.
     pub clamp_target_rate: bool,
+    /// Which DCQCN: the paper's (`paper`) or the HPCC simulator's Mellanox model (`mlx`).
+    pub model: DcqcnModel,
+    /// `mlx` only: on the flow's first CNP, `Rt = Rc = rate_on_first_cnp x Rc`, in (0, 1].
+    pub rate_on_first_cnp: f64,
+    /// Absolute additive-increase step `R_AI`; replaces the scaled `rai_at_40g` when set.
+    pub rai: Option<Rate>,
+    /// Absolute hyper-increase step `R_HAI`; replaces the scaled `rhai_at_40g` when set.
+    pub rhai: Option<Rate>,
+}
+
+/// The DCQCN variant a run uses (serialised in lowercase).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DcqcnModel {
+    /// DCQCN §3 with the details listed in the module docs (`Dcqcn`).
+    #[default]
+    Paper,
+    /// The HPCC simulator's `*Mlx` functions, event for event (`dcqcn_mlx::DcqcnMlx`).
+    Mlx,
 }
 
 impl Default for DcqcnConfig {
@@ -143,6 +173,10 @@ impl Default for DcqcnConfig {
             rate_decrease_interval: Time::from_us(4),
             min_rate: Rate::mbps(100),
             clamp_target_rate: false,
+            model: DcqcnModel::Paper,
+            rate_on_first_cnp: 1.0,
+            rai: None,
+            rhai: None,
         }
     }
 }
@@ -154,7 +188,24 @@ impl DcqcnConfig {
         if !(self.g.is_finite() && (0.0..=1.0).contains(&self.g)) {
             return Err(format!("dcqcn: g must be in [0, 1], got {}", self.g));
         }
+        if !(self.rate_on_first_cnp.is_finite() && self.rate_on_first_cnp > 0.0 && self.rate_on_first_cnp <= 1.0) {
+            return Err(format!("dcqcn: rate_on_first_cnp must be in (0, 1], got {}", self.rate_on_first_cnp));
+        }
+        // The simulator reschedules CheckRateDecreaseMlx every RateDecreaseInterval: 0 would
+        // never let time advance.
+        if self.model == DcqcnModel::Mlx && self.rate_decrease_interval == Time::ZERO {
+            return Err("dcqcn: the mlx model needs a positive rate_decrease_interval".into());
+        }
         Ok(())
+    }
+
+    /// `(R_AI, R_HAI)` for a flow at `line_rate`: the absolute `rai`/`rhai` where set, else the
+    /// 40 Gb/s values scaled.
+    pub fn steps(&self, line_rate: Rate) -> (Rate, Rate) {
+        (
+            self.rai.unwrap_or_else(|| Self::scale_to_line_rate(self.rai_at_40g, line_rate)),
+            self.rhai.unwrap_or_else(|| Self::scale_to_line_rate(self.rhai_at_40g, line_rate)),
+        )
     }
 
     /// `rate_at_40g` scaled to `line_rate` in proportion (see the module docs).
@@ -210,10 +261,11 @@ impl Dcqcn {
     pub fn new(cfg: &DcqcnConfig, info: &FlowInfo) -> Dcqcn {
         debug_assert!(cfg.validate().is_ok(), "{:?}", cfg.validate());
         let line = info.line_rate.0;
+        let (rai, rhai) = cfg.steps(info.line_rate);
         Dcqcn {
             line_rate: line,
-            rai: DcqcnConfig::scale_to_line_rate(cfg.rai_at_40g, info.line_rate).0,
-            rhai: DcqcnConfig::scale_to_line_rate(cfg.rhai_at_40g, info.line_rate).0,
+            rai: rai.0,
+            rhai: rhai.0,
             min_rate: cfg.min_rate.0.min(line),
             g: cfg.g,
             inc_period: cfg.rate_increase_timer,
@@ -247,11 +299,11 @@ impl Dcqcn {
     pub fn stages(&self) -> (u32, u32) {
         (self.t_stage, self.bc_stage)
     }
-    /// `R_AI` scaled to this flow's line rate.
+    /// `R_AI`: `rai`, or `rai_at_40g` scaled to this flow's line rate.
     pub fn rai(&self) -> Rate {
         Rate(self.rai)
     }
-    /// `R_HAI` scaled to this flow's line rate.
+    /// `R_HAI`: `rhai`, or `rhai_at_40g` scaled to this flow's line rate.
     pub fn rhai(&self) -> Rate {
         Rate(self.rhai)
     }
@@ -440,6 +492,11 @@ mod tests {
         assert_eq!(at(100).rhai(), Rate::mbps(1000));
         assert_eq!(at(25).rai(), Rate::mbps(25));
         assert_eq!(at(10).rhai(), Rate::mbps(100));
+        // Absolute steps replace the scaling (HPCC's RATE_AI/RATE_HAI as written).
+        let c = DcqcnConfig { rai: Some(Rate::mbps(20)), rhai: Some(Rate::mbps(200)), ..c };
+        let at = |g| dcqcn(Rate::gbps(g), c.clone());
+        assert_eq!((at(100).rai(), at(100).rhai()), (Rate::mbps(20), Rate::mbps(200)));
+        assert_eq!((at(25).rai(), at(25).rhai()), (Rate::mbps(20), Rate::mbps(200)));
     }
 
     #[test]

@@ -8,7 +8,7 @@
 //! `on_timer` when it is due.
 //!
 //! Two transport modes share the host (`net::host`):
-//! - **rate-based** (RoCE: none, DCQCN, TIMELY): `window()` is `None`, the flow is paced at `rate()`
+//! - **rate-based** (RoCE: none, DCQCN, TIMELY, rate-based DCTCP): `window()` is `None`, the flow is paced at `rate()`
 //!   and the host's in-flight cap (`transport.window`, one BDP by default) bounds it;
 //! - **window-based** (DCTCP, Pulser, ICTCP, and HPCC, which has both): `window()` is the
 //!   congestion window in payload bytes and ACKs clock the data out; TCP-style growth and loss
@@ -19,8 +19,11 @@
 //! Switch-side halves live in `aqm` (ECN marking, Pulser's EIN, HPCC's INT); ICTCP's receiver half
 //! is driven by the host on data arrival (`ictcp::Ictcp::on_receive`).
 
+pub mod datarate;
 pub mod dcqcn;
+pub mod dcqcn_mlx;
 pub mod dctcp;
+pub mod dctcp_rate;
 pub mod hpcc;
 pub mod ictcp;
 pub mod pulser;
@@ -51,6 +54,15 @@ pub struct AckInfo<'a> {
     pub adv_window: Option<u64>,
     /// HPCC's INT records echoed by the receiver, one per switch on the path.
     pub int: &'a [IntHop],
+}
+
+impl<'a> AckInfo<'a> {
+    /// The same ACK with `snd_nxt` rewound to `ack_seq`: what the HPCC simulator's congestion
+    /// controls see on a NACK, because `ReceiveAck` runs `RecoverQueue` (`snd_nxt = snd_una`)
+    /// before it calls them. The algorithms that follow `rdma-hw.cc` use it in `on_nack`.
+    pub fn after_go_back_n(&self) -> AckInfo<'a> {
+        AckInfo { snd_nxt: self.ack_seq, ..*self }
+    }
 }
 
 /// Static facts about the flow's path, given once at the flow's start.
@@ -125,6 +137,9 @@ pub enum CcConfig {
     None,
     Dcqcn(dcqcn::DcqcnConfig),
     Dctcp(dctcp::DctcpConfig),
+    /// The HPCC simulator's rate-based DCTCP (`CC_MODE 8`).
+    #[serde(rename = "dctcp_rate")]
+    DctcpRate(dctcp_rate::DctcpRateConfig),
     Timely(timely::TimelyConfig),
     Hpcc(hpcc::HpccConfig),
     Pulser(pulser::PulserConfig),
@@ -154,7 +169,9 @@ impl CcConfig {
                 let b = h.int.header_bytes();
                 TransportNeeds { data_header: b, ack_header: b, cnp: false, int: true }
             }
-            CcConfig::Dctcp(_) | CcConfig::Timely(_) | CcConfig::Pulser(_) | CcConfig::Ictcp(_) => TransportNeeds::default(),
+            CcConfig::Dctcp(_) | CcConfig::DctcpRate(_) | CcConfig::Timely(_) | CcConfig::Pulser(_) | CcConfig::Ictcp(_) => {
+                TransportNeeds::default()
+            }
         }
     }
 
@@ -164,6 +181,7 @@ impl CcConfig {
             CcConfig::None => Ok(()),
             CcConfig::Dcqcn(c) => c.validate(),
             CcConfig::Dctcp(c) => c.validate(),
+            CcConfig::DctcpRate(c) => c.validate(),
             CcConfig::Timely(c) => c.validate(),
             CcConfig::Hpcc(c) => c.validate(),
             CcConfig::Pulser(c) => c.validate(),
@@ -189,7 +207,9 @@ impl CongestionControl for LineRate {
 pub enum AnyCc {
     None(LineRate),
     Dcqcn(dcqcn::Dcqcn),
+    DcqcnMlx(dcqcn_mlx::DcqcnMlx),
     Dctcp(Box<dctcp::Dctcp>),
+    DctcpRate(dctcp_rate::DctcpRate),
     Timely(timely::Timely),
     Hpcc(Box<hpcc::Hpcc>),
     Pulser(Box<pulser::Pulser>),
@@ -201,7 +221,9 @@ macro_rules! dispatch {
         match $self {
             AnyCc::None(x) => x.$m($($a),*),
             AnyCc::Dcqcn(x) => x.$m($($a),*),
+            AnyCc::DcqcnMlx(x) => x.$m($($a),*),
             AnyCc::Dctcp(x) => x.$m($($a),*),
+            AnyCc::DctcpRate(x) => x.$m($($a),*),
             AnyCc::Timely(x) => x.$m($($a),*),
             AnyCc::Hpcc(x) => x.$m($($a),*),
             AnyCc::Pulser(x) => x.$m($($a),*),
@@ -259,8 +281,12 @@ impl AnyCc {
     pub fn build(cfg: &CcConfig, info: &FlowInfo) -> AnyCc {
         match cfg {
             CcConfig::None => AnyCc::None(LineRate { rate: info.line_rate }),
-            CcConfig::Dcqcn(c) => AnyCc::Dcqcn(dcqcn::Dcqcn::new(c, info)),
+            CcConfig::Dcqcn(c) => match c.model {
+                dcqcn::DcqcnModel::Paper => AnyCc::Dcqcn(dcqcn::Dcqcn::new(c, info)),
+                dcqcn::DcqcnModel::Mlx => AnyCc::DcqcnMlx(dcqcn_mlx::DcqcnMlx::new(c, info)),
+            },
             CcConfig::Dctcp(c) => AnyCc::Dctcp(Box::new(dctcp::Dctcp::new(c, info))),
+            CcConfig::DctcpRate(c) => AnyCc::DctcpRate(dctcp_rate::DctcpRate::new(c, info)),
             CcConfig::Timely(c) => AnyCc::Timely(timely::Timely::new(c, info)),
             CcConfig::Hpcc(c) => AnyCc::Hpcc(Box::new(hpcc::Hpcc::new(c, info))),
             CcConfig::Pulser(c) => AnyCc::Pulser(Box::new(pulser::Pulser::new(c, info))),
@@ -281,6 +307,8 @@ mod tests {
     fn config_json_is_tagged_by_algorithm_with_defaults() {
         for (json, name) in [
             (r#"{"algorithm":"dctcp"}"#, "dctcp"),
+            (r#"{"algorithm":"dctcp_rate","g":0.0625}"#, "dctcp_rate"),
+            (r#"{"algorithm":"dcqcn","model":"mlx"}"#, "dcqcn"),
             (r#"{"algorithm":"timely","beta":0.5}"#, "timely"),
             (r#"{"algorithm":"hpcc","eta":0.9,"int_header":{"max_hops":6}}"#, "hpcc"),
             (r#"{"algorithm":"pulser","cwnd_safe":2,"ein":{"n":10}}"#, "pulser"),
@@ -302,6 +330,8 @@ mod tests {
         let w = |c: CcConfig| AnyCc::build(&c, &info()).window();
         assert_eq!(w(CcConfig::None), None);
         assert_eq!(w(CcConfig::Dcqcn(Default::default())), None);
+        assert_eq!(w(CcConfig::Dcqcn(dcqcn::DcqcnConfig { model: dcqcn::DcqcnModel::Mlx, ..Default::default() })), None);
+        assert_eq!(w(CcConfig::DctcpRate(Default::default())), None);
         assert_eq!(w(CcConfig::Timely(Default::default())), None);
         assert_eq!(w(CcConfig::Dctcp(Default::default())), Some(100_000));
         assert_eq!(w(CcConfig::Pulser(Default::default())), Some(100_000));
