@@ -23,35 +23,65 @@ def test_import_maps_the_keys(hpcc_dir, tmp_path, cli):
     out = tmp_path / "sc" / "imported.toml"
     code, msg = cli("import-hpcc", hpcc_dir / "config.txt", "--out", out)
     assert code == 0, msg
-    assert "TRACE_FILE: ignored" in msg and "HPCC parameter" in msg
-    raw = tomllib.loads(out.read_text())
+    assert "TRACE_FILE: ignored" in msg
+    text = out.read_text()
+    # keys read only by other CC modes are named, not reported as honoured
+    assert "Keys of other CC modes, no effect under CC_MODE 1" in text and "U_TARGET" in text
+    raw = tomllib.loads(text)
     assert raw["topology"]["kind"] == "hpcc" and raw["workload"]["kind"] == "hpcc_flows"
     assert raw["workload"]["time_offset"] == "2s"
     assert raw["duration"] == "2000000000000ps"  # SIMULATOR_STOP_TIME 4.00 less the 2 s offset
     assert raw["buffer"]["size"] == "32MiB"
-    assert raw["transport"]["mtu"] == 1000
+    # the simulator's MMU, pauses and ECMP, by name
+    assert raw["buffer"]["headroom"] == "hpcc" and raw["buffer"]["alpha_by_rate"] is True
+    assert raw["flow_control"]["pfc"]["until_resume"] is True and raw["routing"]["ecmp"] == "hpcc"
     ecn = raw["ecn"]
     assert ecn["enabled"] is True and ecn["kmin"] == "1600000B" and ecn["kmax"] == "6400000B"
     assert ecn["ref_rate"] == "400Gbps" and ecn["pmax"] == 0.2
     d = raw["congestion_control"]["dcqcn"]
     assert raw["congestion_control"]["algorithm"] == "dcqcn"
-    assert d["rai_at_40g"] == "20000000bps"  # 50 Mb/s at the 100 Gb/s NIC -> 20 Mb/s at 40 Gb/s
-    assert d["rhai_at_40g"] == "40000000bps"
+    assert d["model"] == "mlx" and d["rai"] == "50Mbps" and d["rhai"] == "100Mbps"  # unscaled, as there
     assert d["rate_increase_timer"] == "900000000ps" and d["alpha_timer"] == "1000000ps"
     assert d["g"] == 0.00390625 and d["fast_recovery_stages"] == 1 and d["byte_counter"] == 0
     assert d["clamp_target_rate"] is False and d["min_rate"] == "100Mbps"
+    tr = raw["transport"]
+    assert tr["mtu"] == 1000 and tr["header"] == 36 and tr["ack"] == 34 and tr["ack_min"] == 48
+    assert tr["cnp"] == "ack_flag" and tr["rto"] == "off"
+    assert tr["ack_priority"] == "data"  # ACK_HIGH_PRIO 0
+    assert tr["window_by_rate"] is True  # VAR_WIN 1
     # GLOBAL_T 1: the largest BDP; longest path 0-4-5-2: rtt = 2 x 3 us + 1000 B at 100+400+100 Gb/s
     rtt_ns = 6000 + 80 + 20 + 80
-    assert raw["transport"]["window"] == f"{rtt_ns * 100 // 8}B"
+    assert tr["window"] == f"{rtt_ns * 100 // 8}B"
     sc = load_scenario(out, validate=True)
     assert sc.model.flow_control.pfc.threshold == "dynamic"
 
 
+@pytest.mark.parametrize("mode,algo,check", [
+    ("3", "hpcc", lambda c, t: c["eta"] == 0.95 and c["max_stage"] == 0 and c["rai"] == "50Mbps"
+     and c["base_rtt"] == "6180ns" and t["repace_on_rate_change"] is True),
+    ("7", "timely", lambda c, t: c["rai"] == "50Mbps" and c["rhai"] == "100Mbps" and t["header"] == 44),
+    ("8", "dctcp_rate", lambda c, t: c["rai"] == "1Gbps" and c["g"] == 0.00390625),
+])
+def test_import_every_cc_mode(hpcc_dir, tmp_path, cli, mode, algo, check):
+    cfg = hpcc_dir / "config.txt"
+    cfg.write_text(cfg.read_text().replace("CC_MODE 1", f"CC_MODE {mode}"))
+    out = tmp_path / f"cc{mode}.toml"
+    code, msg = cli("import-hpcc", cfg, "--out", out)
+    assert code == 0, msg
+    raw = tomllib.loads(out.read_text())
+    assert raw["congestion_control"]["algorithm"] == algo
+    assert check(raw["congestion_control"][algo], raw["transport"])
+    run = tmp_path / f"run{mode}"
+    code, msg = cli("run", out, "--out", run)
+    assert code == 0, msg
+    assert (run / "flows.parquet").exists()
+
+
 @pytest.mark.parametrize("edit,needle", [
-    (("CC_MODE 1", "CC_MODE 3"), "CC_MODE: 3 (HPCC) is not available in hopsim yet; allowed: 1 (DCQCN)"),
-    (("CC_MODE 1", "CC_MODE 7"), "CC_MODE: 7 (TIMELY)"),
+    (("CC_MODE 1", "CC_MODE 10"), "CC_MODE: 10 (HPCC-PINT) needs PINT's log-encoded utilisation field"),
+    (("CC_MODE 1", "CC_MODE 5"), "CC_MODE: 5 is not a mode of that simulator; allowed: 1 (DCQCN), 3 (HPCC)"),
     (("ERROR_RATE_PER_LINK 0.0000", "ERROR_RATE_PER_LINK 0.01"), "ERROR_RATE_PER_LINK: must be 0"),
-    (("USE_DYNAMIC_PFC_THRESHOLD 1", "USE_DYNAMIC_PFC_THRESHOLD 0"), "USE_DYNAMIC_PFC_THRESHOLD"),
+    (("L2_BACK_TO_ZERO 0", "L2_BACK_TO_ZERO 1"), "L2_BACK_TO_ZERO: hopsim goes back to the first unacknowledged byte"),
     (("KMAX_MAP 3 25000000000 400 100000000000 1600", "KMAX_MAP 3 25000000000 400 100000000000 1000"),
      "KMAX_MAP: 1000 KB at 100Gbps is not linear in rate"),
     (("TOPOLOGY_FILE mix/topology.txt", "TOPOLOGY_FILE mix/nothere.txt"), "'mix/nothere.txt' not found"),

@@ -68,7 +68,9 @@ HONOURED = {
     "GLOBAL_T": "1 -> window = the largest BDP over all host pairs (third.cc maxBdp) and HPCC's T = the largest RTT; 0 -> each flow's own path",
     "VAR_WIN": "transport.window_by_rate (window x rate / line rate)",
     "RATE_BOUND": "transport.pace_at_rate",
-    "ACK_HIGH_PRIO": "transport.ack_priority: 1 -> 'control' (strict priority), 0 -> 'data' (the data queue, paused with it)",
+    "ACK_HIGH_PRIO": "transport.ack_pause_at_nic: 0 -> the NIC holds ACKs while priority 3 is paused, 1 -> never; "
+                     "at switches ACKs ride the data queue either way (ack_priority 'data': third.cc never sets the "
+                     "switches' AckHighPrio)",
     "QLEN_MON_START": "record.qlen_monitor.start (ns, absolute: the 2 s offset is kept in time_offset)",
     "QLEN_MON_END": "record.qlen_monitor.end",
     "ERROR_RATE_PER_LINK": "must be 0 (hopsim links do not corrupt packets)",
@@ -306,7 +308,7 @@ def import_hpcc(config: Path | str, out: Path | str) -> tuple[Path, list[str]]:
     # its MMU (switch-mmu.cc + third.cc): buffer in MiB, 4 KiB reserve, 3 KiB resume offset,
     # headroom 3 x rate x delay, alpha 1/8 at the NIC rate and doubled per doubling of port rate
     sc["buffer"] = {"size": f"{_one(cfg, 'BUFFER_SIZE', int, 16)}MiB", "reserve": "4KiB", "resume_offset": "3KiB",
-                    "alpha": 0.125, "alpha_by_rate": True, "headroom": "hpcc", "lossless": True}
+                    "alpha": 0.125, "alpha_by_rate": True, "headroom": "hpcc", "headroom_first": True, "lossless": True}
     if _one(cfg, "USE_DYNAMIC_PFC_THRESHOLD", int, 1) != 1:
         warnings.append("USE_DYNAMIC_PFC_THRESHOLD: 0 has no effect in that simulator either (its MMU always "
                         "uses the dynamic threshold); imported as 'dynamic'")
@@ -379,7 +381,9 @@ def import_hpcc(config: Path | str, out: Path | str) -> tuple[Path, list[str]]:
     transport: dict[str, Any] = {
         "mtu": payload, "header": DATA_HEADER + int_bytes, "ack": ACK_HEADER + int_bytes, "ack_min": ACK_MIN,
         "rto": "off", "nack_interval": "500us", "cnp": "ack_flag",
-        "ack_priority": "control" if ack_high else "data",
+        # its switches put ACKs in the data queue whatever ACK_HIGH_PRIO says (third.cc never sets
+        # SwitchNode's AckHighPrio); the key decides only whether the NIC holds them during pauses
+        "ack_priority": "data", "ack_pause_at_nic": not ack_high,
         "window_by_rate": bool(_one(cfg, "VAR_WIN", int, 0)),
         "repace_on_rate_change": algo == "hpcc",
         "pace_at_rate": bool(_one(cfg, "RATE_BOUND", int, 1)),

@@ -507,6 +507,8 @@ class Buffer(Strict):
     reserve: Size = Field(default="4KiB", ge=0, description="per ingress (port, priority) (HPCC: 4 KB)")
     alpha: float = Field(default=0.125, gt=0, le=1024, description="dynamic threshold alpha x free (HPCC: 1/8)")
     resume_offset: Size = Field(default="3KiB", ge=0, description="PFC resume hysteresis (HPCC: 3 KB)")
+    headroom_first: bool = Field(default=False, description="departing bytes leave an ingress's headroom first, then its "
+                                 "shared share (the HPCC simulator's MMU); false = each packet releases what it was charged")
     alpha_by_rate: bool = Field(default=False, description="double alpha per doubling of a port's rate over the NIC rate, "
                                 "up to 1 (the HPCC simulator's pfc_a_shift)")
     headroom: Headroom = Field(default="auto", description="'auto' = 3 x rate x delay + 3 KB per port (HPCC's 3 x BDP + MTUs); "
@@ -717,6 +719,22 @@ class Dcqcn(Strict):
     rate_decrease_interval: Time = Field(default="4us", ge=0, description="(HPCC RateDecreaseInterval)")
     min_rate: Rate = Field(default="100Mbps", ge=0, description="(HPCC MinRate)")
     clamp_target_rate: bool = False
+    model: Literal["paper", "mlx"] = Field(
+        default="paper", description="'paper' = DCQCN §3 as the papers run it; 'mlx' = the HPCC simulator's Mellanox "
+        "model (periodic alpha and decrease checks, no cut on the first CNP, timer-only recovery)")
+    rate_on_first_cnp: float = Field(default=1.0, gt=0, le=1, description="'mlx': Rc = Rt = this x Rc on the first CNP "
+                                     "(HPCC RateOnFirstCnp)")
+    rai: RateOrNone = Field(default="none", description="absolute R_AI, replacing rai_at_40g's scaling (HPCC RATE_AI)")
+    rhai: RateOrNone = Field(default="none", description="absolute R_HAI, replacing rhai_at_40g's scaling (HPCC RATE_HAI)")
+
+
+class DctcpRate(Strict):
+    """The HPCC simulator's rate-based RDMA DCTCP (its CC_MODE 8): alpha per window of data from
+    the ECN echoes, one cut Rc x (1 - alpha/2) per window, an additive step per window otherwise."""
+
+    g: float = Field(default=1 / 16, ge=0, le=1, description="alpha EWMA gain (EWMA_GAIN)")
+    rai: Rate = Field(default="1000Mbps", ge=0, description="additive step per window (DCTCP_RATE_AI)")
+    min_rate: Rate = Field(default="100Mbps", ge=0, description="(MIN_RATE)")
 
 
 class Dctcp(Strict):
@@ -820,15 +838,16 @@ class Ictcp(Strict):
         return self
 
 
-CC_ALGORITHMS = ("none", "dcqcn", "dctcp", "timely", "hpcc", "pulser", "ictcp")
+CC_ALGORITHMS = ("none", "dcqcn", "dctcp", "dctcp_rate", "timely", "hpcc", "pulser", "ictcp")
 
 
 class CongestionControl(Strict):
     """End-host congestion control; the table named by ``algorithm`` holds its parameters."""
 
-    algorithm: Literal["none", "dcqcn", "dctcp", "timely", "hpcc", "pulser", "ictcp"] = "none"
+    algorithm: Literal["none", "dcqcn", "dctcp", "dctcp_rate", "timely", "hpcc", "pulser", "ictcp"] = "none"
     dcqcn: Dcqcn = Field(default_factory=Dcqcn)
     dctcp: Dctcp = Field(default_factory=Dctcp)
+    dctcp_rate: DctcpRate = Field(default_factory=DctcpRate)
     timely: Timely = Field(default_factory=Timely)
     hpcc: Hpcc = Field(default_factory=Hpcc)
     pulser: Pulser = Field(default_factory=Pulser)
@@ -857,6 +876,8 @@ class Transport(Strict):
     ack_priority: Literal["control", "data"] = Field(
         default="control", description="'control' = strict-priority control queue; 'data' = the flow's data queue, "
         "buffered and paused like data (the HPCC simulator's ACK_HIGH_PRIO 0)")
+    ack_pause_at_nic: bool = Field(default=True, description="with ack_priority 'data': the NIC holds ACKs while their "
+                                   "priority is paused (HPCC ACK_HIGH_PRIO 0); false = never (ACK_HIGH_PRIO 1)")
     window_by_rate: bool = Field(default=False, description="scale the in-flight cap by rate / line rate (HPCC VAR_WIN 1)")
     repace_on_rate_change: bool = Field(default=False, description="move the next send time when the rate changes "
                                         "(the HPCC simulator's ChangeRate, in its HPCC mode)")

@@ -113,6 +113,7 @@ impl Simulation {
                         alpha: cfg.switch.alpha,
                         resume_offset: cfg.switch.resume_offset,
                         lossless: cfg.switch.lossless,
+                        headroom_first: cfg.switch.headroom_first,
                     };
                     let mut mmu = Mmu::new(mmu_cfg, headroom, nprio, cfg.switch.nqueues);
                     if cfg.switch.alpha_by_rate {
@@ -174,10 +175,12 @@ impl Simulation {
             watch: Default::default(),
             watchdog: Default::default(),
             acks_as_data: false,
+            nic_acks_pausable: false,
             ecmp_hpcc: false,
             rec: Default::default(),
         };
         sim.acks_as_data = sim.cfg.host.ack_priority == crate::config::AckPriority::Data;
+        sim.nic_acks_pausable = sim.acks_as_data && sim.cfg.host.ack_pause_at_nic;
         sim.ecmp_hpcc = sim.cfg.routing.ecmp == crate::config::EcmpHash::Hpcc;
         if sim.acks_as_data && !matches!(sim.cfg.fc, FcConfig::None | FcConfig::Pfc | FcConfig::Ppfc(_) | FcConfig::Capfc(_)) {
             return Err(format!(

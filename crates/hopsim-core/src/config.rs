@@ -89,6 +89,9 @@ pub struct SwitchConfig {
     pub alpha_by_rate: bool,
     /// PFC resume hysteresis (HPCC: 3 KB).
     pub resume_offset: u64,
+    /// Departing bytes leave an ingress's headroom first (the HPCC simulator's MMU; see
+    /// `MmuConfig::headroom_first`).
+    pub headroom_first: bool,
     pub headroom: Headroom,
     /// Data queues per egress port (DESIGN.md default 8). Named as in a scenario's `[queues]`.
     #[serde(rename = "count")]
@@ -116,6 +119,7 @@ impl Default for SwitchConfig {
             alpha: 1.0 / 8.0,
             alpha_by_rate: false,
             resume_offset: 3 * 1024,
+            headroom_first: false,
             headroom: Headroom::Auto,
             nqueues: 8,
             quantum: 1500,
@@ -172,6 +176,10 @@ pub struct HostConfig {
     pub cnp: CnpMode,
     /// Which class ACKs and NACKs travel in (see `AckPriority`).
     pub ack_priority: AckPriority,
+    /// With `ack_priority = "data"`: the NIC holds ACKs while their priority is paused (the HPCC
+    /// simulator's `ACK_HIGH_PRIO 0`, whose NIC checks `paused[3]` before its ACK queue). False:
+    /// the NIC sends them whatever the pause (its `ACK_HIGH_PRIO 1`, `paused[0]`, never set).
+    pub ack_pause_at_nic: bool,
     /// Scale the in-flight cap with the flow's rate: `cap x rate / line rate` (the HPCC
     /// simulator's `VAR_WIN 1`). Why: a flow its congestion control slowed down should not keep a
     /// full line-rate BDP in flight.
@@ -208,8 +216,10 @@ pub enum AckPriority {
     #[default]
     Control,
     /// The data flow's own priority: at switches ACKs queue behind data in its queue, take buffer,
-    /// count towards PFC and can be paused; at the NIC they still go first but wait while that
-    /// priority is paused (the HPCC simulator's `ACK_HIGH_PRIO 0`, its default).
+    /// count towards PFC and can be paused; at the NIC they still go first, and wait while that
+    /// priority is paused if `ack_pause_at_nic`. The HPCC simulator's switches always do this:
+    /// its `third.cc` never sets `SwitchNode`'s `AckHighPrio`, so `ACK_HIGH_PRIO` acts at NICs
+    /// only.
     Data,
 }
 
@@ -227,6 +237,7 @@ impl Default for HostConfig {
             ack_min: 0,
             cnp: CnpMode::Packet,
             ack_priority: AckPriority::Control,
+            ack_pause_at_nic: true,
             window_by_rate: false,
             repace_on_rate_change: false,
             pace_at_rate: true,

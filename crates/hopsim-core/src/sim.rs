@@ -57,6 +57,8 @@ pub struct Simulation {
     pub(crate) watchdog: crate::watchdog::Watchdog,
     /// `transport.ack_priority = "data"`: switches queue ACKs and NACKs as data.
     pub(crate) acks_as_data: bool,
+    /// ... and hosts hold them while their priority is paused (`transport.ack_pause_at_nic`).
+    pub(crate) nic_acks_pausable: bool,
     /// `routing.ecmp = "hpcc"`: the HPCC simulator's per-switch hash picks next hops.
     pub(crate) ecmp_hpcc: bool,
     /// Queue-length monitor and packet trace (`stats::record`).

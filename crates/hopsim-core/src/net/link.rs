@@ -31,7 +31,7 @@ impl Simulation {
         let pi = p as usize;
         let node = self.node_ref[self.ports[pi].node as usize];
         let next = match self.ports[pi].ctrl.front() {
-            Some(&id) if !self.acks_as_data || self.ctrl_may_leave(pi, id) => self.ports[pi].ctrl.pop_front(),
+            Some(&id) if !self.nic_acks_pausable || self.ctrl_may_leave(pi, id) => self.ports[pi].ctrl.pop_front(),
             _ => match node {
                 NodeRef::Switch(s) => self.switch_dequeue(s, p),
                 NodeRef::Host(h) => self.host_next_packet(h),
@@ -105,8 +105,9 @@ impl Simulation {
     }
 
     /// Whether the control packet at the head of port `pi`'s control queue may leave now: an ACK
-    /// or NACK of a host under `transport.ack_priority = "data"` waits while its priority is
-    /// paused (the HPCC simulator's NIC checks `paused[ack_q_idx]` before its ACK queue).
+    /// or NACK of a host under `transport.ack_priority = "data"` and `ack_pause_at_nic` waits
+    /// while its priority is paused (the HPCC simulator's NIC checks `paused[ack_q_idx]` before
+    /// its ACK queue).
     fn ctrl_may_leave(&self, pi: usize, id: crate::packet::PacketId) -> bool {
         let pkt = self.slab.get(id);
         !(matches!(pkt.kind, PktKind::Ack | PktKind::Nack) && self.ports[pi].is_paused(pkt.prio as usize, self.now))

@@ -28,11 +28,16 @@ pub struct MmuConfig {
     pub resume_offset: u64,
     /// Use headroom (lossless operation). Without it, a packet over the threshold is dropped.
     pub lossless: bool,
+    /// A departing packet's bytes leave the ingress's headroom first, then its shared share,
+    /// whatever pool they were charged to (the HPCC simulator's `RemoveFromIngressAdmission`).
+    /// Why it matters: headroom empties sooner and the shared share later than the packets that
+    /// filled them, which moves when pauses end. Off: each packet releases what it was charged.
+    pub headroom_first: bool,
 }
 
 impl Default for MmuConfig {
     fn default() -> Self {
-        MmuConfig { buffer_bytes: 12_000_000, reserve_bytes: 4 * 1024, alpha: 1.0 / 8.0, resume_offset: 3 * 1024, lossless: true }
+        MmuConfig { buffer_bytes: 12_000_000, reserve_bytes: 4 * 1024, alpha: 1.0 / 8.0, resume_offset: 3 * 1024, lossless: true, headroom_first: false }
     }
 }
 
@@ -206,6 +211,20 @@ impl Mmu {
     pub fn release(&mut self, port: usize, prio: usize, egress: usize, queue: usize, size: u32, charge: Charge) {
         let s = size as u64;
         let i = self.ip(port, prio);
+        if self.cfg.headroom_first {
+            // headroom first, then the ingress's bytes, of which those above the reserve are shared
+            let from_hdrm = self.hdrm_bytes[i].min(s);
+            let from_shared = (s - from_hdrm).min(self.ingress_bytes[i].saturating_sub(self.cfg.reserve_bytes));
+            self.hdrm_bytes[i] -= from_hdrm;
+            self.ingress_bytes[i] -= s - from_hdrm;
+            if from_shared > 0 {
+                self.shared_used -= from_shared;
+                self.update_threshold();
+            }
+            self.egress_bytes[egress * self.nqueue + queue] -= s;
+            self.used -= s;
+            return;
+        }
         match charge {
             Charge::Headroom => self.hdrm_bytes[i] -= s,
             Charge::Shared { shared } => {
