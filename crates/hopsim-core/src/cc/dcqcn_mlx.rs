@@ -457,7 +457,7 @@ mod tests {
             if self.alpha_cnp_arrived {
                 self.alpha = (1.0 - self.g) * self.alpha + self.g;
             } else {
-                self.alpha = (1.0 - self.g) * self.alpha;
+                self.alpha *= 1.0 - self.g;
             }
             self.alpha_cnp_arrived = false;
             self.schedule(now + self.alpha_iv, Ev::UpdateAlpha);
@@ -510,7 +510,7 @@ mod tests {
             } else {
                 rng.exponential(1000.0 * unit)
             };
-            t = t + Time(gap as u64);
+            t += Time(gap as u64);
             let snap = rng.uniform();
             if snap < 0.2 {
                 t = Time(t0.0 + (t.0 - t0.0).div_ceil(grid.0) * grid.0);
@@ -532,7 +532,7 @@ mod tests {
         let mut samples = vec![];
         let mut t = Time::ZERO;
         while t < end + Time(200 * unit as u64) {
-            t = t + Time(rng.exponential(unit / 2.0) as u64);
+            t += Time(rng.exponential(unit / 2.0) as u64);
             samples.push(t);
         }
         samples.extend(cnps.iter().copied());

@@ -15,7 +15,13 @@
 //! `rdma-hw.cc` `HandleAckTimely`/`UpdateRateTimely`), which we follow:
 //! - one update per RTT: only the first ACK that passes the byte that was next to send at the
 //!   previous update (`m_lastUpdateSeq`) updates; ACKs in between do nothing (its fast-react hook
-//!   is empty). The first ACK only records `prev_rtt`;
+//!   is empty). The first ACK only records `prev_rtt`. `m_lastUpdateSeq` starts at 0, which also
+//!   marks the first RTT, so an ACK of byte 0 is no first ACK;
+//! - `prev_rtt` and `m_lastUpdateSeq` move only when `snd_nxt` is past `m_lastUpdateSeq`;
+//! - a NACK runs the same update (`ReceiveAck` calls `HandleAckTimely` for both), with `snd_nxt`
+//!   rewound to the NACKed byte, because `RecoverQueue` runs first. The RTT sample is that of the
+//!   out-of-order packet the NACK answers. Before this was checked against the simulator, NACKs
+//!   were ignored;
 //! - hyperactive increase (HAI) once 5 updates in a row increased the rate (`m_incStage >= 5`,
 //!   counting the `T_low` branch too), with a step of `R_HAI = 5 x delta`; the paper counts 5
 //!   completion events of negative gradient;
@@ -36,7 +42,13 @@
 //! | `hai_at_10g` | 50 Mb/s | `run.py` `hai = 50 * bw / 10` Mb/s (5 x delta), scaled with line rate |
 //! | `hai_after` | 5 | `UpdateRateTimely` `m_incStage < 5` (TIMELY paper: N = 5) |
 //! | `min_rate` | 100 Mb/s | `RdmaHw` `MinRate` default (as our DCQCN; `run.py`'s config writes 1000 Mb/s) |
+//! | `rai`, `rhai` | none (scale `delta_at_10g`, `hai_at_10g`) | `RATE_AI`, `RATE_HAI`: the simulator adds them unscaled (`m_rai`, `m_rhai`) |
+//!
+//! Rates follow `DataRate`'s arithmetic: the cut `m_curRate * c` truncates to whole bit/s, and the
+//! steps add integers. We compute RTTs in picoseconds where the simulator has nanoseconds, so the
+//! gradient's last bits may differ.
 
+use super::datarate;
 use super::{AckInfo, CongestionControl, FlowInfo};
 use crate::time::{Rate, Time};
 use serde::{Deserialize, Serialize};
@@ -61,6 +73,10 @@ pub struct TimelyConfig {
     pub delta_at_10g: Rate,
     /// Hyperactive step at 10 Gb/s, scaled likewise.
     pub hai_at_10g: Rate,
+    /// Absolute additive step (`RATE_AI`); replaces the scaled `delta_at_10g` when set.
+    pub rai: Option<Rate>,
+    /// Absolute hyperactive step (`RATE_HAI`); replaces the scaled `hai_at_10g` when set.
+    pub rhai: Option<Rate>,
     /// Consecutive increases before the hyperactive step.
     pub hai_after: u32,
     /// Floor of the rate (capped at the line rate).
@@ -77,6 +93,8 @@ impl Default for TimelyConfig {
             min_rtt: Time::from_us(20),
             delta_at_10g: Rate::mbps(10),
             hai_at_10g: Rate::mbps(50),
+            rai: None,
+            rhai: None,
             hai_after: 5,
             min_rate: Rate::mbps(100),
         }
@@ -120,8 +138,8 @@ pub struct Timely {
     /// Current rate (bit/s).
     rate: u64,
     inc_stage: u32,
-    /// `None` before the first ACK.
-    last_update_seq: Option<u64>,
+    /// 0 before the first ACK (the simulator's first-RTT test).
+    last_update_seq: u64,
     prev_rtt: Time,
     /// EWMA of RTT differences, picoseconds.
     rtt_diff: f64,
@@ -135,8 +153,8 @@ impl Timely {
         Timely {
             line_rate: line.0,
             min_rate: cfg.min_rate.0.min(line.0),
-            delta: scale(cfg.delta_at_10g, line),
-            hai: scale(cfg.hai_at_10g, line),
+            delta: cfg.rai.map_or_else(|| scale(cfg.delta_at_10g, line), |r| r.0),
+            hai: cfg.rhai.map_or_else(|| scale(cfg.hai_at_10g, line), |r| r.0),
             hai_after: cfg.hai_after,
             alpha: cfg.alpha,
             beta: cfg.beta,
@@ -145,7 +163,7 @@ impl Timely {
             min_rtt: cfg.min_rtt,
             rate: line.0,
             inc_stage: 0,
-            last_update_seq: None,
+            last_update_seq: 0,
             prev_rtt: Time::ZERO,
             rtt_diff: 0.0,
             updates: 0,
@@ -157,6 +175,7 @@ impl Timely {
         self.rtt_diff / self.min_rtt.0 as f64
     }
 
+    /// `UpdateRateTimely` past the first RTT: the rate from this RTT sample.
     fn update(&mut self, rtt: Time) {
         let new_diff = rtt.0 as f64 - self.prev_rtt.0 as f64;
         self.rtt_diff = (1.0 - self.alpha) * self.rtt_diff + self.alpha * new_diff;
@@ -177,28 +196,34 @@ impl Timely {
                 self.inc_stage += 1;
             }
             Some(c) => {
-                self.rate = ((self.rate as f64 * c) as u64).max(self.min_rate);
+                self.rate = datarate::mul(self.rate, c).max(self.min_rate);
                 self.inc_stage = 0;
             }
         }
-        self.prev_rtt = rtt;
         self.updates += 1;
+    }
+
+    /// `HandleAckTimely`: an ACK past `m_lastUpdateSeq` runs `UpdateRateTimely`, others nothing.
+    fn handle(&mut self, ack: &AckInfo) {
+        if ack.ack_seq <= self.last_update_seq {
+            return;
+        }
+        if self.last_update_seq != 0 {
+            self.update(ack.rtt);
+        }
+        if ack.snd_nxt > self.last_update_seq {
+            self.last_update_seq = ack.snd_nxt;
+            self.prev_rtt = ack.rtt;
+        }
     }
 }
 
 impl CongestionControl for Timely {
     fn on_ack(&mut self, _now: Time, ack: &AckInfo) {
-        match self.last_update_seq {
-            None => {
-                self.prev_rtt = ack.rtt;
-                self.last_update_seq = Some(ack.snd_nxt);
-            }
-            Some(s) if ack.ack_seq > s => {
-                self.update(ack.rtt);
-                self.last_update_seq = Some(ack.snd_nxt.max(s));
-            }
-            Some(_) => {}
-        }
+        self.handle(ack);
+    }
+    fn on_nack(&mut self, _now: Time, ack: &AckInfo) {
+        self.handle(&ack.after_go_back_n());
     }
     #[inline]
     fn rate(&self) -> Rate {
@@ -311,5 +336,30 @@ mod tests {
         assert_eq!(cc.updates, 0);
         cc.on_ack(Time::ZERO, &AckInfo { ack_seq: 51_000, snd_nxt: 100_000, rtt: us(100), ..Default::default() });
         assert_eq!(cc.updates, 1);
+    }
+
+    #[test]
+    fn absolute_steps_are_used_unscaled() {
+        let cfg = TimelyConfig { rai: Some(Rate::mbps(10)), rhai: Some(Rate::mbps(50)), ..Default::default() };
+        let cc = Timely::new(&cfg, &FlowInfo { line_rate: Rate::gbps(100), base_rtt: us(10), mtu: 1000 });
+        assert_eq!((cc.delta, cc.hai), (10_000_000, 50_000_000));
+    }
+
+    #[test]
+    fn nack_updates_with_snd_nxt_rewound_and_byte_zero_is_no_first_ack() {
+        let mut cc = timely(Rate::gbps(10));
+        // an ACK (or NACK) of byte 0 does not count as the first ACK (m_lastUpdateSeq == 0)
+        cc.on_nack(Time::ZERO, &AckInfo { ack_seq: 0, snd_nxt: 5000, rtt: us(60), ..Default::default() });
+        assert_eq!(cc.last_update_seq, 0);
+        cc.on_ack(Time::ZERO, &AckInfo { ack_seq: 1000, snd_nxt: 50_000, rtt: us(60), ..Default::default() });
+        assert_eq!(cc.last_update_seq, 50_000);
+        // A NACK past the window updates the rate, and the next window ends at the NACKed byte,
+        // not at the highest byte sent.
+        cc.on_nack(Time::ZERO, &AckInfo { ack_seq: 60_000, snd_nxt: 200_000, rtt: us(100), ..Default::default() });
+        assert_eq!(cc.updates, 1);
+        assert!(cc.rate() < Rate::gbps(10));
+        assert_eq!(cc.last_update_seq, 60_000);
+        cc.on_ack(Time::ZERO, &AckInfo { ack_seq: 61_000, snd_nxt: 200_000, rtt: us(100), ..Default::default() });
+        assert_eq!(cc.updates, 2);
     }
 }
