@@ -368,7 +368,10 @@ def import_hpcc(config: Path | str, out: Path | str) -> tuple[Path, list[str]]:
               "min_rate": rate("MIN_RATE", "100Mb/s"), "multi_rate": bool(_one(cfg, "MULTI_RATE", int, 1)),
               "sample_feedback": bool(_one(cfg, "SAMPLE_FEEDBACK", int, 0)), "int_multi": _one(cfg, "INT_MULTI", int, 1)}
         if global_t:
+            # third.cc hands every QP maxRtt as its base RTT and maxBdp as m_win
             cc["base_rtt"] = f"{max_rtt_ns}ns"
+            if has_win:
+                cc["window"] = f"{max_bdp}B"
     elif algo == "timely":
         cc = {"rai": rate("RATE_AI", "5Mb/s"), "rhai": rate("RATE_HAI", "50Mb/s"), "min_rate": rate("MIN_RATE", "100Mb/s")}
     else:  # dctcp_rate

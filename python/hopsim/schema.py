@@ -151,6 +151,11 @@ TimeOrRunEnd = Annotated[
     BeforeValidator(_wrap(parse_time, ("run_end",))),
     PlainSerializer(_ser_unset(fmt_time, "run_end")),
 ]
+SizeOrNone = Annotated[
+    Union[Literal["none"], int],
+    BeforeValidator(_wrap(parse_size, ("none",))),
+    PlainSerializer(_ser_unset(fmt_size, "none")),
+]
 RateOrNone = Annotated[
     Union[Literal["none"], int],
     BeforeValidator(_wrap(parse_rate, ("none",))),
@@ -762,6 +767,8 @@ class Timely(Strict):
     hai_at_10g: Rate = Field(default="50Mbps", ge=0, description="hyperactive step at 10 Gb/s (5 x delta), scaled")
     hai_after: int = Field(default=5, ge=0, le=1_000_000, description="increases in a row before hyperactive steps")
     min_rate: Rate = Field(default="100Mbps", ge=0, description="(HPCC MinRate)")
+    rai: RateOrNone = Field(default="none", description="absolute additive step, replacing delta_at_10g (HPCC RATE_AI)")
+    rhai: RateOrNone = Field(default="none", description="absolute hyperactive step, replacing hai_at_10g (HPCC RATE_HAI)")
 
     @model_validator(mode="after")
     def _order(self) -> "Timely":
@@ -789,6 +796,13 @@ class Hpcc(Strict):
     min_rate: Rate = Field(default="100Mbps", ge=0, description="(HPCC MinRate)")
     base_rtt: TimeOrFlow = Field(default="flow", description="T: 'flow' = each flow's unloaded RTT, or a time")
     int_header: IntHeader = Field(default_factory=IntHeader)
+    rai: RateOrNone = Field(default="none", description="absolute W_AI rate, replacing rai_at_25g's scaling (HPCC RATE_AI)")
+    window: SizeOrNone = Field(default="none", description="the simulator's m_win (bytes; its maxBdp under GLOBAL_T): "
+                               "the queue term uses qlen x B_nic / (B x window) and the window is window x R / B_nic")
+    multi_rate: bool = Field(default=False, description="per-hop U, reference rate and stage; send at the slowest (MULTI_RATE)")
+    sample_feedback: bool = Field(default=False, description="fast reaction skips hops reporting an empty queue (SAMPLE_FEEDBACK)")
+    int_multi: int = Field(default=0, ge=0, le=1_000_000, description="round INT qlen to 80 x this and txBytes to 128 x "
+                           "this bytes, as the simulator's switches (INT_MULTI); 0 = exact")
 
     @field_validator("base_rtt")
     @classmethod

@@ -508,7 +508,9 @@ impl Simulation {
         flow.rto_at = rto_deadline(now, rto);
         let snd_max = flow.snd_max;
         self.cnp_flag(f, pkt);
-        let info = ack_info(now, pkt, newly, snd_max, &[], self.slab.tags.get(id).rwnd);
+        // the NACK echoes INT like an ACK (the HPCC simulator runs its CC on NACKs too)
+        let int = if self.flows[f as usize].int { self.slab.int.hops(id) } else { &[] };
+        let info = ack_info(now, pkt, newly, snd_max, int, self.slab.tags.get(id).rwnd);
         self.flows[f as usize].cc.on_nack(now, &info);
         self.after_ack(f);
     }
