@@ -314,6 +314,33 @@ mod tests {
     }
 
     #[test]
+    fn headroom_first_release_empties_headroom_before_shared() {
+        // Fill an ingress into headroom, then release its oldest packets (charged to reserve and
+        // shared): as charged, headroom stays until its own packets leave; headroom first (the
+        // HPCC simulator's MMU), it empties at once and the shared share stays.
+        let fill = |first: bool| {
+            let cfg = MmuConfig { buffer_bytes: 200_000, headroom_first: first, ..Default::default() };
+            let mut m = Mmu::new(cfg, vec![20_000; 4], 8, 8);
+            let mut charges = vec![];
+            while m.headroom_bytes(0, 3) < 5_000 {
+                charges.push(m.admit(0, 3, 1, 3, 1000).unwrap());
+            }
+            let shared_before = m.shared_used_by(0, 3);
+            for &c in charges.iter().take(5) {
+                m.release(0, 3, 1, 3, 1000, c);
+            }
+            (m.headroom_bytes(0, 3), m.shared_used_by(0, 3), shared_before, m.used())
+        };
+        let (h_exact, s_exact, before, used_exact) = fill(false);
+        let (h_first, s_first, _, used_first) = fill(true);
+        assert_eq!(h_exact, 5_000, "as charged: the released packets were in reserve and shared");
+        assert_eq!(h_first, 0, "headroom first: 5 x 1000 B left headroom");
+        assert_eq!(s_first, before);
+        assert!(s_exact < before);
+        assert_eq!(used_exact, used_first);
+    }
+
+    #[test]
     fn lossy_drops_over_threshold_and_release_restores() {
         let mut m = mmu(200_000, false);
         let mut charges = vec![];
