@@ -255,18 +255,10 @@ impl Simulation {
         if !self.ecmp_hpcc {
             return self.routes.path(f.src, f.dst, hash as u64);
         }
-        let mut ports = Vec::new();
-        let mut cur = f.src;
-        while cur != f.dst {
-            if self.routes.next_hops(cur, f.dst).is_empty() {
-                return Vec::new();
-            }
-            let h = crate::topo::ecmp_hpcc::hpcc_ecmp_hash(cur, f.src, f.dst, f.sport, f.dport, false);
-            let p = self.routes.pick_index(cur, f.dst, h);
-            ports.push(p);
-            cur = self.routes.peer_node(p);
-        }
-        ports
+        self.routes.path_by(f.src, f.dst, |node| {
+            let h = crate::topo::ecmp_hpcc::hpcc_ecmp_hash(node, f.src, f.dst, f.sport, f.dport, false);
+            self.routes.pick_index(node, f.dst, h)
+        })
     }
 }
 

@@ -259,13 +259,20 @@ impl Routes {
     /// The egress ports from `src` to `dst` that `pick` chooses for `flow_hash`, starting with
     /// `src`'s own port. Empty if `src == dst` or there is no route.
     pub fn path(&self, src: u32, dst: u32, flow_hash: u64) -> Vec<u32> {
+        self.path_by(src, dst, |node| self.pick(node, dst, flow_hash))
+    }
+
+    /// The egress ports from `src` to `dst`, `choose(node)` picking one of `next_hops(node, dst)`
+    /// at each node on the way (called only where there is one). Empty if `src == dst` or there
+    /// is no route.
+    pub fn path_by(&self, src: u32, dst: u32, choose: impl Fn(u32) -> u32) -> Vec<u32> {
         let mut ports = Vec::new();
         let mut cur = src;
         while cur != dst {
             if self.next_hops(cur, dst).is_empty() {
                 return Vec::new();
             }
-            let p = self.pick(cur, dst, flow_hash);
+            let p = choose(cur);
             ports.push(p);
             cur = self.port_peer[p as usize];
         }
