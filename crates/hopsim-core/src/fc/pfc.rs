@@ -60,6 +60,7 @@ impl Pfc {
         self.paused_since[port * self.nprio + prio].is_some()
     }
 
+    #[inline]
     fn over(&self, view: &SwitchView, port: usize, prio: usize) -> bool {
         match self.cfg.threshold {
             PfcThreshold::Dynamic => view.mmu.should_pause(port, prio),
@@ -67,6 +68,7 @@ impl Pfc {
         }
     }
 
+    #[inline]
     fn under(&self, view: &SwitchView, port: usize, prio: usize) -> bool {
         match self.cfg.threshold {
             PfcThreshold::Dynamic => view.mmu.should_resume(port, prio),
@@ -91,6 +93,7 @@ impl Pfc {
     }
 
     /// Check one ingress after its occupancy grew: send XOFF if it crossed the threshold.
+    #[inline]
     pub fn check_pause(&mut self, now: Time, view: &SwitchView, port: usize, prio: usize, out: &mut Actions) {
         if !self.is_paused(port, prio) && self.over(view, port, prio) {
             self.xoff(now, view, port, prio, out);
@@ -98,6 +101,7 @@ impl Pfc {
     }
 
     /// Check one ingress after its occupancy shrank: send XON if it drained.
+    #[inline]
     pub fn check_resume(&mut self, view: &SwitchView, port: usize, prio: usize, out: &mut Actions) {
         if self.is_paused(port, prio) && self.under(view, port, prio) {
             self.paused_since[port * self.nprio + prio] = None;

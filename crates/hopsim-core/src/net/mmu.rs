@@ -129,8 +129,15 @@ impl Mmu {
         if self.port_alpha.is_empty() {
             self.thresh
         } else {
-            (self.shared_free() as f64 * self.port_alpha[port]) as u64
+            self.threshold_by_port(port)
         }
+    }
+
+    /// `threshold` with per-port alphas: off the common path, so the uniform case stays inlined.
+    #[cold]
+    #[inline(never)]
+    fn threshold_by_port(&self, port: usize) -> u64 {
+        (self.shared_free() as f64 * self.port_alpha[port]) as u64
     }
 
     /// Give each port its own alpha (one entry per port). Why per port: the HPCC simulator lets a
@@ -168,6 +175,7 @@ impl Mmu {
     }
 
     /// Charge an arriving packet, or refuse it (`None`): the caller drops and counts it.
+    #[inline]
     pub fn admit(&mut self, port: usize, prio: usize, egress: usize, queue: usize, size: u32) -> Option<Charge> {
         let s = size as u64;
         if self.used + s > self.cfg.buffer_bytes {
@@ -208,37 +216,34 @@ impl Mmu {
     }
 
     /// Release a departing packet's bytes from the pools it was charged to.
+    #[inline]
     pub fn release(&mut self, port: usize, prio: usize, egress: usize, queue: usize, size: u32, charge: Charge) {
         let s = size as u64;
         let i = self.ip(port, prio);
-        if self.cfg.headroom_first {
+        // (bytes out of the headroom, bytes of the rest that were shared)
+        let (from_hdrm, from_shared) = if self.cfg.headroom_first {
             // headroom first, then the ingress's bytes, of which those above the reserve are shared
-            let from_hdrm = self.hdrm_bytes[i].min(s);
-            let from_shared = (s - from_hdrm).min(self.ingress_bytes[i].saturating_sub(self.cfg.reserve_bytes));
-            self.hdrm_bytes[i] -= from_hdrm;
-            self.ingress_bytes[i] -= s - from_hdrm;
-            if from_shared > 0 {
-                self.shared_used -= from_shared;
-                self.update_threshold();
+            let h = self.hdrm_bytes[i].min(s);
+            (h, (s - h).min(self.ingress_bytes[i].saturating_sub(self.cfg.reserve_bytes)))
+        } else {
+            match charge {
+                Charge::Headroom => (s, 0),
+                Charge::Shared { shared } => (0, shared as u64),
+                Charge::Reserved => (0, 0),
             }
-            self.egress_bytes[egress * self.nqueue + queue] -= s;
-            self.used -= s;
-            return;
-        }
-        match charge {
-            Charge::Headroom => self.hdrm_bytes[i] -= s,
-            Charge::Shared { shared } => {
-                self.ingress_bytes[i] -= s;
-                self.shared_used -= shared as u64;
-                self.update_threshold();
-            }
-            Charge::Reserved => self.ingress_bytes[i] -= s,
+        };
+        self.hdrm_bytes[i] -= from_hdrm;
+        self.ingress_bytes[i] -= s - from_hdrm;
+        if from_shared > 0 {
+            self.shared_used -= from_shared;
+            self.update_threshold();
         }
         self.egress_bytes[egress * self.nqueue + queue] -= s;
         self.used -= s;
     }
 
     /// HPCC's `CheckShouldPause`: headroom in use, or the shared share at the threshold.
+    #[inline]
     pub fn should_pause(&self, port: usize, prio: usize) -> bool {
         let i = self.ip(port, prio);
         self.hdrm_bytes[i] > 0 || self.shared_used_by(port, prio) >= self.threshold(port)
@@ -246,6 +251,7 @@ impl Mmu {
 
     /// HPCC's `CheckShouldResume`: headroom drained and the shared share back below the threshold
     /// by `resume_offset`.
+    #[inline]
     pub fn should_resume(&self, port: usize, prio: usize) -> bool {
         let i = self.ip(port, prio);
         let su = self.shared_used_by(port, prio);
