@@ -31,7 +31,9 @@ impl Simulation {
         if topo.links.len() * 2 >= id_limit || flows.len() >= id_limit {
             return Err(format!("scenario too large: ports and flows must each be fewer than {id_limit}"));
         }
-        let routes = Routes::build_ordered(topo, cfg.routing.ecmp == crate::config::EcmpHash::Hpcc);
+        // routes to the flows' ends only: packets go nowhere else
+        let ends: Vec<u32> = flows.iter().flat_map(|f| [f.src, f.dst]).collect();
+        let routes = Routes::build_for(topo, cfg.routing.ecmp == crate::config::EcmpHash::Hpcc, &ends)?;
         let nports_of = node_ports(topo);
         let mut node_ref = Vec::with_capacity(topo.nodes.len());
         let mut tiers = Vec::with_capacity(topo.nodes.len());

@@ -40,6 +40,16 @@ struct Entry {
 }
 
 /// Shortest-path ECMP next hops for every (node, destination host) pair.
+///
+/// Destinations share columns. A single-homed host `d` on switch `t` is reached from every node
+/// but `t` exactly as `t` itself is (every path to `d` ends with the hop `t -> d`, and hosts do
+/// not transit), so all hosts of one switch share one column, computed by one BFS from `t`, and
+/// only the entry at `t` itself (the port down to `d`) is per host (`down_port`). That makes the
+/// build O(G * (S + E_s) + V + E) for G attachment switches, S switches and E_s links between
+/// switches, instead of O(H * (V + E)) for H hosts, and the table G * rows instead of H * rows:
+/// a 1e6-host star has one column. Other hosts (multi-homed, or hanging off a host) keep a column
+/// of their own, found by a BFS from the host as before. The next hops are identical either way
+/// (`grouped_columns_equal_per_host_bfs` checks it).
 #[derive(Clone, Debug)]
 pub struct Routes {
     /// Dense index of each node that is a host, `NONE` for switches.
@@ -53,14 +63,56 @@ pub struct Routes {
     n_rows: usize,
     /// The only port of each host index (`NONE` unless single-homed).
     host_port: Vec<u32>,
-    /// `table[dst_index * n_rows + row]`.
+    /// Column of each host index, `NONE` where none was built (`build_for`).
+    col: Vec<u32>,
+    /// The switch of each host index whose column it shares (`NONE` for a column of its own),
+    /// and that switch's port down to the host: the one entry not in the shared column.
+    attach: Vec<u32>,
+    down_port: Vec<u32>,
+    /// `table[col * n_rows + row]`.
     table: Vec<Entry>,
     pool: Vec<u32>,
 }
 
+/// The routing table's size for a topology: rows (switches and hosts with more than one link),
+/// columns (attachment switches of single-homed hosts, plus one per other host), as `Routes`
+/// lays it out. For memory estimates.
+pub fn table_shape(topo: &Topology) -> (usize, usize) {
+    let mut links = vec![0u32; topo.nodes.len()];
+    let mut peer = vec![NONE; topo.nodes.len()];
+    for s in &topo.links {
+        for (x, y) in [(s.a, s.b), (s.b, s.a)] {
+            if let Some(c) = links.get_mut(x as usize) {
+                *c += 1;
+                peer[x as usize] = y;
+            }
+        }
+    }
+    let mut attach = vec![false; topo.nodes.len()];
+    let (mut rows, mut cols) = (0, 0);
+    for (i, k) in topo.nodes.iter().enumerate() {
+        let host = *k == NodeKind::Host;
+        if !(host && links[i] == 1) {
+            rows += 1;
+        }
+        if host {
+            let p = peer[i];
+            if links[i] == 1 && !topo.is_host(p) {
+                if !attach[p as usize] {
+                    attach[p as usize] = true;
+                    cols += 1;
+                }
+            } else {
+                cols += 1;
+            }
+        }
+    }
+    (rows, cols)
+}
+
 impl Routes {
-    /// One BFS from each destination host, O(H * (V + E)). Expects a topology that passes
-    /// `Topology::validate`; unreachable pairs simply get no next hops.
+    /// Routes to every host. Expects a topology that passes `Topology::validate`; unreachable
+    /// pairs simply get no next hops.
     pub fn build(topo: &Topology) -> Routes {
         Routes::build_ordered(topo, false)
     }
@@ -68,6 +120,14 @@ impl Routes {
     /// `build`, with each candidate list in the order the HPCC simulator's `CalculateRoute` lists
     /// next hops when `hpcc_order` (see `topo::ecmp_hpcc`), else in increasing port order.
     pub fn build_ordered(topo: &Topology, hpcc_order: bool) -> Routes {
+        Routes::build_for(topo, hpcc_order, &topo.host_ids()).expect("routing table fits in memory")
+    }
+
+    /// `build_ordered` with columns only for the destinations `dsts` (host node ids; others are
+    /// ignored): `next_hops(_, d)` is empty for any other host `d`. A simulation needs columns
+    /// only for its flows' ends, so a large network with few flows builds few columns. Errs
+    /// (instead of aborting) when the table cannot be allocated.
+    pub fn build_for(topo: &Topology, hpcc_order: bool, dsts: &[u32]) -> Result<Routes, String> {
         let n = topo.nodes.len();
         let adj = adjacency(topo);
         let is_host = |i: u32| topo.nodes[i as usize] == NodeKind::Host;
@@ -93,17 +153,58 @@ impl Routes {
             port_peer[2 * l] = s.b;
             port_peer[2 * l + 1] = s.a;
         }
-
+        // which column each wanted destination reads, and the BFS source of each column
+        let mut attach = vec![NONE; host_node.len()];
+        let mut down_port = vec![NONE; host_node.len()];
+        let mut col = vec![NONE; host_node.len()];
+        let mut col_of_switch: HashMap<u32, u32> = HashMap::new();
+        let mut sources = Vec::new();
+        for &d in dsts {
+            let Some(&di) = host_index.get(d as usize) else { continue };
+            if di == NONE || col[di as usize] != NONE {
+                continue;
+            }
+            let hp = host_port[di as usize];
+            let t = if hp == NONE { NONE } else { port_peer[hp as usize] };
+            if t != NONE && !is_host(t) {
+                attach[di as usize] = t;
+                down_port[di as usize] = hp ^ 1;
+                col[di as usize] = *col_of_switch.entry(t).or_insert_with(|| {
+                    sources.push(t);
+                    sources.len() as u32 - 1
+                });
+            } else {
+                sources.push(d);
+                col[di as usize] = sources.len() as u32 - 1;
+            }
+        }
+        // A BFS for a shared column never needs the single-homed hosts (they neither forward nor
+        // are its destination): it walks an adjacency without them, O(S + E_s) per column.
+        let leaf = |v: u32| is_host(v) && adj[v as usize].len() == 1;
+        let adj_fwd: Vec<Vec<(u32, u32)>> = if sources.iter().any(|&s| !is_host(s)) {
+            adj.iter().map(|v| v.iter().copied().filter(|&(_, x)| !leaf(x)).collect()).collect()
+        } else {
+            Vec::new()
+        };
         let n_rows = row_node.len();
-        let mut table = vec![Entry::default(); host_node.len() * n_rows];
+        let cells = sources.len().checked_mul(n_rows).ok_or("routing table size overflows")?;
+        let mut table: Vec<Entry> = Vec::new();
+        table.try_reserve_exact(cells).map_err(|_| {
+            format!("routing table: cannot allocate {} bytes ({} destination columns x {n_rows} rows)", cells.saturating_mul(8), sources.len())
+        })?;
+        table.resize(cells, Entry::default());
         let mut pool = Vec::new();
         let mut interned: HashMap<Vec<u32>, u32> = HashMap::new();
         let mut last = vec![Entry::default(); n_rows];
         let mut dist = vec![NONE; n];
         let mut queue = VecDeque::new();
+        let mut reached = Vec::new();
         let mut cand = Vec::new();
         // neighbours in node-id order and the BFS pop rank, for `hpcc_order`
-        let by_id: Vec<Vec<u32>> = if hpcc_order {
+        let sorted_ids = |adj: &[Vec<(u32, u32)>], wanted: bool| -> Vec<Vec<u32>> {
+            if !(hpcc_order && wanted) {
+                return Vec::new();
+            }
             adj.iter()
                 .map(|v| {
                     let mut w: Vec<u32> = v.iter().map(|&(_, x)| x).collect();
@@ -112,16 +213,19 @@ impl Routes {
                     w
                 })
                 .collect()
-        } else {
-            Vec::new()
         };
+        let by_id_own = sorted_ids(&adj, sources.iter().any(|&s| is_host(s)));
+        let by_id_fwd = sorted_ids(&adj_fwd, !adj_fwd.is_empty());
         let mut rank = vec![NONE; if hpcc_order { n } else { 0 }];
-        for (di, &d) in host_node.iter().enumerate() {
+        let mut seen = vec![false; if hpcc_order { n } else { 0 }];
+        for (ci, &d) in sources.iter().enumerate() {
+            // `d`: a destination host with a column of its own, or the switch of a shared one
+            let shared = !is_host(d);
+            let (adj, by_id) = if shared { (&adj_fwd, &by_id_fwd) } else { (&adj, &by_id_own) };
             if hpcc_order {
                 // third.cc's BFS: only switches are expanded; a node's rank is when it was popped
-                rank.fill(NONE);
-                let mut seen = vec![false; n];
                 seen[d as usize] = true;
+                reached.push(d);
                 queue.push_back(d);
                 let mut r = 0;
                 while let Some(u) = queue.pop_front() {
@@ -130,6 +234,7 @@ impl Routes {
                     for &v in &by_id[u as usize] {
                         if !seen[v as usize] {
                             seen[v as usize] = true;
+                            reached.push(v);
                             if !is_host(v) {
                                 queue.push_back(v);
                             }
@@ -137,8 +242,8 @@ impl Routes {
                     }
                 }
             }
-            dist.fill(NONE);
             dist[d as usize] = 0;
+            reached.push(d);
             queue.push_back(d);
             while let Some(u) = queue.pop_front() {
                 if u != d && is_host(u) {
@@ -147,11 +252,12 @@ impl Routes {
                 for &(_, v) in &adj[u as usize] {
                     if dist[v as usize] == NONE {
                         dist[v as usize] = dist[u as usize] + 1;
+                        reached.push(v);
                         queue.push_back(v);
                     }
                 }
             }
-            let out = &mut table[di * n_rows..(di + 1) * n_rows];
+            let out = &mut table[ci * n_rows..(ci + 1) * n_rows];
             for (r, &u) in row_node.iter().enumerate() {
                 let du = dist[u as usize];
                 if u == d || du == NONE {
@@ -181,9 +287,17 @@ impl Routes {
                 out[r] = e;
                 last[r] = e;
             }
+            // clear what this BFS touched, not all n nodes
+            for v in reached.drain(..) {
+                dist[v as usize] = NONE;
+                if hpcc_order {
+                    seen[v as usize] = false;
+                    rank[v as usize] = NONE;
+                }
+            }
         }
         pool.shrink_to_fit();
-        Routes { host_index, host_node, port_peer, row, n_rows, host_port, table, pool }
+        Ok(Routes { host_index, host_node, port_peer, row, n_rows, host_port, col, attach, down_port, table, pool })
     }
 
     pub fn n_hosts(&self) -> usize {
@@ -218,7 +332,14 @@ impl Routes {
         let Some(di) = self.host_index(dst_node) else { return &[] };
         let Some(&r) = self.row.get(node as usize) else { return &[] };
         if r != NONE {
-            let e = self.table[di as usize * self.n_rows + r as usize];
+            let c = self.col[di as usize];
+            if c == NONE {
+                return &[];
+            }
+            let e = self.table[c as usize * self.n_rows + r as usize];
+            if e.len == 0 && self.attach[di as usize] == node {
+                return std::slice::from_ref(&self.down_port[di as usize]);
+            }
             return &self.pool[e.start as usize..(e.start + e.len) as usize];
         }
         // A single-homed host: its one port, if the far end delivers or forwards to dst.
@@ -295,6 +416,148 @@ mod tests {
         }
         assert_eq!(cur, dst);
         p
+    }
+
+    /// The per-destination build this module had before columns were shared: one BFS from each
+    /// destination host (third.cc's BFS for `hpcc_order`), every node's candidates listed.
+    fn reference_next_hops(topo: &Topology, hpcc_order: bool) -> Vec<Vec<Vec<u32>>> {
+        let n = topo.nodes.len();
+        let adj = adjacency(topo);
+        let is_host = |i: u32| topo.nodes[i as usize] == NodeKind::Host;
+        let mut port_peer = vec![0; 2 * topo.links.len()];
+        for (l, s) in topo.links.iter().enumerate() {
+            port_peer[2 * l] = s.b;
+            port_peer[2 * l + 1] = s.a;
+        }
+        let by_id: Vec<Vec<u32>> = adj
+            .iter()
+            .map(|v| {
+                let mut w: Vec<u32> = v.iter().map(|&(_, x)| x).collect();
+                w.sort_unstable();
+                w.dedup();
+                w
+            })
+            .collect();
+        let mut out = Vec::new();
+        for d in topo.host_ids() {
+            let mut rank = vec![NONE; n];
+            let mut seen = vec![false; n];
+            let mut queue = VecDeque::from([d]);
+            seen[d as usize] = true;
+            let mut r = 0;
+            while let Some(u) = queue.pop_front() {
+                rank[u as usize] = r;
+                r += 1;
+                for &v in &by_id[u as usize] {
+                    if !seen[v as usize] {
+                        seen[v as usize] = true;
+                        if !is_host(v) {
+                            queue.push_back(v);
+                        }
+                    }
+                }
+            }
+            let mut dist = vec![NONE; n];
+            dist[d as usize] = 0;
+            queue.push_back(d);
+            while let Some(u) = queue.pop_front() {
+                if u != d && is_host(u) {
+                    continue;
+                }
+                for &(_, v) in &adj[u as usize] {
+                    if dist[v as usize] == NONE {
+                        dist[v as usize] = dist[u as usize] + 1;
+                        queue.push_back(v);
+                    }
+                }
+            }
+            let col = (0..n as u32)
+                .map(|u| {
+                    let du = dist[u as usize];
+                    if u == d || du == NONE {
+                        return vec![];
+                    }
+                    let mut c: Vec<u32> = adj[u as usize]
+                        .iter()
+                        .filter(|&&(_, v)| dist[v as usize] == du - 1 && (v == d || !is_host(v)))
+                        .map(|&(p, _)| p)
+                        .collect();
+                    if hpcc_order {
+                        c.sort_by_key(|&p| rank[port_peer[p as usize] as usize]);
+                    }
+                    c
+                })
+                .collect();
+            out.push(col);
+        }
+        out
+    }
+
+    /// Every (node, destination) of `t` routes as the per-destination build does, in both orders.
+    fn assert_same_as_reference(t: &Topology) {
+        for hpcc in [false, true] {
+            let want = reference_next_hops(t, hpcc);
+            let r = Routes::build_ordered(t, hpcc);
+            for (di, d) in t.host_ids().into_iter().enumerate() {
+                for u in 0..t.nodes.len() as u32 {
+                    let c = &want[di][u as usize];
+                    // a single-homed host's own port is its route whenever its switch has one
+                    if r.row[u as usize] == NONE {
+                        continue;
+                    }
+                    assert_eq!(r.next_hops(u, d), &c[..], "node {u} to host {d}, hpcc order {hpcc}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn grouped_columns_equal_per_host_bfs() {
+        let (g, us) = (Rate::gbps(100), Time::from_us(1));
+        assert_same_as_reference(&star(6, g, us));
+        assert_same_as_reference(&crate::topo::dumbbell(3, 2, g, g, us));
+        assert_same_as_reference(&LeafSpine { links_per_spine: 2, ..LeafSpine::bfc_nsdi22() }.build());
+        assert_same_as_reference(&FatTree::new(4, g, g, us).unwrap().with_hosts_per_edge(3).build().unwrap());
+        assert_same_as_reference(&MultiDc::default().build());
+        assert_same_as_reference(&crate::topo::hpcc_file::tests::hpcc_320());
+        // multi-homed hosts, a host hanging off a host, and switches wired in id order unlike
+        // their links' order
+        let mut t = Topology::default();
+        for k in [NodeKind::Host, NodeKind::Host, NodeKind::Switch { tier: 0 }, NodeKind::Switch { tier: 0 }, NodeKind::Host] {
+            t.add_node(k);
+        }
+        for k in [NodeKind::Switch { tier: 1 }, NodeKind::Switch { tier: 1 }, NodeKind::Host, NodeKind::Host] {
+            t.add_node(k);
+        }
+        let (r1, z) = (Rate::gbps(1), Time::ZERO);
+        for (a, b) in [(0, 2), (0, 3), (1, 3), (4, 2), (3, 6), (3, 5), (2, 5), (2, 6), (7, 6), (8, 4), (4, 3)] {
+            t.add_link(a, b, r1, z);
+        }
+        assert_same_as_reference(&t);
+    }
+
+    #[test]
+    fn build_for_has_columns_only_for_the_wanted_hosts() {
+        let ls = LeafSpine::bfc_nsdi22();
+        let t = ls.build();
+        let all = Routes::build(&t);
+        let r = Routes::build_for(&t, false, &[0, 20, 9999]).unwrap();
+        assert_eq!(r.col.iter().filter(|&&c| c != NONE).count(), 2);
+        assert_eq!(r.table.len(), 2 * r.n_rows); // host 0 on ToR 0, host 20 on ToR 1
+        for u in 0..t.nodes.len() as u32 {
+            assert_eq!(r.next_hops(u, 0), all.next_hops(u, 0));
+            assert_eq!(r.next_hops(u, 20), all.next_hops(u, 20));
+        }
+        assert!(r.next_hops(ls.tor_id(0), 21).is_empty());
+        assert_eq!(table_shape(&t), (all.n_rows, ls.tors));
+    }
+
+    #[test]
+    fn a_million_host_star_routes_in_one_column() {
+        let t = star(1_000_000, Rate::gbps(100), Time::from_us(1));
+        let r = Routes::build(&t);
+        assert_eq!(r.table.len(), 1);
+        assert_eq!(r.path(999_999, 0, 3), vec![2 * 999_999, 1]);
     }
 
     #[test]
