@@ -76,6 +76,10 @@ def _parse_set(items: list[str]) -> dict[str, Any]:
 
 
 SetOpt = typer.Option([], "--set", help="Override a key, e.g. --set flow_control.scheme=ppfc (repeatable).")
+MaxMemoryOpt = typer.Option(
+    "auto", "--max-memory", metavar="SIZE",
+    help="Refuse a run whose estimated memory exceeds this (e.g. 4GiB; 'off': no limit). Default: the "
+    "HOPSIM_MAX_MEMORY environment variable, else the memory available on this machine.")
 
 
 @app.command()
@@ -86,6 +90,7 @@ def run(
     keep_partial: bool = typer.Option(False, "--keep-partial", help="On Ctrl-C, still write what was measured "
                                       "(summary.json says partial)."),
     set_: list[str] = SetOpt,
+    max_memory: str = MaxMemoryOpt,
 ) -> None:
     """Run one scenario and write a run folder (Parquet tables + summary.json)."""
     from .errors import RunInterrupted
@@ -95,14 +100,14 @@ def run(
     from .store import check_writable, write_run
 
     with _sigterm_interrupts(), _bad_input():
-        sc = load_scenario(scenario, _parse_set(set_), validate=True)
+        sc = load_scenario(scenario, _parse_set(set_), validate=True, max_memory=max_memory)
         _notes(sc.warnings)
         if out.exists() and not force:
             raise ScenarioError(f"--out {out}: already exists; choose another folder or pass --force")
         check_writable(out, "--out")
         try:
             with RunProgress(err_console, sc.name) as prog:
-                res = run_scenario(sc, on_progress=prog.update)
+                res = run_scenario(sc, on_progress=prog.update, max_memory=max_memory)
         except RunInterrupted as e:
             partial = e.partial
             if keep_partial and partial is not None:
@@ -162,18 +167,37 @@ def validate(
     set_: list[str] = SetOpt,
     core_json: Optional[Path] = typer.Option(None, "--core-json", help="Also write the core's JSON of the scenario "
                                               "here (what hopsim-bench and a run folder's scenario.json hold)."),
+    max_memory: str = MaxMemoryOpt,
+    memory: bool = typer.Option(False, "--memory", help="Also print the estimated memory of a run, part by part."),
 ) -> None:
-    """Check a scenario (schema, files, topology, flows) without running it."""
+    """Check a scenario (schema, files, topology, flows, memory) without running it."""
+    from .resources import estimate_memory
     from .scenario import load_scenario
 
     with _bad_input():
-        sc = load_scenario(scenario, _parse_set(set_), validate=True)
+        sc = load_scenario(scenario, _parse_set(set_), validate=True, max_memory=max_memory)
     _notes(sc.warnings)
+    if memory:
+        _print_estimate(estimate_memory(sc.core_json))
     if core_json is not None:
         tmp = core_json.with_name(f".{core_json.name}.tmp")
         tmp.write_text(sc.core_json)
         os.replace(tmp, core_json)
     out_console.print(f"{scenario}: ok (sha256 {sc.hash[:16]})")
+
+
+def _print_estimate(est: dict[str, Any]) -> None:
+    t = Table(title=f"estimated memory: about {_mb(est['total'])}", show_lines=False)
+    for c in ("part", "MB", "what"):
+        t.add_column(c)
+    for p in est["parts"]:
+        if p["bytes"] > 0:
+            t.add_row(p["name"], f"{p['bytes'] / 1e6:,.1f}", p["detail"])
+    (out_console if out_console.is_terminal else Console(width=200)).print(t)
+
+
+def _mb(b: int) -> str:
+    return f"{b / 1e9:,.2f} GB" if b >= 1e9 else f"{b / 1e6:,.1f} MB"
 
 
 @app.command()
@@ -182,6 +206,11 @@ def sweep(
     out: Path = typer.Option(..., "--out", "-o", help="Folder of run folders (created; reused to resume)."),
     jobs: Optional[int] = typer.Option(None, "--jobs", "-j", min=1, help="Worker processes (default: one per core)."),
     cluster: Optional[str] = typer.Option(None, "--cluster", help="Dask scheduler address, e.g. tcp://10.0.0.1:8786."),
+    max_memory: str = typer.Option(
+        "auto", "--max-memory", metavar="SIZE",
+        help="Refuse runs whose estimated memory exceeds this (e.g. 4GiB; 'off': no limit). Default: "
+        "HOPSIM_MAX_MEMORY, else the memory available where each run is checked (here while planning, "
+        "and on the worker that runs it)."),
 ) -> None:
     """Run a grid of scenario variants x seeds, locally or on a Dask cluster; resumes."""
     from .store import check_writable
@@ -195,7 +224,7 @@ def sweep(
             t0 = time.perf_counter()
             try:
                 rep = run_sweep(sweep_file, out, jobs=jobs, cluster=cluster, on_plan=progress.on_plan,
-                                on_done=progress.on_done)
+                                on_done=progress.on_done, max_memory=max_memory)
             except KeyboardInterrupt:
                 progress.stop()
                 err_console.print("interrupted: the runs completed so far are kept; "

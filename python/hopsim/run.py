@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Callable
 import numpy as np
 import pyarrow as pa
 
-from .errors import RunInterrupted
+from .errors import RunInterrupted, ScenarioError
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -30,7 +30,8 @@ TABLES = ("flows", "pauses", "control", "buffer", "queues", "ports", "pfc_receiv
 _U64_MAX = np.uint64(2**64 - 1)
 
 
-def execute(core_json: str, on_progress: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
+def execute(core_json: str, on_progress: Callable[[dict[str, Any]], None] | None = None,
+            max_memory: Any = "auto") -> dict[str, Any]:
     """Run the core on one scenario JSON; the raw columnar result plus wall time.
 
     This is the unit of work of sweeps, on a local process pool and on Dask workers alike:
@@ -38,12 +39,17 @@ def execute(core_json: str, on_progress: Callable[[dict[str, Any]], None] | None
     core's progress dict (see ``crates/hopsim-py/src/lib.rs``) about every half second.
 
     Raises `RunInterrupted` (a KeyboardInterrupt) carrying the partial output when a signal
-    handler raised while the core ran (Ctrl-C; SIGTERM where the program makes it raise).
+    handler raised while the core ran (Ctrl-C; SIGTERM where the program makes it raise), and
+    ValueError, before anything is built, when the scenario's memory estimate exceeds
+    `max_memory` (a size, ``"off"``, or ``"auto"``: ``HOPSIM_MAX_MEMORY``, else the memory
+    available on the machine that runs it; see `hopsim.resources`).
     """
     from . import _native
+    from .resources import native_limit
 
+    limit = native_limit(max_memory)
     t0 = time.perf_counter()
-    out = _native.run(core_json, on_progress)
+    out = _native.run(core_json, on_progress, **limit)
     out["wall_time_s"] = time.perf_counter() - t0
     stop = out.get("stop", {})
     if stop.get("reason") == "interrupted":
@@ -293,8 +299,12 @@ def run(
     scenario: "Scenario | str",
     overrides: dict[str, Any] | None = None,
     on_progress: Callable[[dict[str, Any]], None] | None = None,
+    max_memory: Any = "auto",
 ) -> Results:
     """Run a scenario (a `Scenario` or a path to a TOML file) and return its results.
+
+    A scenario whose memory estimate exceeds `max_memory` (see `hopsim.resources`; default: the
+    memory available) raises ScenarioError before anything is built.
 
     ``summary["stopped"]`` says why it ended: ``done``, ``duration``, ``no_progress`` or
     ``deadlock`` (with ``stop_message`` and, for a deadlock, ``deadlock_cycle``). Ctrl-C raises
@@ -305,13 +315,14 @@ def run(
     if overrides:
         sc = sc.with_overrides(overrides)
     try:
-        raw = execute(sc.core_json, on_progress)
+        raw = execute(sc.core_json, on_progress, max_memory)
     except RunInterrupted as e:
         if isinstance(e.partial, dict):
             e.partial = results_from_native(e.partial, sc.hash, sc.name)
         raise
+    except ScenarioError:
+        raise  # a bad max_memory
     except ValueError as e:
-        from .errors import ScenarioError
         from .scenario import core_error_lines
 
         raise ScenarioError(core_error_lines(str(e), sc.model), source=str(sc.source) if sc.source else None) from None

@@ -22,6 +22,7 @@ from pydantic import ValidationError
 
 from . import schema as S
 from .errors import ScenarioError
+from .resources import AUTO, native_limit
 from .units import parse_rate
 
 __all__ = ["Scenario", "load_scenario", "scenario_from_dict", "apply_overrides", "format_validation_error"]
@@ -140,13 +141,16 @@ class Scenario:
         merged = {**self.overrides, **overrides}
         return scenario_from_dict(apply_overrides(self.raw, overrides), self.base_dir, self.source, merged)
 
-    def validate(self) -> list[str]:
+    def validate(self, max_memory: Any = AUTO) -> list[str]:
         """Also build the network in the core (topology connectivity, routes, flows); returns
-        (and keeps in `warnings`) what the input files' readers skipped."""
+        (and keeps in `warnings`) what the input files' readers skipped. First the core's memory
+        estimate is checked against `max_memory` (see `hopsim.resources`: a size, ``"off"``, or
+        the default, the memory available), so a scenario too large is refused unbuilt."""
         from . import _native
 
+        limit = native_limit(max_memory)
         try:
-            found = _native.validate(self.core_json)
+            found = _native.validate(self.core_json, **limit)
         except ValueError as e:
             raise ScenarioError(core_error_lines(str(e), self.model), source=str(self.source) if self.source else None) from None
         self.warnings = [line for w in found or [] for line in core_error_lines(w, self.model)]
@@ -161,7 +165,7 @@ def core_error_lines(msg: str, model: S.ScenarioModel | None = None) -> list[str
             if msg.startswith(f"{section}.file: ") and getattr(table, "file", None):
                 return [f"{section}.file {table.file}: " + msg[len(section) + 7:]]
     for section in ("topology", "workload", "scenario", "flow_control", "congestion_control", "buffer", "record",
-                    *S.CC_ALGORITHMS):
+                    "memory", *S.CC_ALGORITHMS):
         if msg.startswith(section):
             return [msg]
     if msg.startswith(("flow ", "incast", "need at least", "load", "lognormal", "long-lived", "host ")):
@@ -197,16 +201,18 @@ def read_toml(path: Path | str) -> dict[str, Any]:
         raise ScenarioError(f"{p}: not valid TOML: {e}") from None
 
 
-def load_scenario(path: Path | str, overrides: Mapping[str, Any] | None = None, validate: bool = False) -> Scenario:
+def load_scenario(path: Path | str, overrides: Mapping[str, Any] | None = None, validate: bool = False,
+                  max_memory: Any = AUTO) -> Scenario:
     """Read and validate a scenario file. `overrides` sets dotted keys first. With `validate`,
-    the core also builds the network (as `hopsim validate` does)."""
+    the core also builds the network (as `hopsim validate` does), after checking its memory
+    estimate against `max_memory` (`Scenario.validate`)."""
     p = Path(path).resolve()
     raw = read_toml(p)
     if overrides:
         raw = apply_overrides(raw, overrides)
     sc = scenario_from_dict(raw, p.parent, p, overrides)
     if validate:
-        sc.validate()
+        sc.validate(max_memory)
     return sc
 
 

@@ -35,6 +35,7 @@ from typing import Any, Callable, Iterator
 from pydantic import Field, ValidationError
 
 from .errors import RunInterrupted, ScenarioError
+from .resources import AUTO, memory_limit
 from .run import execute, results_from_native
 from .scenario import Scenario, apply_overrides, format_validation_error, read_toml, scenario_from_dict
 from .schema import Strict
@@ -91,8 +92,9 @@ def _points(m: SweepModel) -> Iterator[dict[str, Any]]:
             yield {**extra, **dict(zip(keys, combo))}
 
 
-def plan_sweep(path: Path | str) -> tuple[SweepModel, list[RunPoint]]:
-    """Read a sweep file and validate every run point (schema and core)."""
+def plan_sweep(path: Path | str, max_memory: Any = AUTO) -> tuple[SweepModel, list[RunPoint]]:
+    """Read a sweep file and validate every run point (schema and core, the memory estimate
+    against `max_memory` included: see `hopsim.resources`)."""
     p = Path(path).resolve()
     raw = read_toml(p)
     try:
@@ -112,7 +114,7 @@ def plan_sweep(path: Path | str) -> tuple[SweepModel, list[RunPoint]]:
                 params["seed"] = seed
             try:
                 sc = scenario_from_dict(apply_overrides(base_raw, params), base_path.parent, base_path, params)
-                sc.validate()
+                sc.validate(max_memory)
             except ScenarioError as e:
                 label = ", ".join(f"{k}={v!r}" for k, v in params.items()) or "base"
                 problems += [f"[{label}] {line}" for line in e.problems]
@@ -144,13 +146,19 @@ def run_sweep(
     cluster: str | None = None,
     on_plan: Callable[[int, int], None] | None = None,
     on_done: Callable[[str], None] | None = None,
+    max_memory: Any = AUTO,
 ) -> SweepReport:
     """Run every point of a sweep that is not complete in `out` yet.
 
-    `on_plan(total, to_run)` and `on_done(run_id)` let a caller show progress.
+    `on_plan(total, to_run)` and `on_done(run_id)` let a caller show progress. `max_memory` (a
+    size, ``"off"``, or `AUTO`: ``HOPSIM_MAX_MEMORY``, else the memory available) is checked
+    against every point's memory estimate while planning, here, and again by the process that
+    runs the point (a worker on a cluster checks its own machine's memory). A point refused
+    there stops the sweep with ScenarioError; the runs completed before stay.
     """
     path = Path(path).resolve()
-    _, points = plan_sweep(path)
+    memory_limit(max_memory)  # a bad value is bad input before anything is planned
+    _, points = plan_sweep(path, max_memory)
     out = Path(out).resolve()
     out.mkdir(parents=True, exist_ok=True)
     clean_stale(out)
@@ -174,17 +182,33 @@ def run_sweep(
         if on_done:
             on_done(rp.run_id)
 
-    if cluster:
-        _run_dask(cluster, todo, finish)
-    elif (jobs or os.cpu_count() or 1) <= 1 or len(todo) == 1:
-        for rp in todo:
-            finish(rp, execute(rp.scenario.core_json))
-    else:
-        _run_pool(jobs or os.cpu_count() or 1, todo, finish)
+    try:
+        if cluster:
+            _run_dask(cluster, todo, finish, max_memory)
+        elif (jobs or os.cpu_count() or 1) <= 1 or len(todo) == 1:
+            for rp in todo:
+                try:
+                    raw = execute(rp.scenario.core_json, max_memory=max_memory)
+                except ValueError as e:
+                    raise _Refused(rp, e) from None
+                finish(rp, raw)
+        else:
+            _run_pool(jobs or os.cpu_count() or 1, todo, finish, max_memory)
+    except _Refused as r:
+        raise ScenarioError(f"[{r.rp.run_id}] {r.message}", source=str(path)) from None
     return report
 
 
-def _run_pool(jobs: int, todo: list[RunPoint], finish: Callable[[RunPoint, dict[str, Any]], None]) -> None:
+class _Refused(Exception):
+    """A point the process running it refused (its memory estimate over that machine's limit)."""
+
+    def __init__(self, rp: RunPoint, e: BaseException):
+        super().__init__(str(e))
+        self.rp, self.message = rp, str(e)
+
+
+def _run_pool(jobs: int, todo: list[RunPoint], finish: Callable[[RunPoint, dict[str, Any]], None],
+              max_memory: Any = AUTO) -> None:
     import multiprocessing as mp
 
     from . import _native  # noqa: F401  (loaded before forking, so no worker imports it)
@@ -194,12 +218,17 @@ def _run_pool(jobs: int, todo: list[RunPoint], finish: Callable[[RunPoint, dict[
     ctx = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
     ex = ProcessPoolExecutor(max_workers=min(jobs, len(todo)), mp_context=ctx, initializer=_worker_signals)
     try:
-        pending: dict[Future, RunPoint] = {ex.submit(_worker_execute, rp.scenario.core_json): rp for rp in todo}
+        pending: dict[Future, RunPoint] = {
+            ex.submit(_worker_execute, rp.scenario.core_json, max_memory): rp for rp in todo}
         while pending:
             done, _ = wait(pending, return_when=FIRST_COMPLETED)
             for fut in done:
                 rp = pending.pop(fut)
-                finish(rp, fut.result())
+                try:
+                    raw = fut.result()
+                except ValueError as e:
+                    raise _Refused(rp, e) from None
+                finish(rp, raw)
     except BaseException:
         # interrupted: stop the runs in progress (a terminal's Ctrl-C reaches the workers too,
         # a SIGTERM to this process does not), drop what has not started and return; completed
@@ -231,13 +260,13 @@ def _worker_signals() -> None:
     signal.signal(signal.SIGTERM, _worker_signal)
 
 
-def _worker_execute(core_json: str) -> dict[str, Any]:
+def _worker_execute(core_json: str, max_memory: Any = AUTO) -> dict[str, Any]:
     global _RUNNING
     if _STOPPING:
         raise RunInterrupted("not started: the sweep was interrupted")
     _RUNNING = True
     try:
-        return execute(core_json)
+        return execute(core_json, max_memory=max_memory)
     finally:
         _RUNNING = False
 
@@ -251,14 +280,19 @@ def _stop_workers(ex: ProcessPoolExecutor) -> None:
             pass
 
 
-def _run_dask(address: str, todo: list[RunPoint], finish: Callable[[RunPoint, dict[str, Any]], None]) -> None:
+def _run_dask(address: str, todo: list[RunPoint], finish: Callable[[RunPoint, dict[str, Any]], None],
+              max_memory: Any = AUTO) -> None:
     from distributed import Client, as_completed
 
     with Client(address, timeout="30s") as client:
         futs = {}
         for rp in todo:
             # the key names the run, so a resubmitted sweep on the same scheduler reuses results
-            f = client.submit(execute, rp.scenario.core_json, key=f"hopsim-{rp.run_id}", pure=False)
+            f = client.submit(execute, rp.scenario.core_json, None, max_memory, key=f"hopsim-{rp.run_id}", pure=False)
             futs[f] = rp
         for f in as_completed(list(futs)):
-            finish(futs[f], f.result())
+            try:
+                raw = f.result()
+            except ValueError as e:
+                raise _Refused(futs[f], e) from None
+            finish(futs[f], raw)

@@ -14,6 +14,7 @@ pub mod config;
 pub mod defaults;
 pub mod event;
 pub mod fc;
+pub mod footprint;
 pub mod net;
 pub mod packet;
 pub mod progress;

@@ -1,9 +1,13 @@
-//! `hopsim._native`: the Python binding of `hopsim-core`. Four functions and two constants:
+//! `hopsim._native`: the Python binding of `hopsim-core`. Five functions and two constants:
 //!
-//! - `run(scenario_json, on_progress=None) -> dict`: build and run one scenario with the GIL
-//!   released (polling for Ctrl-C, reporting progress), and hand back its columnar results;
-//! - `validate(scenario_json) -> None`: build without running (topology, routes, flows); raises
-//!   `ValueError` with the core's message;
+//! - `run(scenario_json, on_progress=None, max_memory=None) -> dict`: build and run one scenario
+//!   with the GIL released (polling for Ctrl-C, reporting progress), and hand back its columnar
+//!   results;
+//! - `validate(scenario_json, max_memory=None) -> list[str]`: build without running (topology,
+//!   routes, flows); raises `ValueError` with the core's message;
+//! - `estimate(scenario_json) -> dict`: the memory a run needs, part by part, without building
+//!   it (`hopsim_core::footprint`); `run` and `validate` refuse, before building, a scenario whose
+//!   estimate exceeds `max_memory` bytes;
 //! - `version() -> str`: the binding crate's version;
 //! - `defaults() -> str`: the core's default settings as JSON (what the schema is tested against);
 //! - `MAX_QUEUES`: the most data queues a port may have;
@@ -177,9 +181,17 @@ fn parse(scenario_json: &str) -> PyResult<Scenario> {
 /// `flows`, `flows_started`, `flows_done`, `wall_s`) at most every `progress_every_s` of wall
 /// time, from the same hook; an exception it raises stops the run and is re-raised.
 #[pyfunction]
-#[pyo3(signature = (scenario_json, on_progress=None, progress_every_s=0.5))]
-fn run<'py>(py: Python<'py>, scenario_json: &str, on_progress: Option<Py<PyAny>>, progress_every_s: f64) -> PyResult<Bound<'py, PyDict>> {
+#[pyo3(signature = (scenario_json, on_progress=None, progress_every_s=0.5, max_memory=None, limit_note="max_memory"))]
+fn run<'py>(
+    py: Python<'py>,
+    scenario_json: &str,
+    on_progress: Option<Py<PyAny>>,
+    progress_every_s: f64,
+    max_memory: Option<u64>,
+    limit_note: &str,
+) -> PyResult<Bound<'py, PyDict>> {
     let sc = parse(scenario_json)?;
+    guard(&sc, max_memory, limit_note)?;
     let failed: Arc<Mutex<Option<PyErr>>> = Arc::new(Mutex::new(None));
     let failed_in_hook = failed.clone();
     let every = Duration::from_secs_f64(progress_every_s.max(0.0));
@@ -226,10 +238,61 @@ fn progress_dict<'py>(py: Python<'py>, p: &Progress) -> PyResult<Bound<'py, PyDi
 
 /// Build a scenario without running it; raises ValueError naming what is wrong, else returns
 /// the warnings of its input files' readers (`Scenario::warnings`: text they skipped).
+/// `max_memory` (bytes): refuse, before building, a scenario whose estimated memory exceeds it.
 #[pyfunction]
-fn validate(py: Python<'_>, scenario_json: &str) -> PyResult<Vec<String>> {
+#[pyo3(signature = (scenario_json, max_memory=None, limit_note="max_memory"))]
+fn validate(py: Python<'_>, scenario_json: &str, max_memory: Option<u64>, limit_note: &str) -> PyResult<Vec<String>> {
     let sc = parse(scenario_json)?;
+    guard(&sc, max_memory, limit_note)?;
     py.detach(move || sc.build().map(|_| sc.warnings())).map_err(PyValueError::new_err)
+}
+
+/// `ValueError` when the scenario's estimated memory (`hopsim_core::footprint`) exceeds
+/// `max_memory` bytes; the message names the largest part and the field to change.
+fn guard(sc: &Scenario, max_memory: Option<u64>, limit_note: &str) -> PyResult<()> {
+    match max_memory {
+        Some(limit) => sc.check_memory(limit, limit_note).map_err(PyValueError::new_err),
+        None => Ok(()),
+    }
+}
+
+/// The memory a scenario's run needs, estimated without building it: `{"total": bytes, "flows":
+/// expected flows, "run_time_ns": the run length samples were counted over, "parts": [{"name",
+/// "bytes", "detail", "change"}, ...]}` with the parts largest first, and the counts behind them
+/// under "shape". Raises ValueError when the scenario cannot be read.
+#[pyfunction]
+fn estimate<'py>(py: Python<'py>, scenario_json: &str) -> PyResult<Bound<'py, PyDict>> {
+    let sc = parse(scenario_json)?;
+    let e = sc.estimate().map_err(PyValueError::new_err)?;
+    let out = PyDict::new(py);
+    out.set_item("total", e.total())?;
+    out.set_item("flows", e.flows)?;
+    out.set_item("run_time_ns", e.run_time.0 as f64 / 1e3)?;
+    let parts = PyList::empty(py);
+    for p in &e.parts {
+        let d = PyDict::new(py);
+        d.set_item("name", p.name)?;
+        d.set_item("bytes", p.bytes)?;
+        d.set_item("detail", &p.detail)?;
+        d.set_item("change", &p.change)?;
+        parts.append(d)?;
+    }
+    out.set_item("parts", parts)?;
+    let s = &e.shape;
+    let shape = PyDict::new(py);
+    for (k, v) in [
+        ("nodes", s.nodes),
+        ("hosts", s.hosts),
+        ("switches", s.switches),
+        ("links", s.links),
+        ("switch_ports", s.switch_ports),
+        ("route_rows", s.route_rows),
+        ("route_cols", s.route_cols),
+    ] {
+        shape.set_item(k, v)?;
+    }
+    out.set_item("shape", shape)?;
+    Ok(out)
 }
 
 /// Version of this binding crate, which is released together with the core.
@@ -242,6 +305,7 @@ fn version() -> &'static str {
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(estimate, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(defaults, m)?)?;
     // the core's limits, so the schema's can be checked against them

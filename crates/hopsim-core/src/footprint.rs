@@ -1,0 +1,660 @@
+//! The memory a run will need, estimated from its scenario before anything is built, so that a
+//! scenario too large for the machine is refused with a message that names the part and the
+//! field to change, instead of aborting the process with "memory allocation failed" halfway
+//! through the build or the run.
+//!
+//! How. Counts come from the scenario's parameters: hosts, switches, links and routing-table
+//! cells by formula for the parametric topologies (so a huge one is never built just to be
+//! measured; `shape_formulas_match_built_topologies` pins the formulas to the builders) and by
+//! counting for HPCC files and explicit lists (whose text is in memory already); the expected
+//! number of flows from the workload's load, window and CDF mean; the samples from the record
+//! intervals over the run's length (its `duration`, else the last flow start plus one mean flow
+//! at line rate: a lower bound, so an estimate never refuses a run for samples it may not take).
+//! Each count is multiplied by a cost per item: the `size_of` of the structs plus their heap
+//! parts, measured with a counting allocator on this code (`tests/it/footprint.rs` checks the
+//! sum against what building and running a few scenarios allocates).
+//!
+//! What it leaves out: the event logs whose length depends on what happens in the run (the pause
+//! and control-frame tables, PFC frames received, the packet trace) and Floodgate's per-
+//! destination windows, which grow with the destinations a switch sees.
+//!
+//! Output tables count twice: the core's columns grow by doubling, and at the end the binding
+//! copies them into Python and the front builds Arrow tables from the copies.
+
+use crate::fc::FcConfig;
+use crate::net::host::{Flow, Host};
+use crate::net::port::{PauseClock, Port, PortCold, NPRIO};
+use crate::net::switch::Switch;
+use crate::scenario::{LoadOn, Scenario, TopologySpec, WorkloadSpec};
+use crate::time::{Rate, Time};
+use crate::topo::{parse_hpcc_topology, Topology};
+use crate::workload::arrivals::{mean_gap_ps, LoadBasis, Limit};
+use crate::workload::cdf::Cdf;
+use crate::workload::incast::IncastSpec;
+use std::mem::size_of;
+
+/// Heap of a port beyond its queues and gates: the small vectors and bit sets of its hot and
+/// cold parts, with the allocator's overhead.
+const PORT_HEAP: u64 = 48;
+/// Per data queue of a switch port: the queue's ring header, its byte count, the MMU's egress
+/// account and the scheduler's deficit.
+const QUEUE: u64 = 52;
+/// Per gate of a port (data queue or NIC queue): its pause clock and priority.
+const GATE: u64 = size_of::<PauseClock>() as u64 + 1;
+/// Per switch port, in the switch: the MMU's ingress and headroom accounts per priority, the
+/// port's headroom, rate, ECN thresholds, peer and id in the switch's tables.
+const SWITCH_PORT: u64 = 2 * 8 * NPRIO as u64 + 46;
+/// Per host beyond `size_of::<Host>()`: its NIC's vectors.
+const HOST_HEAP: u64 = 40;
+/// Per flow beyond `size_of::<Flow>()`: its slot in the arrival order, the host's active list,
+/// its congestion control's heap.
+const FLOW_HEAP: u64 = 24;
+/// A row of the flows table (18 columns).
+const FLOW_ROW: u64 = 4 * 5 + 8 * 12 + 1 + 9;
+/// A row of the ports table (17 columns and the hop class's string).
+const PORT_ROW: u64 = 4 * 2 + 2 + 8 * 12 + 24 + 24;
+/// A pending event in the scheduler, and a packet (slab slot, queue slot, free-list slot).
+const EVENT: u64 = 32;
+const PACKET: u64 = size_of::<crate::packet::Packet>() as u64 + 8;
+/// A buffer sample: per switch (time, node, bytes) and per switch port (time, row, bytes, sent
+/// bytes, active queues); a queue sample (time, node, port, bytes); a qlen-histogram row.
+const SWITCH_SAMPLE: u64 = 8 + 4 + 8;
+const PORT_SAMPLE: u64 = 8 + 4 + 8 + 8 + 4;
+const QUEUE_SAMPLE: u64 = 8 + 4 + 2 + 8;
+const QLEN_ROW: u64 = 8 + 4 + 2 + 4 + 8;
+/// The round trip a window of one BDP is taken at, and how many times its time at line rate a
+/// flow is taken to last, for the packets' bound.
+const TYPICAL_RTT: Time = Time::from_us(8);
+const SLOWDOWN: f64 = 4.0;
+/// Output tables: growth slack in the core, then a copy in Python and the Arrow tables.
+const TABLE_FACTOR: u64 = 2;
+
+/// The counts an estimate multiplies, from formulas or from a built topology.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Shape {
+    pub nodes: u64,
+    pub hosts: u64,
+    pub switches: u64,
+    pub links: u64,
+    /// Ports at switches (the rest of the 2 * links ports are at hosts).
+    pub switch_ports: u64,
+    /// Routing table rows (switches, multi-homed hosts) and columns (one per switch with
+    /// single-homed hosts, one per other host): `topo::routes::table_shape`.
+    pub route_rows: u64,
+    pub route_cols: u64,
+    /// Rate of the first host's link (what `load_on = "host_links"` refers to), and the
+    /// capacity of the ToR uplinks (`"core_links"`), bits per second.
+    pub host_rate: u64,
+    pub core_bps: f64,
+}
+
+impl Shape {
+    /// Counted on a built topology.
+    pub fn of(t: &Topology) -> Shape {
+        let hosts = t.n_hosts() as u64;
+        let is_host = |n: u32| t.is_host(n);
+        let switch_ports = t.links.iter().map(|l| !is_host(l.a) as u64 + !is_host(l.b) as u64).sum();
+        let (rows, cols) = crate::topo::routes::table_shape(t);
+        let h0 = t.hosts().next();
+        let host_rate = h0.and_then(|h| t.links.iter().find(|l| l.a == h || l.b == h)).map_or(0, |l| l.rate.0);
+        let tier = |n: u32| t.tier(n);
+        let core_bps = t
+            .links
+            .iter()
+            .filter(|l| matches!((tier(l.a), tier(l.b)), (Some(0), Some(x)) | (Some(x), Some(0)) if x > 0))
+            .map(|l| l.rate.0 as f64)
+            .sum();
+        Shape {
+            nodes: t.nodes.len() as u64,
+            hosts,
+            switches: t.nodes.len() as u64 - hosts,
+            links: t.links.len() as u64,
+            switch_ports,
+            route_rows: rows as u64,
+            route_cols: cols as u64,
+            host_rate,
+            core_bps,
+        }
+    }
+
+    /// By formula for the parametric topologies, counted for the others (`Err` only where the
+    /// HPCC file cannot be read; the build reports that better).
+    pub fn of_spec(spec: &TopologySpec) -> Result<Shape, String> {
+        let u = |x: usize| x as u64;
+        Ok(match spec {
+            TopologySpec::Star { hosts, rate, .. } => {
+                let h = u(*hosts);
+                Shape { nodes: h + 1, hosts: h, switches: 1, links: h, switch_ports: h, route_rows: 1, route_cols: 1, host_rate: rate.0, core_bps: 0.0 }
+            }
+            TopologySpec::Dumbbell { left, right, host_rate, .. } => {
+                let h = u(*left) + u(*right);
+                let cols = (*left > 0) as u64 + (*right > 0) as u64;
+                Shape { nodes: h + 2, hosts: h, switches: 2, links: h + 1, switch_ports: h + 2, route_rows: 2, route_cols: cols, host_rate: host_rate.0, core_bps: 0.0 }
+            }
+            TopologySpec::LeafSpine(l) => {
+                let (hpt, t, s, k) = (u(l.hosts_per_tor), u(l.tors), u(l.spines), u(l.links_per_spine));
+                let h = hpt.saturating_mul(t);
+                let fabric = t.saturating_mul(s).saturating_mul(k);
+                Shape {
+                    nodes: h + t + s,
+                    hosts: h,
+                    switches: t + s,
+                    links: h + fabric,
+                    switch_ports: h + 2 * fabric,
+                    route_rows: t + s,
+                    route_cols: if hpt > 0 { t } else { 0 },
+                    host_rate: l.host_rate.0,
+                    core_bps: fabric as f64 * l.fabric_rate.0 as f64,
+                }
+            }
+            TopologySpec::FatTree(f) => {
+                let (k, half, hpe) = (u(f.k), u(f.k / 2), u(f.hosts_per_edge));
+                let edges = k * half;
+                let h = edges.saturating_mul(hpe);
+                let fabric = 2 * k * half * half;
+                Shape {
+                    nodes: h + 2 * edges + half * half,
+                    hosts: h,
+                    switches: 2 * edges + half * half,
+                    links: h + fabric,
+                    switch_ports: h + 2 * fabric,
+                    route_rows: 2 * edges + half * half,
+                    route_cols: if hpe > 0 { edges } else { 0 },
+                    host_rate: f.host_rate.0,
+                    core_bps: (edges * half) as f64 * f.fabric_rate.0 as f64,
+                }
+            }
+            TopologySpec::MultiDc(m) => {
+                let one = Shape::of_spec(&TopologySpec::LeafSpine(m.dc.clone()))?;
+                let s = u(m.dc.spines);
+                Shape {
+                    nodes: 2 * one.nodes + 2,
+                    hosts: 2 * one.hosts,
+                    switches: 2 * one.switches + 2,
+                    links: 2 * one.links + 2 * s + 1,
+                    switch_ports: 2 * one.switch_ports + 4 * s + 2,
+                    route_rows: 2 * one.route_rows + 2,
+                    route_cols: 2 * one.route_cols,
+                    host_rate: one.host_rate,
+                    core_bps: 2.0 * one.core_bps,
+                }
+            }
+            TopologySpec::Hpcc { text } => Shape::of(&parse_hpcc_topology(text)?),
+            TopologySpec::Explicit(t) => Shape::of(t),
+        })
+    }
+}
+
+/// One part of an estimate: what it is, its bytes, the counts behind them, and what to change to
+/// make it smaller.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Part {
+    pub name: &'static str,
+    pub bytes: u64,
+    pub detail: String,
+    pub change: String,
+}
+
+/// A scenario's estimated memory, part by part (largest first).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Estimate {
+    pub parts: Vec<Part>,
+    pub shape: Shape,
+    /// Flows the workload is expected to start, and the run length the samples were counted over.
+    pub flows: u64,
+    pub run_time: Time,
+}
+
+impl Estimate {
+    pub fn total(&self) -> u64 {
+        self.parts.iter().fold(0u64, |a, p| a.saturating_add(p.bytes))
+    }
+
+    /// `Err` with a message when the estimate exceeds `limit` bytes; `limit_note` says where the
+    /// limit comes from (e.g. "available memory" or "--max-memory").
+    pub fn check(&self, limit: u64, limit_note: &str) -> Result<(), String> {
+        let total = self.total();
+        if total <= limit {
+            return Ok(());
+        }
+        let big = &self.parts[0];
+        let rest: Vec<String> = self.parts.iter().skip(1).filter(|p| p.bytes > 0).take(4).map(|p| format!("{} {}", p.name, fmt_bytes(p.bytes))).collect();
+        Err(format!(
+            "memory: this run needs about {} but the limit is {} ({limit_note}); the largest part is {}, {} ({}): {}{}",
+            fmt_bytes(total),
+            fmt_bytes(limit),
+            big.name,
+            fmt_bytes(big.bytes),
+            big.detail,
+            big.change,
+            if rest.is_empty() { String::new() } else { format!(" (then: {})", rest.join(", ")) }
+        ))
+    }
+}
+
+/// `1.5 GB`-style (powers of 1000, as the scenario's sizes).
+pub fn fmt_bytes(b: u64) -> String {
+    let units = [("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("KB", 1e3)];
+    for (u, s) in units {
+        if b as f64 >= s {
+            return format!("{:.1} {u}", b as f64 / s);
+        }
+    }
+    format!("{b} B")
+}
+
+/// Thousands separated by commas.
+fn n(x: u64) -> String {
+    let s = x.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// What to change to shrink the network, by topology kind.
+fn topology_fields(spec: &TopologySpec) -> &'static str {
+    match spec {
+        TopologySpec::Star { .. } => "topology.hosts",
+        TopologySpec::Dumbbell { .. } => "topology.left and topology.right",
+        TopologySpec::LeafSpine(_) => "topology.tors, topology.hosts_per_tor or topology.spines",
+        TopologySpec::FatTree(_) => "topology.k or topology.hosts_per_edge",
+        TopologySpec::MultiDc(_) => "topology.dc (tors, hosts_per_tor, spines)",
+        TopologySpec::Hpcc { .. } => "topology.file (a smaller network)",
+        TopologySpec::Explicit(_) => "topology.nodes and topology.links",
+    }
+}
+
+/// What a workload is expected to start: how many flows, over which window, of what mean size,
+/// and the largest group starting together (an incast burst).
+#[derive(Clone, Copy, Debug, Default)]
+struct Traffic {
+    flows: f64,
+    first: Time,
+    last: Time,
+    mean_size: f64,
+    burst_flows: f64,
+}
+
+/// Lists count their flows; generators by formula (their expected count). Zeros where the
+/// workload cannot be read: the build reports that.
+fn expected_traffic(w: &WorkloadSpec, shape: &Shape) -> Traffic {
+    let bg = |b: &crate::scenario::Background| -> Option<(f64, f64)> {
+        let cdf = Cdf::parse(&b.cdf).ok()?;
+        let basis = match b.load_on {
+            LoadOn::HostLinks => LoadBasis::HostLinks { hosts: shape.hosts as usize, host_rate: Rate(shape.host_rate) },
+            LoadOn::CoreLinks => LoadBasis::Capacity { bps: shape.core_bps },
+        };
+        let gap = mean_gap_ps(b.load, &basis, cdf.mean()).ok()?;
+        Some((b.duration.0 as f64 / gap, cdf.mean()))
+    };
+    // (bursts, first burst, last burst)
+    let incast = |i: &IncastSpec, start: Time, limit: Limit| -> (f64, Time, Time) {
+        use crate::workload::incast::IncastTiming::Once;
+        let period = i.mean_period(shape.hosts as usize).ok().flatten();
+        match (i.timing, limit, period) {
+            (Once(at), _, _) => (1.0, at, at),
+            (_, Limit::Count(b), Some(p)) => (b as f64, start, Time(start.0.saturating_add(p.0.saturating_mul(b.saturating_sub(1) as u64)))),
+            (_, Limit::Count(b), None) => (b as f64, start, start),
+            (_, Limit::Duration(d), Some(p)) => ((d.0 as f64 / p.0.max(1) as f64).ceil().max(1.0), start, start + d),
+            (_, Limit::Duration(d), None) => (1.0, start, start + d),
+        }
+    };
+    let list = |v: &mut dyn Iterator<Item = (Time, u64)>| -> Traffic {
+        let mut starts = std::collections::HashMap::new();
+        let (mut t, mut bytes) = (Traffic { first: Time::MAX, ..Default::default() }, 0f64);
+        for (start, size) in v {
+            t.flows += 1.0;
+            bytes += size as f64;
+            t.first = t.first.min(start);
+            t.last = t.last.max(start);
+            *starts.entry(start).or_insert(0u64) += 1;
+        }
+        t.first = t.first.min(t.last);
+        t.mean_size = bytes / t.flows.max(1.0);
+        t.burst_flows = starts.values().copied().max().unwrap_or(0) as f64;
+        t
+    };
+    match w {
+        WorkloadSpec::Flows { flows } => list(&mut flows.iter().map(|f| (Time::from_ns(f.start_ns), f.size))),
+        WorkloadSpec::HpccFlows { text, time_offset } => match crate::workload::flow_file::parse_hpcc_flows(text) {
+            Ok(v) => list(&mut v.iter().map(|f| (Time(f.start.0.saturating_sub(time_offset.0)), f.size))),
+            Err(_) => Traffic::default(),
+        },
+        WorkloadSpec::Background(b) => {
+            let (flows, mean_size) = bg(b).unwrap_or((0.0, 0.0));
+            Traffic { flows, first: b.start, last: b.start + b.duration, mean_size, burst_flows: 1.0 }
+        }
+        WorkloadSpec::Incast { incast: i, start, limit } => {
+            let (bursts, first, last) = incast(i, *start, *limit);
+            let d = i.degree as f64;
+            Traffic { flows: bursts * d, first, last, mean_size: i.mean_flow_size(), burst_flows: d }
+        }
+        WorkloadSpec::IncastMix { background: b, incast: i } => {
+            let (count, mean) = bg(b).unwrap_or((0.0, 0.0));
+            let (bursts, _, _) = incast(i, b.start, Limit::Duration(b.duration));
+            let d = i.degree as f64;
+            let flows = count + bursts * d;
+            let mean_size = if flows > 0.0 { (count * mean + bursts * d * i.mean_flow_size()) / flows } else { 0.0 };
+            Traffic { flows, first: b.start, last: b.start + b.duration, mean_size, burst_flows: d }
+        }
+        WorkloadSpec::LongLived { pairs, size, start } => {
+            let n = pairs.len() as f64;
+            Traffic { flows: n, first: *start, last: *start, mean_size: *size as f64, burst_flows: n }
+        }
+    }
+}
+
+/// Per switch port, the flow-control scheme's state (`fc::AnyFc::build` and what the modules
+/// allocate on their first packet).
+fn fc_per_port(fc: &FcConfig, nqueues: u64, upq: u64) -> u64 {
+    let pfc = 16 * NPRIO as u64;
+    let bfc = |table_factor: u64| 4 * upq + 8 + 16 * nqueues.saturating_sub(1).max(1) * table_factor;
+    match fc {
+        FcConfig::None | FcConfig::Floodgate(_) => 0,
+        FcConfig::Pfc => pfc,
+        FcConfig::Ppfc(_) => pfc + 24 * NPRIO as u64,
+        FcConfig::Capfc(_) => pfc + 20 * NPRIO as u64 + 32 * nqueues,
+        FcConfig::Flowsail(c) => 8 + if c.pfc { pfc } else { 0 },
+        FcConfig::Bfc(c) => bfc(c.table_factor as u64) + if c.pfc { pfc } else { 0 },
+        FcConfig::IdealFq => bfc(crate::fc::bfc::BfcConfig::ideal_fq().table_factor as u64),
+    }
+}
+
+impl Scenario {
+    /// `Err` naming the largest part and the field to change when the estimate exceeds `limit`
+    /// bytes (`limit_note`: where the limit comes from). A scenario that cannot be estimated
+    /// passes: building it reports what is wrong with it better.
+    pub fn check_memory(&self, limit: u64, limit_note: &str) -> Result<(), String> {
+        match self.estimate() {
+            Ok(e) => e.check(limit, limit_note),
+            Err(_) => Ok(()),
+        }
+    }
+
+    /// The memory this scenario's run needs, estimated without building it (see the module doc).
+    pub fn estimate(&self) -> Result<Estimate, String> {
+        let shape = Shape::of_spec(&self.topology)?;
+        let cfg = &self.net;
+        let s = &shape;
+        let traffic = expected_traffic(&self.workload, s);
+        let mean_size = traffic.mean_size;
+        let flows = traffic.flows.min(u64::MAX as f64 / 2.0) as u64;
+        // a flow's time at line rate; a burst's at the one host link it converges on
+        let tx = |bytes: f64| if s.host_rate > 0 { Rate(s.host_rate).tx_time(bytes.min(u64::MAX as f64 / 2.0) as u64) } else { Time::ZERO };
+        let topo_fields = topology_fields(&self.topology);
+        let workload_fields = match &self.workload {
+            WorkloadSpec::Flows { .. } => "workload.flows (fewer flows)",
+            WorkloadSpec::HpccFlows { .. } => "workload.file (fewer flows)",
+            WorkloadSpec::Background(_) | WorkloadSpec::IncastMix { .. } => "workload.load, workload.duration, or a CDF of larger flows",
+            WorkloadSpec::Incast { .. } => "workload.bursts or workload.duration, or workload.incast.degree",
+            WorkloadSpec::LongLived { .. } => "workload.pairs",
+        };
+
+        // the network: ports with their queues and gates, switches, hosts, the build's port lists
+        let nq = cfg.switch.nqueues as u64;
+        let nic_gates = cfg.fc.nic_gates(cfg.host.nic_queues).max(1) as u64;
+        let upq = nq.max(nic_gates);
+        let port = (size_of::<Port>() + size_of::<PortCold>()) as u64 + PORT_HEAP;
+        let host_ports = (2 * s.links).saturating_sub(s.switch_ports);
+        let ports_bytes = (2 * s.links).saturating_mul(port)
+            + host_ports.saturating_mul(nic_gates * GATE)
+            + s.switch_ports.saturating_mul(nq * (QUEUE + GATE));
+        let switch_bytes = s.switches.saturating_mul(size_of::<Switch>() as u64)
+            + s.switch_ports.saturating_mul(SWITCH_PORT + fc_per_port(&cfg.fc, nq, upq));
+        let host_bytes = s.hosts.saturating_mul(size_of::<Host>() as u64 + HOST_HEAP);
+        let topo_bytes = s.nodes.saturating_mul(2 + 24 + 16 + 8) + s.links.saturating_mul(24 + 2 * 4);
+        let network = ports_bytes.saturating_add(switch_bytes).saturating_add(host_bytes).saturating_add(topo_bytes);
+        let ports_table = (2 * s.links).saturating_mul(PORT_ROW * TABLE_FACTOR);
+
+        // routing: columns only for the flows' ends (at most two per flow)
+        let cols = s.route_cols.min(flows.saturating_mul(2));
+        let route_table = cols.saturating_mul(s.route_rows).saturating_mul(8);
+        let route_index = s.nodes.saturating_mul(8) + s.hosts.saturating_mul(20) + (2 * s.links).saturating_mul(4);
+        // while building: the adjacency and its copy without single-homed hosts
+        let route_build = s.nodes.saturating_mul(48) + (2 * s.links).saturating_mul(16);
+        let routes = route_table.saturating_add(route_index).saturating_add(route_build);
+
+        // flows, their events, their rows in the flows table
+        let flow_bytes = flows.saturating_mul(size_of::<Flow>() as u64 + FLOW_HEAP + EVENT + 32 + FLOW_ROW * TABLE_FACTOR);
+
+        // packets alive: at most what the switch buffers hold, and at most every flow's window
+        // at once (a window of one BDP taken at a typical fabric RTT)
+        let pkt = (cfg.host.mtu + cfg.host.header_bytes).max(64) as u64;
+        let buffered = s.switches.saturating_mul(cfg.switch.buffer_bytes) / pkt;
+        let window = match cfg.host.window {
+            crate::config::WindowConfig::Bytes(b) => b as f64,
+            crate::config::WindowConfig::Bdp => Rate(s.host_rate).bytes_in(TYPICAL_RTT) as f64,
+            crate::config::WindowConfig::Off => mean_size,
+        };
+        // flows in flight at once: a burst, or (Little's law) the arrival rate times a flow's
+        // time at line rate, SLOWDOWN times over
+        let span = traffic.last.0.saturating_sub(traffic.first.0) as f64;
+        let concurrent = if span > 0.0 {
+            (traffic.flows * SLOWDOWN * tx(mean_size).0 as f64 / span).max(traffic.burst_flows).min(traffic.flows)
+        } else {
+            traffic.flows
+        };
+        let sent = (concurrent * window.min(mean_size).max(1.0) / pkt as f64).ceil().min(u64::MAX as f64 / 2.0) as u64;
+        let alive = buffered.min(sent.max(1));
+        let packets = alive.saturating_mul(PACKET);
+
+        // samples over the run: its duration, else (a lower bound) the last start plus one mean
+        // flow at line rate
+        let tail = tx(mean_size * traffic.burst_flows.max(1.0));
+        let run_time = cfg.stop_time.unwrap_or(Time(traffic.last.0.saturating_add(tail.0)));
+        let steps = |iv: Time| (run_time.0 / iv.0.max(1)).saturating_add(1);
+        let rec = &cfg.record;
+        let buffer_samples = rec.buffer_interval.map_or(0, |iv| {
+            steps(iv).saturating_mul(s.switches * SWITCH_SAMPLE + s.switch_ports * PORT_SAMPLE).saturating_mul(TABLE_FACTOR)
+        });
+        let queue_samples = steps(rec.queue_interval).saturating_mul(rec.queue_ports.len() as u64 * QUEUE_SAMPLE).saturating_mul(TABLE_FACTOR);
+        let qlen = rec.qlen_monitor.as_ref().map_or(0, |q| {
+            let end = q.end.map_or(run_time, |e| e.min(run_time));
+            let dumps = (end.0.saturating_sub(q.start.0) / q.dump_interval.0.max(1)).saturating_add(1);
+            dumps.saturating_mul(s.switch_ports).saturating_mul(2 * QLEN_ROW).saturating_mul(TABLE_FACTOR) + s.switch_ports * 64
+        });
+
+        let mut parts = vec![
+            Part {
+                name: "network",
+                bytes: network.saturating_add(ports_table),
+                detail: format!(
+                    "{} hosts, {} {}, {} ports with {nq} queues per switch port and {nic_gates} per NIC",
+                    n(s.hosts),
+                    n(s.switches),
+                    if s.switches == 1 { "switch" } else { "switches" },
+                    n(2 * s.links)
+                ),
+                change: format!("make the network smaller ({topo_fields}) or give its ports fewer queues (queues.count, transport.nic_queues)"),
+            },
+            Part {
+                name: "routing tables",
+                bytes: routes,
+                detail: format!("{} destination columns x {} rows", n(cols), n(s.route_rows)),
+                change: format!("make the network smaller ({topo_fields}) or send to fewer ToRs"),
+            },
+            Part {
+                name: "flows",
+                bytes: flow_bytes,
+                detail: format!("about {} flows", n(flows)),
+                change: format!("start fewer flows ({workload_fields})"),
+            },
+            Part {
+                name: "packets",
+                bytes: packets,
+                detail: format!(
+                    "at most {} packets: the fewer of {} that {} switch buffer(s) of {} bytes hold and {} in the windows of about {:.0} flows at once",
+                    n(alive),
+                    n(buffered),
+                    n(s.switches),
+                    n(cfg.switch.buffer_bytes),
+                    n(sent),
+                    concurrent
+                ),
+                change: "make the buffers smaller (buffer.size) or the windows (transport.window)".into(),
+            },
+            Part {
+                name: "buffer samples",
+                bytes: buffer_samples,
+                detail: format!(
+                    "{} samples of {} switch ports over {}",
+                    n(rec.buffer_interval.map_or(0, steps)),
+                    n(s.switch_ports),
+                    run_time
+                ),
+                change: "sample less often (record.buffer_interval, or leave it out) or stop sooner (duration)".into(),
+            },
+            Part {
+                name: "queue samples",
+                bytes: queue_samples,
+                detail: format!("{} samples of {} ports over {}", n(steps(rec.queue_interval)), rec.queue_ports.len(), run_time),
+                change: "sample less often (record.queue_interval) or fewer ports (record.queue_ports)".into(),
+            },
+            Part {
+                name: "queue-length histograms",
+                bytes: qlen,
+                detail: format!("{} switch ports per dump", n(s.switch_ports)),
+                change: "dump less often (record.qlen_monitor.dump_interval) or stop sooner (record.qlen_monitor.end)".into(),
+            },
+        ];
+        parts.sort_by(|a, b| b.bytes.cmp(&a.bytes));
+        Ok(Estimate { parts, shape, flows, run_time })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::topo::{FatTree, LeafSpine, MultiDc, NodeKind};
+
+    #[test]
+    fn shape_formulas_match_built_topologies() {
+        let (g, us) = (Rate::gbps(100), Time::from_us(1));
+        let specs = [
+            TopologySpec::Star { hosts: 7, rate: g, delay: us },
+            TopologySpec::Dumbbell { left: 3, right: 2, host_rate: g, bottleneck_rate: Rate::gbps(40), delay: us },
+            TopologySpec::LeafSpine(LeafSpine { links_per_spine: 2, ..LeafSpine::bfc_nsdi22() }),
+            TopologySpec::FatTree(FatTree::new(6, g, Rate::gbps(400), us).unwrap().with_hosts_per_edge(5)),
+            TopologySpec::MultiDc(MultiDc::default()),
+        ];
+        for spec in &specs {
+            let want = Shape::of(&spec.build().unwrap());
+            assert_eq!(Shape::of_spec(spec).unwrap(), want, "{spec:?}");
+        }
+        // every node kind is a NodeKind
+        assert_eq!(size_of::<NodeKind>(), 2);
+    }
+
+    fn incast(degree: usize) -> WorkloadSpec {
+        use crate::workload::incast::{IncastSize, IncastTiming};
+        let mut i = IncastSpec::new(degree, IncastSize::PerFlowRange { min: 100_000, max: 100_000 }, IncastTiming::Once(Time::from_us(1)));
+        i.dst = Some(0);
+        WorkloadSpec::Incast { incast: i, start: Time::ZERO, limit: Limit::Count(1) }
+    }
+
+    fn scenario(topology: TopologySpec, workload: WorkloadSpec) -> Scenario {
+        Scenario { topology, workload, net: crate::config::NetConfig::default() }
+    }
+
+    fn fat_tree(k: usize) -> Scenario {
+        let g = Rate::gbps(100);
+        scenario(TopologySpec::FatTree(FatTree::new(k, g, g, Time::from_us(1)).unwrap()), incast(16))
+    }
+
+    fn star(hosts: usize) -> Scenario {
+        scenario(TopologySpec::Star { hosts, rate: Rate::gbps(100), delay: Time::from_us(1) }, incast(4))
+    }
+
+    fn part<'a>(e: &'a Estimate, name: &str) -> &'a Part {
+        e.parts.iter().find(|p| p.name == name).unwrap_or_else(|| panic!("no part {name}"))
+    }
+
+    #[test]
+    fn parts_come_largest_first_and_add_up() {
+        let e = fat_tree(16).estimate().unwrap();
+        assert!(e.parts.windows(2).all(|w| w[0].bytes >= w[1].bytes));
+        assert_eq!(e.total(), e.parts.iter().map(|p| p.bytes).sum::<u64>());
+        let names: Vec<_> = e.parts.iter().map(|p| p.name).collect();
+        for want in ["network", "routing tables", "flows", "packets", "buffer samples", "queue samples", "queue-length histograms"] {
+            assert!(names.contains(&want), "{names:?}");
+        }
+        assert_eq!((e.flows, e.shape.hosts, e.shape.switches), (16, 1024, 320));
+    }
+
+    #[test]
+    fn the_network_part_grows_with_the_ports() {
+        let (a, b) = (star(10_000).estimate().unwrap(), star(20_000).estimate().unwrap());
+        let ratio = part(&b, "network").bytes as f64 / part(&a, "network").bytes as f64;
+        assert!((1.95..2.05).contains(&ratio), "{ratio}");
+        // a k=128 fat-tree has 8 times the hosts and ports of a k=64 one
+        let (a, b) = (fat_tree(64).estimate().unwrap(), fat_tree(128).estimate().unwrap());
+        let ratio = part(&b, "network").bytes as f64 / part(&a, "network").bytes as f64;
+        assert!((7.5..8.5).contains(&ratio), "{ratio}");
+        // more queues per port cost more
+        let mut q = fat_tree(16);
+        q.net.switch.nqueues = 32;
+        assert!(part(&q.estimate().unwrap(), "network").bytes > part(&fat_tree(16).estimate().unwrap(), "network").bytes);
+    }
+
+    #[test]
+    fn routing_columns_are_only_those_of_the_flows_ends() {
+        let e = fat_tree(64).estimate().unwrap();
+        let r = part(&e, "routing tables");
+        assert!(r.detail.starts_with("32 destination columns x 5,120 rows"), "{}", r.detail);
+        assert_eq!((e.shape.route_cols, e.shape.route_rows), (2048, 5120));
+    }
+
+    #[test]
+    fn a_large_fat_tree_is_refused_naming_the_network_and_its_field() {
+        let e = fat_tree(128).estimate().unwrap();
+        assert!(e.total() > 4_000_000_000, "{}", e.total());
+        let msg = e.check(4_000_000_000, "--max-memory").unwrap_err();
+        assert!(msg.starts_with("memory: this run needs about"), "{msg}");
+        assert!(msg.contains("the limit is 4.0 GB (--max-memory)"), "{msg}");
+        assert!(msg.contains("the largest part is network") && msg.contains("topology.k"), "{msg}");
+        assert!(e.check(e.total(), "x").is_ok());
+        assert!(fat_tree(128).check_memory(u64::MAX, "x").is_ok());
+    }
+
+    #[test]
+    fn sampling_every_picosecond_is_refused_naming_the_interval() {
+        let mut sc = star(8);
+        sc.net.record.buffer_interval = Some(Time(1));
+        sc.net.stop_time = Some(Time::from_ms(10));
+        let e = sc.estimate().unwrap();
+        assert_eq!(e.parts[0].name, "buffer samples");
+        assert!(e.parts[0].bytes > 1_000_000_000_000, "{}", e.parts[0].bytes);
+        let msg = sc.check_memory(64_000_000_000, "the memory available").unwrap_err();
+        assert!(msg.contains("record.buffer_interval"), "{msg}");
+        // samples are counted over the duration, else up to the last flow's start plus its burst
+        sc.net.stop_time = None;
+        sc.net.record.buffer_interval = Some(Time::from_us(1));
+        let e = sc.estimate().unwrap();
+        // 4 x 100 KB into one 100 Gb/s link from 1 us: 32 us more
+        assert_eq!(e.run_time, Time::from_us(33));
+    }
+
+    #[test]
+    fn expected_flows_follow_the_load_and_the_window() {
+        let cdf = "1000 0\n1000 1\n".to_string();
+        let bg = |load: f64, us: u64| crate::scenario::Background {
+            cdf: cdf.clone(),
+            load,
+            load_on: LoadOn::HostLinks,
+            arrival: crate::workload::arrivals::Arrival::Poisson,
+            start: Time::ZERO,
+            duration: Time::from_us(us),
+            prio: 3,
+        };
+        let flows = |b| scenario(TopologySpec::Star { hosts: 10, rate: Rate::gbps(100), delay: Time::from_us(1) }, WorkloadSpec::Background(b)).estimate().unwrap().flows;
+        // 10 hosts x 100 Gb/s x 50% over 100 us = 6.25 MB, in 1000-byte flows
+        assert_eq!(flows(bg(0.5, 100)), 6_250);
+        assert_eq!(flows(bg(0.25, 100)), 3_125);
+        assert_eq!(flows(bg(0.5, 200)), 12_500);
+    }
+}
