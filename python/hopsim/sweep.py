@@ -291,8 +291,12 @@ def _run_dask(address: str, todo: list[RunPoint], finish: Callable[[RunPoint, di
             f = client.submit(execute, rp.scenario.core_json, None, max_memory, key=f"hopsim-{rp.run_id}", pure=False)
             futs[f] = rp
         for f in as_completed(list(futs)):
+            rp = futs.pop(f)
             try:
                 raw = f.result()
             except ValueError as e:
-                raise _Refused(futs[f], e) from None
-            finish(futs[f], raw)
+                raise _Refused(rp, e) from None
+            # written here: let the cluster forget it, so that losing the worker that holds it
+            # does not make the scheduler compute it again
+            f.release()
+            finish(rp, raw)
