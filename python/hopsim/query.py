@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from .run import TABLES
 from .store import find_runs
+
+if TYPE_CHECKING:  # pandas loads on first use: `hopsim run` never needs it (60 MB, 0.3 s)
+    import pandas as pd
 
 __all__ = ["connect", "query", "runs_frame", "param_columns", "label_of"]
 
@@ -68,6 +69,8 @@ def runs_frame(root: Path | str) -> pd.DataFrame:
         for c in _SUMMARY_COLS:
             row[c] = s.get(c)
         rows.append(row)
+    import pandas as pd
+
     df = pd.DataFrame(rows, columns=["run", "path", "label", *[cols[k] for k in keys], *_SUMMARY_COLS])
     df.attrs["param_columns"] = [cols[k] for k in keys]
     return df

@@ -89,7 +89,11 @@ def write_run(
         (tmp / "scenario.sha256").write_text(scenario.hash + "\n")
         _json(tmp / "params.json", params or {})
         for name in TABLES:
-            pq.write_table(results.tables[name], tmp / f"{name}.parquet", compression="zstd")
+            spooled = getattr(results.tables, "path", lambda _: None)(name)
+            if spooled is not None:  # already written, a chunk at a time (`hopsim.spool`)
+                shutil.copyfile(spooled, tmp / f"{name}.parquet")
+            else:
+                pq.write_table(results.tables[name], tmp / f"{name}.parquet", compression="zstd")
         summary = dict(results.summary)
         summary["scenario_hash"] = scenario.hash
         summary["name"] = scenario.name

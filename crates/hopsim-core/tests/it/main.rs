@@ -20,3 +20,4 @@ mod flowsail;
 mod watchdog;
 mod floodgate;
 mod record;
+mod spill;
