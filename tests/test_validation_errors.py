@@ -88,6 +88,20 @@ CASES = {
     "headroom above the buffer": (
         STAR + FLOW + '\n[buffer]\nsize = "100KB"\nheadroom = "200KB"\n', ["buffer.headroom", "exceeds buffer.size"],
     ),
+    # numbers and switches are taken as TOML writes them, never converted from strings (issue 9)
+    "a string for an integer": (STAR.replace("hosts = 4", 'hosts = "5"') + FLOW,
+                                ["topology.hosts: expected an integer written without quotes", "got the string '5'"]),
+    "a float for an integer": (STAR.replace("hosts = 4", "hosts = 5.0") + FLOW,
+                               ["topology.hosts: expected an integer", "got 5.0"]),
+    "a boolean for an integer": (STAR + FLOW + "\n[queues]\ncount = true\n", ["queues.count: expected an integer", "got true"]),
+    "a string for a number": (STAR + FLOW + '\n[buffer]\nalpha = "0.5"\n',
+                              ["buffer.alpha: expected a number written without quotes", "got the string '0.5'"]),
+    "a string for a switch": (STAR + FLOW + '\n[ecn]\nenabled = "off"\n',
+                              ["ecn.enabled: expected true or false", "got the string 'off'"]),
+    "a string for a seed": ('seed = "7"\n' + STAR + FLOW, ["seed: expected an integer", "got the string '7'"]),
+    "a string for a flow's node": (STAR + FLOW.replace("src = 0", 'src = "0"'), ["workload.flows[0].src: expected an integer"]),
+    "neither member of a union": (STAR + FLOW + '\n[queues]\npriority = "x"\n',
+                                  ["queues.priority: expected 'modulo' or a valid list; got 'x'"]),
     "CDF mean beyond what the duration holds": (
         STAR + '\n[workload]\nkind = "background"\ncdf = "WebSearch_HPCC.txt"\nload = "1%"\nduration = "10ns"\n',
         ["workload: no flow starts within the duration", "mean"],
@@ -106,6 +120,34 @@ def test_bad_scenario_run(case, write, cli, tmp_path):
         assert n in msg, f"{n!r} not in {msg!r}"
     assert not out.exists()
     assert [p.name for p in tmp_path.iterdir()] == ["bad.toml"]  # nothing else written
+
+
+def test_a_union_miss_is_one_line(write, cli):
+    # 'auto' or a boolean: one problem, not one per member of the union
+    path = write("bad.toml", STAR + FLOW + '\n[buffer]\nlossless = "yes"\n')
+    code, msg = cli("validate", path)
+    assert code == 2 and "problems" not in msg, msg
+    assert "buffer.lossless: expected 'auto' or true or false" in msg
+
+
+def test_integers_stay_good_numbers(write, cli):
+    """What TOML gives stays accepted: an integer where a float is wanted, and Python integer
+    types (numpy's, from a sweep script) where an integer is."""
+    import numpy as np
+
+    from hopsim.scenario import scenario_from_dict
+
+    path = write("ok.toml", STAR + FLOW + "\n[buffer]\nalpha = 1\n[ecn]\npmax = 1\n")
+    code, msg = cli("validate", path)
+    assert code == 0, msg
+    import tomllib
+
+    raw = tomllib.loads(STAR + FLOW)
+    raw["topology"]["hosts"] = np.int64(6)
+    raw["buffer"] = {"alpha": np.float32(0.5)}
+    sc = scenario_from_dict(raw)
+    assert sc.model.topology.hosts == 6 and type(sc.model.topology.hosts) is int
+    assert sc.model.buffer.alpha == 0.5
 
 
 def test_non_monotone_cdf(write, cli, tmp_path):

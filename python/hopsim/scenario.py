@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
+import re
 import tomllib
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -37,17 +38,58 @@ def _loc_str(loc: tuple[Any, ...]) -> str:
     for p in parts:
         if isinstance(p, int):
             out += f"[{p}]"
-        elif isinstance(p, str) and ("[" in p or p in ("int", "str")):
+        elif _is_member(p):
             continue  # a union member's name, not a key
         else:
             out += ("." if out else "") + str(p)
     return out or "(top level)"
 
 
+def _is_member(p: Any) -> bool:
+    """Whether a part of an error's location names a member of a union (``literal['modulo']``)."""
+    return isinstance(p, str) and ("[" in p or p in ("int", "str"))
+
+
+_WANTS = re.compile(r"^(?:Input should be|expected) (.*?)(?:,? got .*)?$", re.S)
+
+
+def _one_per_union(errors: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A value that fits no member of a union (``queues.priority``: 'modulo' or a list of
+    priorities) fails once per member, which reads as two contradicting problems. Keep the errors
+    of the members the value got inside (a list with a bad item: the user wrote that member), or
+    else one error saying what each member wants."""
+    out: list[Any] = []
+    groups: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
+    for err in errors:
+        i = next((k for k, p in enumerate(err["loc"]) if _is_member(p)), None)
+        if i is None:
+            out.append(err)
+            continue
+        key = tuple(err["loc"][:i])
+        if key not in groups:
+            groups[key] = []
+            out.append(key)
+        groups[key].append(err)
+    merged: list[dict[str, Any]] = []
+    for item in out:
+        if isinstance(item, dict):
+            merged.append(item)
+            continue
+        group = groups[item]
+        inside = [e for e in group if len(e["loc"]) > len(item) + 1]
+        if inside:
+            merged += inside
+            continue
+        wants = [m.group(1) if (m := _WANTS.match(e["msg"])) else e["msg"] for e in group]
+        merged.append({"loc": item, "type": "union", "msg": "expected " + " or ".join(wants),
+                       "input": group[0].get("input")})
+    return merged
+
+
 def format_validation_error(e: ValidationError) -> list[str]:
     """One line per problem: ``field.path: message``."""
     lines = []
-    for err in e.errors(include_url=False):
+    for err in _one_per_union(e.errors(include_url=False)):
         loc = _loc_str(err["loc"])
         t = err["type"]
         msg = err["msg"]
@@ -64,7 +106,7 @@ def format_validation_error(e: ValidationError) -> list[str]:
         elif t in ("literal_error", "greater_than", "greater_than_equal", "less_than", "less_than_equal",
                    "int_parsing", "int_type", "float_parsing", "float_type", "bool_parsing", "bool_type",
                    "string_type", "list_type", "too_short", "tuple_type", "dict_type", "model_type",
-                   "int_from_float"):
+                   "int_from_float", "union"):
             msg = f"{msg}; got {err['input']!r}"
         lines.append(f"{loc}: {msg}")
     return lines

@@ -37,7 +37,7 @@ from pydantic import Field, ValidationError
 from .errors import RunInterrupted, ScenarioError
 from .run import execute, results_from_native
 from .scenario import Scenario, apply_overrides, format_validation_error, read_toml, scenario_from_dict
-from .schema import Strict
+from .schema import Int, Strict
 from .store import clean_stale, is_complete, write_run
 
 __all__ = ["SweepModel", "RunPoint", "plan_sweep", "run_sweep", "SweepReport"]
@@ -46,7 +46,7 @@ __all__ = ["SweepModel", "RunPoint", "plan_sweep", "run_sweep", "SweepReport"]
 class SweepModel(Strict):
     name: str = ""
     base: str
-    seeds: list[int] = Field(default_factory=list)
+    seeds: list[Int] = Field(default_factory=list)
     grid: dict[str, list[Any]] = Field(default_factory=dict)
     runs: list[dict[str, Any]] = Field(default_factory=list)
 
