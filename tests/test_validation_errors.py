@@ -161,6 +161,19 @@ def test_non_monotone_cdf(write, cli, tmp_path):
     assert code == 2 and not (tmp_path / "out").exists()
 
 
+def test_files_that_are_not_utf8(write, cli, tmp_path):
+    (tmp_path / "latin1.cdf").write_bytes(b"0 0\n1000 0.5\n# caf\xe9\n3000 1.0\n")
+    path = write("bad.toml", STAR + '\n[workload]\nkind = "background"\ncdf = "latin1.cdf"\nload = "50%"\nduration = "1ms"\n')
+    code, msg = cli("validate", path)
+    assert code == 2, msg
+    assert f"workload.cdf: {tmp_path / 'latin1.cdf'}: line 3: not UTF-8 text (byte 0xe9)" in msg
+    bad = tmp_path / "latin1.toml"
+    bad.write_bytes((STAR + FLOW).encode() + b'name = "caf\xe9"\n')
+    code, msg = cli("run", bad, "--out", tmp_path / "out")
+    assert code == 2 and f"{bad}: line 11: not UTF-8 text (byte 0xe9)" in msg, msg
+    assert not (tmp_path / "out").exists()
+
+
 def test_several_problems_reported_together(write, cli):
     path = write("bad.toml", STAR.replace('"100Gbps"', '"fast"') + FLOW + "\n[buffer]\nalpha = -1\n")
     code, msg = cli("validate", path)

@@ -12,6 +12,8 @@ from typing import Any, Mapping
 
 from pydantic_core import PydanticCustomError
 
+from .errors import ScenarioError
+
 _PACKAGE_REPO = Path(__file__).resolve().parents[2]
 
 
@@ -52,3 +54,22 @@ def resolve_input(name: str, context: Mapping[str, Any] | None, kind: str, subdi
         "{msg}",
         {"msg": f"{kind} {name!r} not found (give a path relative to the scenario file or the repository{hint}); looked at {shown}"},
     )
+
+
+def read_text(path: Path | str, what: str = "") -> str:
+    """The text of an input file (a scenario, CDF, HPCC config, topology or flow file). A file
+    that cannot be read, or is not UTF-8 text (a binary file, a file saved as Latin-1), is a
+    ScenarioError naming `what` (a field such as ``topology.file``), the file and the line of the
+    first bad byte, instead of a traceback from deep inside the reader."""
+    p = Path(path)
+    head = f"{what} {p}" if what else str(p)
+    try:
+        data = p.read_bytes()
+    except OSError as e:
+        raise ScenarioError(f"{head}: cannot read it ({e.strerror or e})") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        raise ScenarioError(f"{head}: line {line}: not UTF-8 text (byte 0x{data[e.start]:02x}); "
+                            "save it as UTF-8 (or ASCII)") from None

@@ -23,6 +23,7 @@ from pydantic import ValidationError
 
 from . import schema as S
 from .errors import ScenarioError
+from .paths import read_text
 from .units import parse_rate
 
 __all__ = ["Scenario", "load_scenario", "scenario_from_dict", "apply_overrides", "format_validation_error"]
@@ -202,6 +203,10 @@ def core_error_lines(msg: str, model: S.ScenarioModel | None = None) -> list[str
         for section, table in (("topology", model.topology), ("workload", model.workload)):
             if msg.startswith(f"{section}.file: ") and getattr(table, "file", None):
                 return [f"{section}.file {table.file}: " + msg[len(section) + 7:]]
+        if isinstance(model.workload, S.HpccFlowsWorkload) and msg.startswith("flow "):
+            line = _flow_line(model.workload.file, msg)
+            if line:
+                return [f"workload.file {model.workload.file}: line {line}: {msg}"]
     for section in ("topology", "workload", "scenario", "flow_control", "congestion_control", "buffer", "record",
                     *S.CC_ALGORITHMS):
         if msg.startswith(section):
@@ -209,6 +214,34 @@ def core_error_lines(msg: str, model: S.ScenarioModel | None = None) -> list[str
     if msg.startswith(("flow ", "incast", "need at least", "load", "lognormal", "long-lived", "host ")):
         return ["workload: " + msg]
     return ["scenario: " + msg]
+
+
+_FLOW_FAULTS = [
+    (re.compile(r"src (\d+) and dst (\d+) must be host node ids"), lambda m, f: (f[0], f[1]) == m.groups()),
+    (re.compile(r"src and dst are the same host (\d+)"), lambda m, f: f[0] == f[1] == m.group(1)),
+    (re.compile(r"no route from (\d+) to (\d+)"), lambda m, f: (f[0], f[1]) == m.groups()),
+    (re.compile(r"size must be at least 1 byte"), lambda m, f: f[4].lstrip("0") == ""),
+]
+"""What the core says about a flow it has numbered (in start-time order, not the file's) and how
+to tell the flow file's line it came from."""
+
+
+def _flow_line(path: str, msg: str) -> int | None:
+    """The line of an HPCC flow file that a core message about ``flow N`` is about (the first
+    counted flow line with the fields the message names), or None."""
+    for pattern, fits in _FLOW_FAULTS:
+        m = pattern.search(msg)
+        if not m:
+            continue
+        try:
+            text = read_text(path)
+        except ScenarioError:
+            return None
+        lines = [(no, l.split()) for no, l in enumerate(text.splitlines(), 1) if l.strip()]
+        for no, f in lines[1:]:
+            if len(f) >= 6 and fits(m, f):
+                return no
+    return None
 
 
 def scenario_from_dict(
@@ -227,12 +260,7 @@ def scenario_from_dict(
 
 def read_toml(path: Path | str) -> dict[str, Any]:
     p = Path(path)
-    try:
-        text = p.read_text()
-    except FileNotFoundError:
-        raise ScenarioError(f"{p}: no such file") from None
-    except OSError as e:
-        raise ScenarioError(f"{p}: cannot read it ({e.strerror})") from None
+    text = read_text(p)
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
@@ -270,7 +298,7 @@ def _topology(t: Any) -> dict[str, Any]:
         return {"kind": "multi_dc", "dc": _leaf_spine(t.dc), "gateway_rate": t.gateway_rate,
                 "gateway_delay": t.gateway_delay, "long_rate": t.long_rate, "long_delay": t.long_delay}
     if isinstance(t, S.HpccTopology):
-        return {"kind": "hpcc", "text": Path(t.file).read_text()}
+        return {"kind": "hpcc", "text": read_text(t.file, "topology.file")}
     if isinstance(t, S.Explicit):
         tiers = dict(zip(t.switches, t.tiers or [0] * len(t.switches)))
         nodes = [{"Switch": {"tier": tiers[i]}} if i in tiers else "Host" for i in range(t.nodes)]
@@ -300,7 +328,7 @@ def host_rate(t: Any) -> int:
                 return l.rate
         raise ScenarioError("topology: the explicit topology has no host link")
     if isinstance(t, S.HpccTopology):
-        lines = [l.split() for l in Path(t.file).read_text().splitlines() if l.strip()]
+        lines = [l.split() for l in read_text(t.file, "topology.file").splitlines() if l.strip()]
         switches = set(lines[1]) if len(lines) > 1 else set()
         for f in lines[2:]:
             if len(f) >= 4 and (f[0] not in switches or f[1] not in switches):
@@ -329,7 +357,7 @@ def _incast(i: S.Incast, topo: Any) -> dict[str, Any]:
 
 def _background(b: S.BackgroundParams) -> dict[str, Any]:
     arrival: Any = "Poisson" if b.arrival == "poisson" else {"LogNormal": {"sigma": b.sigma}}
-    return {"cdf": Path(b.cdf).read_text(), "load": b.load, "load_on": b.load_on, "arrival": arrival,
+    return {"cdf": read_text(b.cdf, "workload.cdf"), "load": b.load, "load_on": b.load_on, "arrival": arrival,
             "start": b.start, "duration": b.duration, "prio": b.prio}
 
 
@@ -339,7 +367,7 @@ def _workload(w: Any, topo: Any) -> dict[str, Any]:
             {"src": f.src, "dst": f.dst, "size": f.size, "start_ns": f.start // 1000, "prio": f.prio, "incast": f.incast}
             for f in w.flows]}
     if isinstance(w, S.HpccFlowsWorkload):
-        return {"kind": "hpcc_flows", "text": Path(w.file).read_text(), "time_offset": w.time_offset}
+        return {"kind": "hpcc_flows", "text": read_text(w.file, "workload.file"), "time_offset": w.time_offset}
     if isinstance(w, S.BackgroundWorkload):
         return {"kind": "background", **_background(w)}
     if isinstance(w, S.IncastWorkload):

@@ -40,7 +40,8 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from .paths import resolve_input
+from .errors import ScenarioError
+from .paths import read_text, resolve_input
 from .units import (
     UnitError,
     fmt_rate,
@@ -480,7 +481,11 @@ class BackgroundParams(Strict):
     @classmethod
     def _cdf(cls, v: str, info: ValidationInfo) -> str:
         p = resolve_input(v, info.context, kind="CDF file", subdir="workloads")
-        check_cdf_text(p.read_text(), p.name)
+        try:
+            text = read_text(p)
+        except ScenarioError as e:
+            raise PydanticCustomError("file", "{msg}", {"msg": str(e)}) from None
+        check_cdf_text(text, p.name)
         return str(p)
 
 
