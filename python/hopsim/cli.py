@@ -223,7 +223,7 @@ def query(
         raise typer.Exit(BAD_INPUT)
     try:
         df = run_query(root, sql)
-    except FileNotFoundError as e:
+    except (FileNotFoundError, ScenarioError) as e:
         _error(e)
         raise typer.Exit(BAD_INPUT) from None
     except Exception as e:  # duckdb errors: bad SQL
@@ -258,7 +258,7 @@ def report(
     from .report import build_report
 
     try:
-        with _spinner("building report") as say:
+        with _bad_input(), _spinner("building report") as say:
             path = build_report(root, out, on_step=lambda s: say(f"report: {s}"))
     except FileNotFoundError as e:
         _error(e)

@@ -60,10 +60,9 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
 from .errors import ScenarioError
-from .store import is_complete
+from .store import is_complete, read_columns, read_table
 
 __all__ = ["export_fct", "export_hpcc", "node_ip", "fct_lines", "pfc_lines", "qlen_lines", "Exported"]
 
@@ -91,10 +90,7 @@ def _check_run(run_dir: Path) -> None:
 
 
 def _columns(run_dir: Path, table: str) -> set[str]:
-    try:
-        return set(pq.read_schema(run_dir / f"{table}.parquet").names)
-    except (OSError, pa.ArrowInvalid) as e:
-        raise ScenarioError(f"{run_dir}: cannot read {table}.parquet ({e})") from None
+    return read_columns(run_dir / f"{table}.parquet")
 
 
 def _read(run_dir: Path, table: str, columns: list[str]) -> dict[str, np.ndarray]:
@@ -104,10 +100,7 @@ def _read(run_dir: Path, table: str, columns: list[str]) -> dict[str, np.ndarray
     missing = [c for c in columns if c not in _columns(run_dir, table)]
     if missing:
         raise ScenarioError(f"{run_dir}: {table}.parquet has no column {', '.join(missing)}")
-    try:
-        t = pq.read_table(run_dir / f"{table}.parquet", columns=columns)
-    except (OSError, pa.ArrowInvalid) as e:
-        raise ScenarioError(f"{run_dir}: cannot read {table}.parquet ({e})") from None
+    t = read_table(run_dir / f"{table}.parquet", columns=columns)
     out = {}
     for c in columns:
         col = t.column(c)

@@ -27,7 +27,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 import matplotlib.ticker as ticker  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
-import pyarrow.parquet as pq  # noqa: E402
+
+from .store import read_frame  # noqa: E402
 
 __all__ = [
     "fct_slowdown",
@@ -282,7 +283,7 @@ def load_tables(runs: pd.DataFrame, names: Iterable[str]) -> dict[str, pd.DataFr
     for name in names:
         parts = []
         for _, r in runs.iterrows():
-            df = pq.read_table(Path(r["path"]) / f"{name}.parquet").to_pandas()
+            df = read_frame(Path(r["path"]) / f"{name}.parquet")
             df.insert(0, "label", r["label"])
             df.insert(0, "run", r["run"])
             parts.append(df)
