@@ -171,3 +171,15 @@ def test_export_fct_format(hpcc_dir, tmp_path, cli):
 def test_export_fct_needs_a_run(tmp_path, cli):
     code, msg = cli("export-fct", tmp_path)
     assert code == 2 and "not a complete run folder" in msg
+
+
+def test_an_unknown_key_with_control_characters_is_a_note(hpcc_dir, tmp_path, cli):
+    """Found by tests/test_fuzz_inputs.py: the key went into the written file's header comment,
+    where TOML allows no control character, and the import's own check of the file failed."""
+    cfg = hpcc_dir / "config.txt"
+    cfg.write_text(cfg.read_text() + "\x1bKEY 1\n")
+    out = tmp_path / "imported.toml"
+    code, msg = cli("import-hpcc", cfg, "--out", out)
+    assert code == 0, msg
+    assert "'\\x1bKEY': unknown key, ignored" in msg
+    assert "'\\x1bKEY': unknown key" in out.read_text()

@@ -7,7 +7,6 @@ each naming the field and what is allowed, and exits with code 2 leaving no outp
 from __future__ import annotations
 
 import json
-import os
 import sys
 import time
 from contextlib import contextmanager
@@ -128,10 +127,12 @@ def run(
 def _write(write_run: Callable[..., Path], res: Any, sc: Any, out: Path, force: bool) -> Path:
     """Write a run folder; a file-system error (full disk, permissions) is bad output, not a
     traceback, and leaves nothing behind (`write_run` removes its temporary folder)."""
+    from .paths import why_unwritable
+
     try:
         return write_run(res, sc, out, overwrite=force)
     except OSError as e:
-        raise ScenarioError(f"--out {out}: cannot write the run folder ({e.strerror or e})") from None
+        raise ScenarioError(f"--out {out}: cannot write the run folder ({why_unwritable(out, e)})") from None
 
 
 @contextmanager
@@ -166,13 +167,13 @@ def validate(
     """Check a scenario (schema, files, topology, flows) without running it."""
     from .scenario import load_scenario
 
+    from .paths import write_text_atomic
+
     with _bad_input():
         sc = load_scenario(scenario, _parse_set(set_), validate=True)
+        if core_json is not None:
+            write_text_atomic(core_json, sc.core_json, "--core-json")
     _notes(sc.warnings)
-    if core_json is not None:
-        tmp = core_json.with_name(f".{core_json.name}.tmp")
-        tmp.write_text(sc.core_json)
-        os.replace(tmp, core_json)
     out_console.print(f"{scenario}: ok (sha256 {sc.hash[:16]})")
 
 
@@ -328,6 +329,7 @@ def compare_fct_cmd(
     """Compare FCT slowdowns of two runs flow by flow, in 10 flow-size buckets (see hopsim.compare).
     Exit 0 when the worst gap is within --tol, 1 when it is not, 2 on bad input or no matching flow."""
     from .compare import PLOT_FORMATS, compare, plot, read_fct, render, summary_lines, write_json
+    from .paths import why_unwritable
 
     with _bad_input():
         if plot_ is not None and plot_.suffix.lstrip(".").lower() not in PLOT_FORMATS:
@@ -341,7 +343,7 @@ def compare_fct_cmd(
                 try:
                     write(cmp, path)
                 except OSError as e:
-                    raise ScenarioError(f"{opt} {path}: cannot write it ({e.strerror or e})") from None
+                    raise ScenarioError(f"{opt} {path}: cannot write it ({why_unwritable(path, e)})") from None
     (out_console if out_console.is_terminal else Console(width=200)).print(render(cmp))
     for line in summary_lines(cmp):
         out_console.print(line, markup=False, highlight=False)

@@ -62,6 +62,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .errors import ScenarioError
+from .paths import why_unwritable
 from .store import is_complete, read_columns, read_table
 
 __all__ = ["export_fct", "export_hpcc", "node_ip", "fct_lines", "pfc_lines", "qlen_lines", "Exported"]
@@ -251,7 +252,7 @@ def export_hpcc(run_dir: Path | str, out: Path | str | None = None,
         out_dir.mkdir(parents=True, exist_ok=True)
         _write_all(texts)
     except OSError as e:
-        raise ScenarioError(f"--out {out_dir}: cannot write the export of {run_dir} ({e.strerror or e})") from None
+        raise ScenarioError(f"--out {out_dir}: cannot write the export of {run_dir} ({why_unwritable(out_dir / 'fct.txt', e)})") from None
     return report
 
 
@@ -264,5 +265,5 @@ def export_fct(run_dir: Path | str, out: Path | str | None = None) -> tuple[Path
     try:
         _write_all({out: "".join(l + "\n" for l in lines)})
     except OSError as e:
-        raise ScenarioError(f"--out {out}: cannot write the fct.txt of {run_dir} ({e.strerror or e})") from None
+        raise ScenarioError(f"--out {out}: cannot write the fct.txt of {run_dir} ({why_unwritable(out, e)})") from None
     return out, len(lines)

@@ -32,7 +32,7 @@ from typing import Any
 import tomli_w
 
 from .errors import ScenarioError
-from .paths import read_text
+from .paths import read_text, write_text_atomic
 from .units import U64_MAX, UnitError, fmt_rate, parse_rate, parse_time
 
 __all__ = ["import_hpcc", "parse_config", "HONOURED", "IGNORED", "REJECTED", "CC_MODES"]
@@ -278,14 +278,16 @@ def import_hpcc(config: Path | str, out: Path | str) -> tuple[Path, list[str]]:
     control's tables and the header comment): hopsim's own defaults, which follow the papers, stay
     untouched for scenarios that do not ask for this."""
     config = Path(config).resolve()
+    out = Path(out).resolve()
     cfg = parse_config(read_text(config))
     try:
-        return _import(config, cfg, Path(out).resolve())
+        text, warnings = _import(config, cfg, out)
     except ScenarioError as e:
         if e.source is not None:
             raise
         # every problem is about the config or a file it names: say which config
         raise ScenarioError(e.problems, source=str(config)) from None
+    return write_text_atomic(out, text, "--out"), warnings
 
 
 def _refusals(cfg: Config) -> list[str]:
@@ -376,7 +378,8 @@ def _first_start(flow_path: Path, text: str) -> float:
                             "using it names the bad line)") from None
 
 
-def _import(config: Path, cfg: Config, out: Path) -> tuple[Path, list[str]]:
+def _import(config: Path, cfg: Config, out: Path) -> tuple[str, list[str]]:
+    """The scenario's text, validated, and the notes for the user."""
     warnings: list[str] = []
     problems = _refusals(cfg)
     if problems:
@@ -528,7 +531,8 @@ def _import(config: Path, cfg: Config, out: Path) -> tuple[Path, list[str]]:
         if key in IGNORED:
             warnings.append(f"{key}: ignored ({IGNORED[key]})")
         else:
-            warnings.append(f"{key}: unknown key, ignored (third.cc ignores unknown keys too)")
+            shown = key if key.isprintable() else ascii(key)
+            warnings.append(f"{shown}: unknown key, ignored (third.cc ignores unknown keys too)")
 
     header = [
         f"# Imported by `hopsim import-hpcc` from {config}",
@@ -542,14 +546,16 @@ def _import(config: Path, cfg: Config, out: Path) -> tuple[Path, list[str]]:
         header.append(f"# Keys of other CC modes, no effect under CC_MODE {cc_mode} (as in that simulator): " + ", ".join(unused))
     if warnings:
         header += ["# Not honoured:"] + [f"#   {w}" for w in warnings]
-    text = "\n".join(header) + "\n\n" + tomli_w.dumps(sc)
+    text = "\n".join(_comment(h) for h in header) + "\n\n" + tomli_w.dumps(sc)
 
     _validate(text, out, cfg)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(f".{out.name}.tmp")
-    tmp.write_text(text)
-    os.replace(tmp, out)
-    return out, warnings + notes
+    return text, warnings + notes
+
+
+def _comment(line: str) -> str:
+    """A header line as a TOML comment can hold it: control characters (from a key or a path)
+    escaped, which a comment may not contain."""
+    return "".join(c if c.isprintable() or c == "\t" else ascii(c)[1:-1] for c in line)
 
 
 FIELD_KEYS = {

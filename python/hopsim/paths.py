@@ -6,6 +6,7 @@ the repository. A bare CDF name such as ``WebSearch_HPCC.txt`` is looked up in `
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 from typing import Any, Mapping
@@ -73,3 +74,32 @@ def read_text(path: Path | str, what: str = "") -> str:
         line = data.count(b"\n", 0, e.start) + 1
         raise ScenarioError(f"{head}: line {line}: not UTF-8 text (byte 0x{data[e.start]:02x}); "
                             "save it as UTF-8 (or ASCII)") from None
+
+
+def write_text_atomic(path: Path | str, text: str, what: str) -> Path:
+    """Write a whole output file (a scenario, a report, the core's JSON) under a temporary name
+    beside it, then rename it into place, so a failed write leaves the old file or nothing. A
+    path that cannot be written (a folder, a file where a folder should be, no permission, a full
+    disk) is a ScenarioError naming the option `what` and the path."""
+    p = Path(path)
+    tmp = p.with_name(f".{p.name}.tmp")
+    try:
+        p.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_text(text)
+        os.replace(tmp, p)
+    except OSError as e:
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
+        raise ScenarioError(f"{what} {p}: cannot write it ({why_unwritable(p, e)})") from None
+    return p
+
+
+def why_unwritable(path: Path, e: OSError) -> str:
+    """What an OSError from writing `path` means: "File exists" from making its folder means a
+    file stands where a folder of the path should be, so say which."""
+    for anc in Path(path).parents:
+        if anc.exists():
+            if not anc.is_dir():
+                return f"{anc} is a file, not a folder"
+            break
+    return e.strerror or str(e)
