@@ -83,3 +83,34 @@ def test_the_python_api_says_which_file(good_run, tmp_path):
     _damage(run / "buffer.parquet", "truncated")
     with pytest.raises(ScenarioError, match="buffer.parquet: cannot read it as Parquet"):
         hopsim.load_run(run)
+
+
+@pytest.mark.parametrize("table", ["flows", "buffer", "queues", "ports"])
+def test_another_table_in_its_place_is_named(good_run, tmp_path, cli, table):
+    """A readable Parquet file that is not the table (another run's pauses copied over it):
+    the report said KeyError."""
+    run = tmp_path / "run"
+    shutil.copytree(good_run, run)
+    shutil.copy(good_run / "pauses.parquet", run / f"{table}.parquet")
+    code, msg = cli("report", run, "-o", tmp_path / "export" / "r.html")
+    assert code == 2, msg
+    assert f"{run / f'{table}.parquet'}: has no column" in msg and f"not the {table} table" in msg
+    assert not (tmp_path / "export").exists()
+
+
+@pytest.mark.parametrize("text", ["[1]", '{"workload": []}', '{"workload": {"kind": "hpcc_flows", "time_offset": "x"}}'])
+def test_a_scenario_json_of_another_shape_is_named(good_run, tmp_path, cli, text):
+    run = tmp_path / "run"
+    shutil.copytree(good_run, run)
+    (run / "scenario.json").write_text(text)
+    code, msg = cli("export-hpcc", run, "-o", tmp_path / "export")
+    assert code == 2 and "scenario.json" in msg and len(msg.strip().splitlines()) == 1, msg
+    assert not (tmp_path / "export").exists()
+
+
+def test_params_of_another_shape_are_named(good_run, tmp_path, cli):
+    run = tmp_path / "run"
+    shutil.copytree(good_run, run)
+    (run / "summary.json").write_text('{"params": [1, 2]}')
+    code, msg = cli("query", run, "select count(*) from runs")
+    assert code == 2 and f"{run / 'summary.json'}: 'params' is not a JSON object" in msg, msg

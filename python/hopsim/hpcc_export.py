@@ -79,10 +79,13 @@ def node_ip(node: int) -> int:
 def _time_offset_ps(run_dir: Path) -> int:
     try:
         core = json.loads((run_dir / "scenario.json").read_text())
+        w = core.get("workload", {})
+        return int(w.get("time_offset", 0)) if w.get("kind") == "hpcc_flows" else 0
     except (OSError, ValueError) as e:
         raise ScenarioError(f"{run_dir}: cannot read scenario.json ({e})") from None
-    w = core.get("workload", {})
-    return int(w.get("time_offset", 0)) if w.get("kind") == "hpcc_flows" else 0
+    except (AttributeError, TypeError):  # valid JSON of another shape: not the core's scenario
+        raise ScenarioError(f"{run_dir / 'scenario.json'}: not the scenario of a hopsim run (its workload "
+                            "has no kind and time_offset); re-create the run folder with `hopsim run`") from None
 
 
 def _check_run(run_dir: Path) -> None:

@@ -158,6 +158,8 @@ def read_summary(d: Path | str) -> dict[str, Any]:
         raise ScenarioError(f"{path}: not valid JSON ({_first_line(e)}); {_REDO}") from None
     if not isinstance(summary, dict):
         raise ScenarioError(f"{path}: expected a JSON object, found {type(summary).__name__}; {_REDO}")
+    if not isinstance(summary.get("params") or {}, dict):  # the swept values, by dotted key
+        raise ScenarioError(f"{path}: 'params' is not a JSON object; {_REDO}")
     return summary
 
 
