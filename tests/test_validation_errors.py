@@ -174,6 +174,17 @@ def test_files_that_are_not_utf8(write, cli, tmp_path):
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.parametrize("cdf,needle", [
+    ("inf 1.0\n", "line 1: cannot parse size `inf` as a finite number"),
+    ("0 0\n0 1\n", "mean flow size 0 must be positive"),
+])
+def test_the_cores_cdf_errors_name_the_file(write, cli, tmp_path, cdf, needle):
+    write("e.cdf", cdf)
+    path = write("bad.toml", STAR + '\n[workload]\nkind = "background"\ncdf = "e.cdf"\nload = "50%"\nduration = "10us"\n')
+    code, msg = cli("validate", path)
+    assert code == 2 and f"workload.cdf {tmp_path / 'e.cdf'}: {needle}" in msg, msg
+
+
 def test_several_problems_reported_together(write, cli):
     path = write("bad.toml", STAR.replace('"100Gbps"', '"fast"') + FLOW + "\n[buffer]\nalpha = -1\n")
     code, msg = cli("validate", path)

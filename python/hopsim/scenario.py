@@ -198,11 +198,15 @@ class Scenario:
 
 def core_error_lines(msg: str, model: S.ScenarioModel | None = None) -> list[str]:
     """The core's error message, with the section it is about in front; errors inside an HPCC
-    topology or flow file (the core says ``topology.file: line N``) name that file."""
+    topology or flow file or a CDF (the core says ``topology.file: line N``) name that file."""
     if model is not None:
-        for section, table in (("topology", model.topology), ("workload", model.workload)):
-            if msg.startswith(f"{section}.file: ") and getattr(table, "file", None):
-                return [f"{section}.file {table.file}: " + msg[len(section) + 7:]]
+        for section, table, key in (("topology", model.topology, "file"), ("workload", model.workload, "file"),
+                                    ("workload", model.workload, "cdf")):
+            field = f"{section}.{key}"
+            if msg.startswith(f"{field}: ") and getattr(table, key, None):
+                return [f"{field} {getattr(table, key)}: " + msg[len(field) + 2:]]
+        if msg.startswith("mean flow size") and getattr(model.workload, "cdf", None):
+            return [f"workload.cdf {model.workload.cdf}: {msg}"]
         if isinstance(model.workload, S.HpccFlowsWorkload) and msg.startswith("flow "):
             line = _flow_line(model.workload.file, msg)
             if line:
