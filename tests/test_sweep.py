@@ -172,3 +172,18 @@ def test_a_run_folder_is_no_sweep_folder(write, tiny, tmp_path, cli):
     code, msg = cli("sweep", sweep_file, "--out", run, "--jobs", "1")
     assert code == 2 and f"--out {run}: is a run folder" in msg, msg
     assert sorted(p.name for p in run.iterdir() if p.is_dir()) == []
+
+
+@pytest.mark.parametrize("how", ["a file at --out", "no scheduler at --cluster"])
+def test_a_sweep_that_cannot_start_leaves_nothing(sweep_file, tmp_path, cli, how):
+    out = tmp_path / "out"
+    args = ["--jobs", "1"]
+    if how == "a file at --out":
+        out.write_text("")
+        needle = f"--out {out}: is a file, not a folder"
+    else:
+        args = ["--cluster", "not-an-address"]
+        needle = "--cluster not-an-address: cannot connect to a Dask scheduler there"
+    code, msg = cli("sweep", sweep_file, "--out", out, *args)
+    assert code == 2 and needle in msg, msg
+    assert out.is_file() if how == "a file at --out" else not out.exists()

@@ -144,6 +144,8 @@ def check_out(out: Path, sweep_path: Path) -> Path:
     file (edited, to add seeds or grid points) or a copy of it may resume into its folder.
     Returns the sweep file the folder belongs to (the first that wrote into it), which the
     manifest keeps naming."""
+    if out.exists() and not out.is_dir():
+        raise ScenarioError(f"--out {out}: is a file, not a folder")
     if is_complete(out):
         raise ScenarioError(f"--out {out}: is a run folder (it has {SUMMARY}); give a new folder for the sweep")
     manifest_path = out / MANIFEST
@@ -190,9 +192,6 @@ def run_sweep(
     out = Path(out).resolve()
     _, points = plan_sweep(path)
     owner = check_out(out, path)
-    out.mkdir(parents=True, exist_ok=True)
-    clean_stale(out)
-    _write_manifest(out, owner, path, points)
     report = SweepReport(out=out, planned=points)
     todo = []
     for rp in points:
@@ -200,11 +199,25 @@ def run_sweep(
             report.skipped.append(rp.run_id)
         else:
             todo.append(rp)
-    if on_plan:
-        on_plan(len(points), len(todo))
-    if not todo:
-        return report
+    # the cluster before anything is written: a wrong address leaves no folder behind
+    client = _connect(cluster) if cluster and todo else None
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        clean_stale(out)
+        _write_manifest(out, owner, path, points)
+        if on_plan:
+            on_plan(len(points), len(todo))
+        if todo:
+            _run(todo, out, report, jobs, client, on_done)
+    finally:
+        if client is not None:
+            client.close()
+    return report
 
+
+def _run(todo: list[RunPoint], out: Path, report: SweepReport, jobs: int | None, client: Any,
+         on_done: Callable[[str], None] | None) -> None:
+    """Run `todo` on the Dask `client`, else locally, writing each run folder as it completes."""
     def finish(rp: RunPoint, raw: dict[str, Any]) -> None:
         res = results_from_native(raw, rp.scenario.hash, rp.scenario.name)
         write_run(res, rp.scenario, out / rp.run_id, params=rp.params)
@@ -212,14 +225,13 @@ def run_sweep(
         if on_done:
             on_done(rp.run_id)
 
-    if cluster:
-        _run_dask(cluster, todo, finish)
+    if client is not None:
+        _run_dask(client, todo, finish)
     elif (jobs or os.cpu_count() or 1) <= 1 or len(todo) == 1:
         for rp in todo:
             finish(rp, execute(rp.scenario.core_json))
     else:
         _run_pool(jobs or os.cpu_count() or 1, todo, finish)
-    return report
 
 
 def _run_pool(jobs: int, todo: list[RunPoint], finish: Callable[[RunPoint, dict[str, Any]], None]) -> None:
@@ -289,14 +301,24 @@ def _stop_workers(ex: ProcessPoolExecutor) -> None:
             pass
 
 
-def _run_dask(address: str, todo: list[RunPoint], finish: Callable[[RunPoint, dict[str, Any]], None]) -> None:
-    from distributed import Client, as_completed
+def _connect(address: str) -> Any:
+    """A Dask client of the scheduler at `address`; one that cannot be reached (a wrong address,
+    a scheduler not running) is a ScenarioError naming it."""
+    from distributed import Client
 
-    with Client(address, timeout="30s") as client:
-        futs = {}
-        for rp in todo:
-            # the key names the run, so a resubmitted sweep on the same scheduler reuses results
-            f = client.submit(execute, rp.scenario.core_json, key=f"hopsim-{rp.run_id}", pure=False)
-            futs[f] = rp
-        for f in as_completed(list(futs)):
-            finish(futs[f], f.result())
+    try:
+        return Client(address, timeout="30s")
+    except (OSError, ValueError, TypeError) as e:  # TimeoutError is an OSError
+        raise ScenarioError(f"--cluster {address}: cannot connect to a Dask scheduler there ({e})") from None
+
+
+def _run_dask(client: Any, todo: list[RunPoint], finish: Callable[[RunPoint, dict[str, Any]], None]) -> None:
+    from distributed import as_completed
+
+    futs = {}
+    for rp in todo:
+        # the key names the run, so a resubmitted sweep on the same scheduler reuses results
+        f = client.submit(execute, rp.scenario.core_json, key=f"hopsim-{rp.run_id}", pure=False)
+        futs[f] = rp
+    for f in as_completed(list(futs)):
+        finish(futs[f], f.result())
