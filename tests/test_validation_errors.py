@@ -69,6 +69,9 @@ CASES = {
         ["workload.incast", "exactly one of flow_size"],
     ),
     "not TOML": ("[topology\nkind = 1\n", ["not valid TOML"]),
+    "TOML nested too deeply": ("a = " + "[" * 3000 + "]" * 3000 + "\n", ["arrays or tables nested too deeply"]),
+    "a huge value is shown by its start": (STAR + FLOW.replace('"1MB"', "[" * 300 + "]" * 300),
+                                           ["workload.flows[0].size", "[[[[ ...]"]),
     # issue 9: inputs that used to pass validation and then crash or mislead the run
     "1e30 with a unit": (STAR + FLOW.replace('"1MB"', '"1e30MB"'), ["workload.flows[0].size", "too large", "2^64 - 1"]),
     "1e30 seconds": (STAR.replace('"1us"', '"1e30s"') + FLOW, ["topology.delay", "too large"]),

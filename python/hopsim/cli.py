@@ -71,6 +71,8 @@ def _parse_set(items: list[str]) -> dict[str, Any]:
             out[k.strip()] = tomllib.loads(f"v = {v}")["v"]
         except tomllib.TOMLDecodeError:
             out[k.strip()] = v
+        except RecursionError:
+            raise ScenarioError(f"--set {k.strip()}: the value nests arrays or tables too deeply to read") from None
     return out
 
 

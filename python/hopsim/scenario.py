@@ -87,6 +87,11 @@ def _one_per_union(errors: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return merged
 
 
+def _clip(text: str, limit: int = 80) -> str:
+    """A value in a message: a table or list of thousands of entries is shown by its start."""
+    return text if len(text) <= limit else text[: limit - 5] + " ..." + text[-1]
+
+
 def format_validation_error(e: ValidationError) -> list[str]:
     """One line per problem: ``field.path: message``."""
     lines = []
@@ -108,7 +113,7 @@ def format_validation_error(e: ValidationError) -> list[str]:
                    "int_parsing", "int_type", "float_parsing", "float_type", "bool_parsing", "bool_type",
                    "string_type", "list_type", "too_short", "tuple_type", "dict_type", "model_type",
                    "int_from_float", "union"):
-            msg = f"{msg}; got {err['input']!r}"
+            msg = f"{msg}; got {_clip(repr(err['input']))}"
         lines.append(f"{loc}: {msg}")
     return lines
 
@@ -269,6 +274,8 @@ def read_toml(path: Path | str) -> dict[str, Any]:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise ScenarioError(f"{p}: not valid TOML: {e}") from None
+    except RecursionError:  # tomllib parses nested arrays and tables recursively
+        raise ScenarioError(f"{p}: cannot read it: arrays or tables nested too deeply") from None
 
 
 def load_scenario(path: Path | str, overrides: Mapping[str, Any] | None = None, validate: bool = False) -> Scenario:
