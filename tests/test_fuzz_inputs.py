@@ -80,7 +80,8 @@ UNIT_WORDS = [
     "60%", "150%", "-5%", "nan", "inf", "WebSearch_HPCC.txt", "tests/data/hpcc/mix/topology.txt",
     "tests/data/hpcc/mix/flow.txt", "/dev/null", ".", "\u00e9",
 ]
-INTS = [0, 1, 2, 3, 4, 5, 7, 8, 63, 64, 1000, 1024, 1025, 65535, 65536, 2**31, 2**32, 2**63, 2**64, -1, -(2**63)]
+INTS = [0, 1, 2, 3, 4, 5, 7, 8, 63, 64, 1000, 1024, 1025, 65535, 65536, 2**31, 2**32, 2**63, 2**64, -1, -(2**63),
+        10**400, -(10**400)]
 
 scalars = st.one_of(
     st.sampled_from(INTS),
@@ -159,6 +160,27 @@ def scenario_docs(draw) -> dict:
     for _ in range(draw(st.integers(1, 4))):
         _set(doc, draw(st.sampled_from(PATHS_SORTED)), draw(st.none() | values))
     return doc
+
+
+AWKWARD = [10**400, 2**64, -1, 1.5, float("nan"), -float("inf"), True, "5", "1" * 500, "1e400", "1e400%", "nan%",
+           [[]], {"x": 1}, "\x00"]
+"""Values that have broken readers: too large for a float, not finite, of the wrong type."""
+
+
+def test_every_field_takes_every_awkward_value_cleanly():
+    """Not random: each field of the schema, on each base scenario it can be set in, given each
+    of `AWKWARD` (what random draws reach too rarely: an integer of 400 digits for a float)."""
+    for base in BASES[:2]:  # a star with an incast; a leaf-spine with a CDF workload, BFC and HPCC
+        for path in PATHS_SORTED:
+            for value in AWKWARD:
+                doc = copy.deepcopy(base)
+                _set(doc, path, value)
+                try:
+                    scenario_from_dict(doc, REPO)
+                except ScenarioError as e:
+                    assert e.problems
+                except Exception as e:  # pragma: no cover - the failure message
+                    raise AssertionError(f"{path} = {value!r:.60}: {type(e).__name__}: {e}") from e
 
 
 SMALL_TIME = 200 * 10**6  # 200 us in ps

@@ -69,6 +69,11 @@ CASES = {
         ["workload.incast", "exactly one of flow_size"],
     ),
     "not TOML": ("[topology\nkind = 1\n", ["not valid TOML"]),
+    "an integer too large for a number": (STAR + FLOW + "\n[buffer]\nalpha = 1" + "0" * 400 + "\n",
+                                          ["buffer.alpha", "too large for a number"]),
+    "an integer too large for a fraction": (
+        STAR + '\n[workload]\nkind = "background"\ncdf = "WebSearch_HPCC.txt"\nload = 1' + "0" * 400 + '\nduration = "1ms"\n',
+        ["workload.load", "too large for a fraction"]),
     "TOML nested too deeply": ("a = " + "[" * 3000 + "]" * 3000 + "\n", ["arrays or tables nested too deeply"]),
     "a huge value is shown by its start": (STAR + FLOW.replace('"1MB"', "[" * 300 + "]" * 300),
                                            ["workload.flows[0].size", "[[[[ ...]"]),

@@ -32,7 +32,7 @@ from typing import Any
 import tomli_w
 
 from .errors import ScenarioError
-from .paths import read_text, write_text_atomic
+from .paths import is_file, read_text, write_text_atomic
 from .units import U64_MAX, UnitError, fmt_rate, parse_rate, parse_time
 
 __all__ = ["import_hpcc", "parse_config", "HONOURED", "IGNORED", "REJECTED", "CC_MODES"]
@@ -208,7 +208,7 @@ def _find(name: str, config_dir: Path) -> Path:
         cands = [config_dir / p, config_dir.parent / p, Path.cwd() / p]
         cands += [d / p.name for d in (config_dir, config_dir.parent)]
     for c in cands:
-        if c.is_file():
+        if is_file(c):
             return c.resolve()
     raise ScenarioError(f"{name!r} not found (looked at {', '.join(str(c) for c in cands)})")
 

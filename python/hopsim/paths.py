@@ -29,12 +29,21 @@ def repo_roots(base_dir: Path) -> list[Path]:
     return out
 
 
+def is_file(p: Path) -> bool:
+    """Path.is_file that answers no, rather than raising, for a name the system refuses (longer
+    than it allows, or holding a NUL byte)."""
+    try:
+        return p.is_file()
+    except (OSError, ValueError):
+        return False
+
+
 def resolve_input(name: str, context: Mapping[str, Any] | None, kind: str, subdir: str | None = None) -> Path:
     """The absolute path of input file `name`; a PydanticCustomError listing where it looked."""
     base = Path((context or {}).get("base_dir") or Path.cwd()).resolve()
     p = Path(name).expanduser()
     if p.is_absolute():
-        if p.is_file():
+        if is_file(p):
             return p
         tried = [p]
     else:
@@ -46,7 +55,7 @@ def resolve_input(name: str, context: Mapping[str, Any] | None, kind: str, subdi
                 cands.append(Path(os.path.normpath(root / subdir / p)))
             for c in cands:
                 tried.append(c)
-                if c.is_file():
+                if is_file(c):
                     return c.resolve()
     shown = ", ".join(str(t) for t in tried[:4]) + (" ..." if len(tried) > 4 else "")
     hint = f"; a bare name is looked up in {subdir}/" if subdir else ""

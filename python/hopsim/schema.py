@@ -168,13 +168,17 @@ RateOrNone = Annotated[
 # ----------------------------------------------------------------------------- plain numbers
 
 
+def _clip(text: str) -> str:
+    return text if len(text) <= 60 else text[:55] + " ..." + text[-1]
+
+
 def _shown(x: object) -> str:
     """A value as the user wrote it in TOML (a string quoted and called one, true not True)."""
     if isinstance(x, str):
-        return f"the string {x!r}"
+        return f"the string {_clip(repr(x))}"
     if isinstance(x, bool):
         return "true" if x else "false"
-    return repr(x)
+    return _clip(repr(x))
 
 
 def _integer(x: object) -> int:
@@ -192,7 +196,10 @@ def _number(x: object) -> float:
     if isinstance(x, bool) or not isinstance(x, numbers.Real):
         raise PydanticCustomError("number", "expected a number written without quotes (e.g. 0.5), got {got}",
                                   {"got": _shown(x)})
-    return float(x)
+    try:
+        return float(x)
+    except OverflowError:  # an integer of hundreds of digits
+        raise PydanticCustomError("number", "{got} is too large for a number here", {"got": _clip(repr(x))}) from None
 
 
 def _boolean(x: object) -> bool:

@@ -152,14 +152,17 @@ def parse_fraction(value: object) -> float:
     """``'60%'`` -> 0.6; ``0.6`` -> 0.6. Range checks are the schema's."""
     if isinstance(value, bool):
         raise UnitError(f"expected {FRACTION_FORMS}, got {_r(value)}")
-    if isinstance(value, (int, float)):
-        return float(value)
-    if isinstance(value, str):
-        m = _NUM_UNIT.match(value)
-        if m and m.group(2) == "%":
-            return float(Decimal(m.group(1)) / 100)
-        if m and m.group(2) == "":
-            return float(Decimal(m.group(1)))
+    try:
+        if isinstance(value, (int, float)):
+            return float(value)
+        if isinstance(value, str):
+            m = _NUM_UNIT.match(value)
+            if m and m.group(2) == "%":
+                return float(Decimal(m.group(1)) / 100)
+            if m and m.group(2) == "":
+                return float(Decimal(m.group(1)))
+    except OverflowError:  # an integer of hundreds of digits
+        raise UnitError(f"{_r(value)} is too large for a fraction; expected {FRACTION_FORMS}") from None
     raise UnitError(f"expected {FRACTION_FORMS}, got {_r(value)}")
 
 
