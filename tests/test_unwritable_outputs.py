@@ -52,3 +52,27 @@ def test_an_output_that_cannot_be_written(inputs, tmp_path, cli, cmd, where):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["file" if where != "a folder" else "taken"]
     if where == "a folder":
         assert list(target.iterdir()) == []
+
+
+@pytest.mark.parametrize("args", [
+    ["run", "{d}/tiny.toml", "--out", "{long}"],
+    ["export-fct", "{long}"],
+    ["export-hpcc", "{long}"],
+    ["report", "{long}"],
+    ["compare-fct", "{long}", "{d}/run"],
+    ["sweep", "{d}/tiny.toml", "--out", "{long}"],
+])
+def test_a_name_longer_than_the_system_allows(inputs, tmp_path, monkeypatch, capsys, args):
+    """Through `main`, as the `hopsim` command runs: an OSError about a path given on the
+    command line that no command expected (here ENAMETOOLONG) is exit 2 and one line."""
+    import sys
+
+    from hopsim.cli import main
+
+    long = tmp_path / ("x" * 300)
+    monkeypatch.setattr(sys, "argv", ["hopsim", *[a.format(d=inputs, long=long) for a in args]])
+    with pytest.raises(SystemExit) as e:
+        main()
+    err = capsys.readouterr().err
+    assert e.value.code == 2, err
+    assert err.startswith("error: ") and "Traceback" not in err and len(err.strip().splitlines()) == 1, err

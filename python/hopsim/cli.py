@@ -51,7 +51,11 @@ def _bad_input() -> Iterator[None]:
 @contextmanager
 def _spinner(text: str) -> Iterator[Callable[[str], None]]:
     """A spinner with elapsed time on stderr while a long step runs; yields a function that
-    changes its text."""
+    changes its text. Nothing when stderr is not a terminal (rich would leave an empty line
+    there, before an error message too)."""
+    if not err_console.is_terminal:
+        yield lambda s: None
+        return
     with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
                   console=err_console, transient=True) as p:
         task = p.add_task(text, total=None)
@@ -366,7 +370,13 @@ def version() -> None:
 
 
 def main() -> None:
-    app()
+    try:
+        app()
+    except OSError as e:
+        # the last line of defence: the file system refusing a path given on the command line
+        # (too long, a loop of links, ...) where no command expected it is bad input too
+        _error(f"{e.filename}: {e.strerror}" if e.filename and e.strerror else f"{type(e).__name__}: {e}")
+        sys.exit(BAD_INPUT)
 
 
 if __name__ == "__main__":  # pragma: no cover

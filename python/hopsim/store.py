@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from .paths import is_file
 from .run import TABLES, Results
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -55,9 +56,12 @@ def check_writable(out: Path | str, what: str = "output folder") -> None:
     from .errors import ScenarioError
 
     out = Path(out).resolve()
-    anc = out if out.is_dir() else out.parent
-    while not anc.exists():
-        anc = anc.parent
+    try:
+        anc = out if out.is_dir() else out.parent
+        while not anc.exists():
+            anc = anc.parent
+    except OSError as e:  # a name longer than the system allows
+        raise ScenarioError(f"{what} {out}: not a usable path ({e.strerror or e})") from None
     if not anc.is_dir():
         raise ScenarioError(f"{what} {out}: {anc} is a file, not a folder")
     try:
@@ -68,7 +72,7 @@ def check_writable(out: Path | str, what: str = "output folder") -> None:
 
 
 def is_complete(d: Path | str) -> bool:
-    return (Path(d) / SUMMARY).is_file()
+    return is_file(Path(d) / SUMMARY)
 
 
 def _json(path: Path, obj: Any) -> None:
