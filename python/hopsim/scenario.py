@@ -24,7 +24,7 @@ from pydantic import ValidationError
 from . import schema as S
 from .errors import ScenarioError
 from .paths import read_text
-from .units import parse_rate
+from .units import parse_rate, shown
 
 __all__ = ["Scenario", "load_scenario", "scenario_from_dict", "apply_overrides", "format_validation_error"]
 
@@ -87,11 +87,6 @@ def _one_per_union(errors: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return merged
 
 
-def _clip(text: str, limit: int = 80) -> str:
-    """A value in a message: a table or list of thousands of entries is shown by its start."""
-    return text if len(text) <= limit else text[: limit - 5] + " ..." + text[-1]
-
-
 def format_validation_error(e: ValidationError) -> list[str]:
     """One line per problem: ``field.path: message``."""
     lines = []
@@ -113,7 +108,7 @@ def format_validation_error(e: ValidationError) -> list[str]:
                    "int_parsing", "int_type", "float_parsing", "float_type", "bool_parsing", "bool_type",
                    "string_type", "list_type", "too_short", "tuple_type", "dict_type", "model_type",
                    "int_from_float", "union"):
-            msg = f"{msg}; got {_clip(repr(err['input']))}"
+            msg = f"{msg}; got {shown(err['input'], 80)}"
         lines.append(f"{loc}: {msg}")
     return lines
 

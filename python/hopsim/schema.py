@@ -51,6 +51,7 @@ from .units import (
     parse_rate,
     parse_size,
     parse_time,
+    shown,
 )
 
 # ----------------------------------------------------------------------------- unit types
@@ -168,17 +169,13 @@ RateOrNone = Annotated[
 # ----------------------------------------------------------------------------- plain numbers
 
 
-def _clip(text: str) -> str:
-    return text if len(text) <= 60 else text[:55] + " ..." + text[-1]
-
-
-def _shown(x: object) -> str:
+def _as_written(x: object) -> str:
     """A value as the user wrote it in TOML (a string quoted and called one, true not True)."""
     if isinstance(x, str):
-        return f"the string {_clip(repr(x))}"
+        return f"the string {shown(x)}"
     if isinstance(x, bool):
         return "true" if x else "false"
-    return _clip(repr(x))
+    return shown(x)
 
 
 def _integer(x: object) -> int:
@@ -187,7 +184,7 @@ def _integer(x: object) -> int:
     Python's integer types (``numpy.int64`` from a sweep script) are integers too (``__index__``)."""
     if isinstance(x, bool) or not hasattr(type(x), "__index__"):
         raise PydanticCustomError("integer", "expected an integer written without quotes (e.g. 5), got {got}",
-                                  {"got": _shown(x)})
+                                  {"got": _as_written(x)})
     return operator.index(x)  # type: ignore[arg-type]
 
 
@@ -195,18 +192,18 @@ def _number(x: object) -> float:
     """Integers or floats (``alpha = 1`` is as good as ``1.0``), never strings or booleans."""
     if isinstance(x, bool) or not isinstance(x, numbers.Real):
         raise PydanticCustomError("number", "expected a number written without quotes (e.g. 0.5), got {got}",
-                                  {"got": _shown(x)})
+                                  {"got": _as_written(x)})
     try:
         return float(x)
     except OverflowError:  # an integer of hundreds of digits
-        raise PydanticCustomError("number", "{got} is too large for a number here", {"got": _clip(repr(x))}) from None
+        raise PydanticCustomError("number", "{got} is too large for a number here", {"got": shown(x)}) from None
 
 
 def _boolean(x: object) -> bool:
     """Only true or false: lax mode would take ``"off"``, ``"no"``, 0 and 1 as booleans."""
     if not isinstance(x, bool):
         raise PydanticCustomError("boolean", "expected true or false written without quotes, got {got}",
-                                  {"got": _shown(x)})
+                                  {"got": _as_written(x)})
     return x
 
 
