@@ -57,7 +57,7 @@ fn ppfc_sends_no_pause_under_4_to_1() {
     assert_eq!(r.counters.pauses_sent, 0, "4:1 is moderate congestion: no pause");
     // the queue did pass Kmax, so it was the remaining-time prediction (Algorithm 1) that held
     // P-PFC back, not its Kmax gate
-    assert!(peak_queue(&r) > PpfcConfig::default().kmax_bytes, "peak {}", peak_queue(&r));
+    assert!(peak_queue(&r) > 200_000, "peak {} above the port's ECN Kmax", peak_queue(&r));
 }
 
 #[test]
