@@ -450,7 +450,9 @@ impl Ppfc {
             PauseTime::Fixed(t) => t,
         };
         // PFC quanta are 512 bit times "at the current network speed" (§4.4, IEEE 802.3x): that
-        // of the link the frame goes out on and the upstream pauses, the ingress link.
+        // of the link the frame goes out on and the upstream pauses, the ingress link. A longer
+        // duration than a frame can carry (0xFFFF quanta: 839 us at 40 Gb/s, 3.4 ms at 10 Gb/s)
+        // is cut to it; the register bit then lets the next tick pause again.
         let rate = view.rate(port as u16);
         let quanta = quanta_for(duration, rate);
         out.push(FcAction::Send { port: port as u16, msg: CtrlMsg::Pfc { prio: prio as u8, quanta }, by: Origin::Ppfc });

@@ -1,14 +1,17 @@
 //! P-PFC in its paper's setting (section 5: 40 Gb/s, 1 us links, 4 MB shared buffer, DCQCN with
 //! Table 2's parameters, senders at line rate): under a 16:1 incast it pauses before the standard
 //! PFC threshold is reached and keeps the peak queue clearly lower; under a 4:1 incast it sends
-//! no pause at all (it must not overreact to moderate congestion, section 5.3).
+//! no pause at all (it must not overreact to moderate congestion, section 5.3). On section 5.5's
+//! dumbbell (10 Gb/s hosts, a 40 Gb/s link between the ToRs) each predictive pause lasts
+//! (queue + increment) / drain rate, the drain rate being the congested egress port's.
 
 use crate::common::*;
 use hopsim_core::cc::{dcqcn::DcqcnConfig, CcConfig};
 use hopsim_core::config::{EcnConfig, Headroom, NetConfig, WindowConfig};
-use hopsim_core::fc::{capfc::CapfcConfig, ppfc::PpfcConfig, FcConfig};
+use hopsim_core::fc::{capfc::CapfcConfig, ppfc::PpfcConfig, quanta_for, FcConfig};
+use hopsim_core::stats::record::{TraceConfig, EV_DEQUEUE, EV_ENQUEUE};
 use hopsim_core::stats::RunStats;
-use hopsim_core::topo::star;
+use hopsim_core::topo::{dumbbell, star};
 use hopsim_core::{Rate, Time};
 
 fn ppfc_setting(fc: FcConfig, senders: u32) -> RunStats {
@@ -68,3 +71,90 @@ fn capfc_pauses_feeders_at_warn() {
     assert!(peak_queue(&cap) < peak_queue(&pfc), "CaPFC holds the queue near WARN");
 }
 
+
+/// Section 5.5's dumbbell, hand-checked: 10 Gb/s hosts, 1 us links and a 40 Gb/s inter-ToR link,
+/// the section 5 buffer and ECN. Four hosts on the left ToR (hosts 0-3, 40 Gb/s together, what the
+/// inter-ToR link carries) and sixteen on the right (hosts 5-20) send at line rate to host 4 on
+/// the right: its 10 Gb/s port at the right ToR takes 200 Gb/s, and P-PFC there pauses the
+/// inter-ToR link (a 40 Gb/s ingress) and the local hosts (10 Gb/s ingresses).
+///
+/// From the packet trace of that egress port, at each predictive pause at time t to ingress i:
+/// `packets` = the bytes of i's flows in the queue just before t, `increment` = the net bytes i's
+/// flows added to it over the last interval [t - 1 us, t) (everything that enters at i goes to host
+/// 4, so this is i's whole ingress increment), and the pause must be
+/// `quanta_for((packets + increment) / 10 Gb/s, rate of i)`: Algorithm 3 with the egress port's
+/// rate as Transmission_speed (P-PFC section 4.4, Theorem 3.2's v_r). For the inter-ToR link this
+/// is 4x what dividing by that ingress link's 40 Gb/s would give.
+#[test]
+fn dumbbell_pause_is_queue_plus_increment_over_the_egress_rate() {
+    let (left, right) = (4u32, 17u32);
+    let t = dumbbell(left as usize, right as usize, Rate::gbps(10), Rate::gbps(40), Time::from_us(1));
+    let (ls, rs, dst) = (left + right, left + right + 1, left);
+    let mut cfg = NetConfig { fc: FcConfig::Ppfc(PpfcConfig::default()), cc: CcConfig::None, ..Default::default() };
+    cfg.switch.buffer_bytes = 9_000_000;
+    let ports = right as u64 + 1;
+    cfg.switch.headroom = Headroom::Bytes((9_000_000 - 4_000_000 - ports * cfg.switch.reserve_bytes) / ports);
+    cfg.switch.alpha = 8.0;
+    cfg.switch.ecn = EcnConfig { enabled: true, kmin_bytes: 40_000, kmax_bytes: 200_000, pmax: 1.0, ref_rate: None };
+    cfg.host.window = WindowConfig::Off;
+    cfg.record.buffer_interval = None;
+    cfg.stop_time = Some(Time::from_us(1000));
+    let senders: Vec<u32> = (0..left).chain(left + 1..left + right).collect();
+    let flows: Vec<_> = senders.iter().map(|&s| flow(s, dst, 4_000_000, Time::from_us(1))).collect();
+    // the local ports of the right ToR: towards host 4 (the congested egress) and towards the left ToR
+    let local = |peer: u32| local_port(&t, rs, peer);
+    let (egress, uplink) = (local(dst), local(ls));
+    cfg.record.trace = Some(TraceConfig { flows: vec![], ports: vec![(rs, egress)] });
+    let r = run(&t, &flows, cfg);
+    assert_eq!(r.counters.drops, 0);
+
+    let src_of: std::collections::HashMap<u32, u32> = r.flows.flow_id.iter().copied().zip(r.flows.src.iter().copied()).collect();
+    // which ingress of the right ToR a flow enters by
+    let ingress_of = |flow: u32| {
+        let s = src_of[&flow];
+        if s < left { uplink } else { local(s) }
+    };
+    let tr = &r.trace;
+    let ev: Vec<(u64, u16, i64)> = (0..tr.time_ps.len())
+        .filter(|&i| tr.node[i] == rs && tr.port[i] == egress && (tr.event[i] == EV_ENQUEUE || tr.event[i] == EV_DEQUEUE))
+        .map(|i| (tr.time_ps[i], ingress_of(tr.flow[i]), if tr.event[i] == EV_ENQUEUE { tr.size[i] as i64 } else { -(tr.size[i] as i64) }))
+        .collect();
+    let interval = PpfcConfig::default().interval.0;
+    let drain = Rate::gbps(10);
+    let (mut checked, mut checked_uplink) = (0, 0);
+    let p = &r.pauses;
+    for k in 0..p.time_ps.len() {
+        if p.node[k] != rs || p.mechanism[k] != "ppfc" {
+            continue;
+        }
+        let (at, port) = (p.time_ps[k], p.port[k]);
+        // an event at the very instant of the tick or of the interval's start could fall on either
+        // side of it (equal times pop in scheduling order): leave such a pause out
+        if ev.iter().any(|e| e.0 == at || e.0 == at - interval) {
+            continue;
+        }
+        let mine = ev.iter().filter(|e| e.1 == port && e.0 < at);
+        let packets: i64 = mine.clone().map(|e| e.2).sum();
+        let increment: i64 = mine.filter(|e| e.0 >= at - interval).map(|e| e.2).sum();
+        assert!(packets > 0 && increment > 1, "Algorithm 2 chose port {port} at {at}: packets {packets}, increment {increment}");
+        let ingress_rate = if port == uplink { Rate::gbps(40) } else { Rate::gbps(10) };
+        let expect = quanta_for(drain.tx_time((packets + increment) as u64), ingress_rate);
+        assert_eq!(p.quanta[k], expect, "pause to port {port} at {at} ps: packets {packets} B, increment {increment} B");
+        if port == uplink && expect < u16::MAX {
+            // 4x what the ingress link's rate would give (up to the quantum rounding), unless
+            // capped at the largest pause a PFC frame can ask for (0xFFFF quanta, 839 us at 40G)
+            let over_ingress = quanta_for(Rate::gbps(40).tx_time((packets + increment) as u64), ingress_rate);
+            assert!((expect as i64 - 4 * over_ingress as i64).abs() <= 4, "{expect} vs 4 x {over_ingress}");
+            checked_uplink += 1;
+        }
+        checked += 1;
+    }
+    // measured: 177 pauses checked, 4 of them to the inter-ToR link below the 0xFFFF cap
+    assert!(checked >= 100 && checked_uplink >= 3, "checked {checked} pauses, {checked_uplink} to the inter-ToR link");
+}
+
+/// Local port of switch `sw` whose link goes to node `peer`.
+fn local_port(t: &hopsim_core::topo::Topology, sw: u32, peer: u32) -> u16 {
+    let ports = &hopsim_core::topo::node_ports(t)[sw as usize];
+    ports.iter().position(|&p| t.port_node(hopsim_core::topo::peer_port(p)) == peer).expect("a link to peer") as u16
+}
