@@ -911,6 +911,10 @@ class Transport(Strict):
     cnp: Literal["packet", "ack_flag"] = Field(
         default="packet", description="'packet' = CNP packets, one per cnp_interval; 'ack_flag' = a flag on the ACK of every "
         "marked packet (the HPCC simulator)")
+    cnp_timing: Literal["since_last", "flow_clock"] = Field(
+        default="since_last", description="'since_last' = a CNP for a marked packet if none went in the last "
+        "cnp_interval (DCQCN §3); 'flow_clock' = on a per-flow clock from its first packet (ns3-rdma, the P-PFC paper's "
+        "simulator)")
     ack_priority: Literal["control", "data"] = Field(
         default="control", description="'control' = strict-priority control queue; 'data' = the flow's data queue, "
         "buffered and paused like data (the HPCC simulator's ACK_HIGH_PRIO 0)")
