@@ -24,9 +24,9 @@
 //!    drain its bytes in the egress queue plus those in flight), as a PFC frame with that many
 //!    quanta; a per (port, priority) register bit stops a second pause while the first runs
 //!    (§6.3). `Transmission_speed` is the line rate of the congested *egress* port, the rate the
-//!    queue drains at (see [`Ppfc`]'s `pause` for the paper's evidence); the quanta are then
-//!    counted at the rate of the ingress link the frame goes out on, as 802.3x defines them.
-//!    `pause = fixed` replaces the computed duration by a fixed time: the variant Fig. 10
+//!    queue drains at (the paper's evidence is at `Ppfc::pause`); the quanta are then counted
+//!    at the rate of the ingress link the frame goes out on, as 802.3x defines them.
+//!    `pause = "<time>"` replaces the computed duration by a fixed time: the variant Fig. 10
 //!    compares against (§5.4: "we compare using dynamical pause time and several fixed pause
 //!    time in P-PFC").
 //!

@@ -223,3 +223,14 @@ fn flow_clock_cnps_wait_for_the_flows_first_tick() {
     // measured: 96,416 B at 50 us (marks are random between Kmin and Kmax), against 244,184 B
     assert!(first_mark(50) < clock(50) / 2, "a CNP at the first mark: {} B at 50 us", first_mark(50));
 }
+
+/// `flow_control.pfc.until_resume` turns every PFC pause into one that waits for a resume frame;
+/// P-PFC's pauses end by their duration and it sends no resume, so the run would stall: refused.
+#[test]
+fn ppfc_refuses_pauses_held_until_resume() {
+    let t = star(3, Rate::gbps(40), Time::from_us(1));
+    let mut cfg = NetConfig { fc: FcConfig::Ppfc(PpfcConfig::default()), ..Default::default() };
+    cfg.pfc.until_resume = true;
+    let err = hopsim_core::Simulation::new(&t, &[flow(1, 0, 1000, Time::ZERO)], cfg).err().expect("refused");
+    assert!(err.contains("until_resume") && err.contains("ppfc"), "{err}");
+}
