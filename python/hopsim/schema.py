@@ -150,6 +150,11 @@ SizeOrEcn = Annotated[
     BeforeValidator(_wrap(parse_size, ("ecn",))),
     PlainSerializer(_ser_unset(fmt_size, "ecn")),
 ]
+TimeOrPredicted = Annotated[
+    Union[Literal["predicted"], int],
+    BeforeValidator(_wrap(parse_time, ("predicted",))),
+    PlainSerializer(_ser(fmt_time), when_used="json"),
+]
 TimeOrRunEnd = Annotated[
     Union[Literal["run_end"], int],
     BeforeValidator(_wrap(parse_time, ("run_end",))),
@@ -670,23 +675,42 @@ class Pfc(Strict):
 
 
 class Ppfc(Strict):
-    """P-PFC (Tian et al., TPDS 2020)."""
+    """P-PFC (Tian et al., TPDS 2020). Sections and choices are in the core
+    (crates/hopsim-core/src/fc/ppfc.rs)."""
 
-    kmax: Size = Field(default="200KB", ge=0, description="predict only while an egress queue exceeds Kmax (Table 2)")
+    kmax: SizeOrEcn = Field(default="ecn", description="predict only while an egress queue exceeds Kmax: 'ecn' = "
+                            "its port's ECN kmax, as the paper has it (§4.1, Table 2); a size overrides it")
     interval: Time = Field(default="1us", gt=0, description="Algorithm 1 period (§4.1)")
     T: Time = Field(default="100us", gt=0, description="pause when the buffer would fill within T (Table 2)")
     R: Fraction = Field(default=0.8, gt=0, le=1, description="pause ports holding this share of the queue (Table 2)")
     space_left: Literal["shared", "buffer"] = "shared"
     hold: Optional[Time] = Field(default=None, ge=0)
+    pause: TimeOrPredicted = Field(default="predicted", description="'predicted' = Algorithm 3's (packets + "
+                                   "increment) / egress rate; a time = Fig. 10's fixed pause time")
+
+    @field_validator("pause")
+    @classmethod
+    def _pause_positive(cls, v: Any) -> Any:
+        if isinstance(v, int) and v <= 0:
+            raise PydanticCustomError("positive", "must be a positive time or 'predicted'", {})
+        return v
 
 
 class Capfc(Strict):
-    """CaPFC as P-PFC §2.3/§5.6/§7 describe it."""
+    """CaPFC as P-PFC §2.3/§5.6/§7 describe it (its only source; see crates/hopsim-core/src/fc/capfc.rs)."""
 
-    warn: Size = Field(default="200KB", gt=0)
+    warn: SizeOrEcn = Field(default="ecn", description="WARN on an egress queue: 'ecn' = its port's ECN kmax (where "
+                            "P-PFC's gate opens); or a size")
     resume: Optional[Size] = Field(default=None, ge=0, description="default warn / 2")
     feeder: Size = Field(default=0, ge=0)
     pause_quanta: Int = Field(default=65535, ge=1, le=65535)
+
+    @field_validator("warn")
+    @classmethod
+    def _warn_positive(cls, v: Any) -> Any:
+        if isinstance(v, int) and v <= 0:
+            raise PydanticCustomError("positive", "must be a positive size or 'ecn'", {})
+        return v
 
 
 class Bfc(Strict):
@@ -943,6 +967,10 @@ class Transport(Strict):
     cnp: Literal["packet", "ack_flag"] = Field(
         default="packet", description="'packet' = CNP packets, one per cnp_interval; 'ack_flag' = a flag on the ACK of every "
         "marked packet (the HPCC simulator)")
+    cnp_timing: Literal["since_last", "flow_clock"] = Field(
+        default="since_last", description="'since_last' = a CNP for a marked packet if none went in the last "
+        "cnp_interval (DCQCN §3); 'flow_clock' = on a per-flow clock from its first packet (ns3-rdma, the P-PFC paper's "
+        "simulator)")
     ack_priority: Literal["control", "data"] = Field(
         default="control", description="'control' = strict-priority control queue; 'data' = the flow's data queue, "
         "buffered and paused like data (the HPCC simulator's ACK_HIGH_PRIO 0)")
