@@ -155,6 +155,7 @@ def test_cli_reports_unmatched_flows(fct, cli):
     ("missing", "cannot read it"),
     ("plotext", "--plot"),
     ("emptydir", "neither a complete hopsim run folder"),
+    ("latin1", "line 1: not UTF-8 text (byte 0xe9)"),
 ])
 def test_cli_bad_input_exits_2_and_writes_nothing(fct, tmp_path, cli, case, needle):
     ref = fct("ref.txt", flows())
@@ -171,6 +172,9 @@ def test_cli_bad_input_exits_2_and_writes_nothing(fct, tmp_path, cli, case, need
     elif case == "emptydir":
         (tmp_path / "empty").mkdir()
         args = [ref, tmp_path / "empty"]
+    elif case == "latin1":
+        (tmp_path / "latin1.txt").write_bytes(b"caf\xe9\n")
+        args = [ref, tmp_path / "latin1.txt"]
     code, msg = cli("compare-fct", *args, "--json", tmp_path / "c.json")
     assert code == 2, msg
     assert needle in msg

@@ -175,6 +175,9 @@ KEYWORDS = [
     (S.Record, "buffer_interval", "off", None),
     (S.Hpcc, "base_rtt", "flow", None),
     (S.Ein, "high_water_mark", "ecn", None),
+    (S.Ppfc, "kmax", "ecn", None),
+    (S.Ppfc, "pause", "predicted", "predicted"),
+    (S.Capfc, "warn", "ecn", None),
 ]
 
 
@@ -200,3 +203,19 @@ def test_keywords_and_byte_counts_reach_the_core():
     assert net["congestion_control"]["ein"]["high_water_mark"] is None
     net = scenario_from_dict({**star, "transport": {"window": "64KB"}, "buffer": {"headroom": "290KB"}}).core["net"]
     assert (net["transport"]["window"], net["switch"]["headroom"]) == (64_000, 290_000)
+
+
+def test_ppfc_pause_is_predicted_or_a_fixed_time():
+    """`flow_control.ppfc.pause`: Algorithm 3's computed time, or Fig. 10's fixed one (picoseconds
+    in the core); a size or time overrides the port's ECN Kmax as P-PFC's gate."""
+    core = _core(S.Ppfc(pause="20us", kmax="150KB"))
+    assert (core["pause"], core["kmax"]) == (20_000_000, 150_000)
+    assert S.Ppfc(pause="20us").model_dump(mode="json")["pause"] == "20us"
+    for bad in ("0us", "soon"):
+        with pytest.raises(Exception):
+            S.Ppfc(pause=bad)
+    star = {"topology": {"kind": "star", "hosts": 3},
+            "workload": {"kind": "flows", "flows": [{"src": 0, "dst": 2, "size": "20KB"}]}}
+    sc = scenario_from_dict({**star, "flow_control": {"scheme": "ppfc", "ppfc": {"pause": "5us"}}})
+    sc.validate()  # the core reads it
+    assert sc.core["net"]["flow_control"]["pause"] == 5_000_000

@@ -145,7 +145,7 @@ def test_export_needs_a_complete_run_folder(tmp_path, cli):
     run = make_run(tmp_path / "run", new_core_flows())
     (run / "flows.parquet").write_text("not parquet")
     code, msg = cli("export-hpcc", run)
-    assert code == 2 and "cannot read flows.parquet" in msg and not (run / "fct.txt").exists()
+    assert code == 2 and f"{run / 'flows.parquet'}: cannot read it as Parquet" in msg and not (run / "fct.txt").exists()
 
 
 def test_out_that_cannot_be_written(tmp_path, cli):

@@ -78,6 +78,10 @@ def test_text_after_the_declared_counts_is_a_note(files, tmp_path, cli):
     ("topo", ("1 4 100Gbps", "1 4 100Gbit"), "topology.file {topo}: line 4: rate '100Gbit' is not a link rate"),
     ("topo", ("3 5 100Gbps 1000ns", "3 5 100Gbps 1000"), "topology.file {topo}: line 6: delay '1000' is not a link delay"),
     ("topo", ("2 5 100Gbps", "2 9 100Gbps"), "topology.file {topo}: line 5: link end b '9' is not a node id below 6"),
+    # the core numbers flows in start-time order; the message names the file's line all the same
+    ("flows", ("3 0 3 100 5000", "3 7 3 100 5000"), "workload.file {flows}: line 4: flow 2: src 3 and dst 7 must be host node ids"),
+    ("flows", ("1 2 3 100 15000 2.000001", "1 4 3 100 15000 2.0000001"),
+     "workload.file {flows}: line 3: flow 0: src 1 and dst 4 must be host node ids"),
 ])
 def test_a_malformed_line_names_file_line_and_field(files, tmp_path, cli, which, edit, needle):
     topo, flows = TOPO, FLOWS

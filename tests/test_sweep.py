@@ -140,3 +140,50 @@ def test_query_across_runs(sweep_file, tmp_path, cli):
     assert code == 0 and text.splitlines()[0] == "scheme,p" and len(text.splitlines()) == 3
     code, text = cli("query", out, "SELECT nonsense FROM flows")
     assert code == 2 and "error" in text
+
+
+def test_another_sweeps_folder_is_refused(write, tmp_path, cli):
+    """Issue 9: a sweep's folder takes only that sweep's runs; the same sweep file, edited or
+    copied elsewhere, still resumes into it."""
+    write("base.toml", TINY)
+    first = write("a.toml", 'base = "base.toml"\n[grid]\n"flow_control.scheme" = ["pfc"]\n')
+    out = tmp_path / "out"
+    assert cli("sweep", first, "--out", out, "--jobs", "1")[0] == 0
+    manifest = (out / "sweep.json").read_text()
+    other = write("b.toml", 'base = "base.toml"\n[grid]\n"flow_control.scheme" = ["capfc"]\n')
+    code, msg = cli("sweep", other, "--out", out, "--jobs", "1")
+    assert code == 2, msg
+    assert f"--out {out}: holds the runs of another sweep ({first})" in msg
+    assert (out / "sweep.json").read_text() == manifest and len([p for p in out.iterdir() if p.is_dir()]) == 1
+    # the same text under another name: the same sweep
+    copy = write("copy.toml", first.read_text())
+    code, msg = cli("sweep", copy, "--out", out, "--jobs", "1")
+    assert code == 0 and "1 already complete" in msg, msg
+    # the first file, edited to add a seed: resumes (only the new run runs)
+    first.write_text(first.read_text().replace("[grid]", "seeds = [1, 2]\n[grid]"))
+    code, msg = cli("sweep", first, "--out", out, "--jobs", "1")
+    assert code == 0, msg
+
+
+def test_a_run_folder_is_no_sweep_folder(write, tiny, tmp_path, cli):
+    run = tmp_path / "run"
+    assert cli("run", tiny, "--out", run)[0] == 0
+    sweep_file = write("s.toml", 'base = "tiny.toml"\n[grid]\n"flow_control.scheme" = ["pfc"]\n')
+    code, msg = cli("sweep", sweep_file, "--out", run, "--jobs", "1")
+    assert code == 2 and f"--out {run}: is a run folder" in msg, msg
+    assert sorted(p.name for p in run.iterdir() if p.is_dir()) == []
+
+
+@pytest.mark.parametrize("how", ["a file at --out", "no scheduler at --cluster"])
+def test_a_sweep_that_cannot_start_leaves_nothing(sweep_file, tmp_path, cli, how):
+    out = tmp_path / "out"
+    args = ["--jobs", "1"]
+    if how == "a file at --out":
+        out.write_text("")
+        needle = f"--out {out}: is a file, not a folder"
+    else:
+        args = ["--cluster", "not-an-address"]
+        needle = "--cluster not-an-address: cannot connect to a Dask scheduler there"
+    code, msg = cli("sweep", sweep_file, "--out", out, *args)
+    assert code == 2 and needle in msg, msg
+    assert out.is_file() if how == "a file at --out" else not out.exists()

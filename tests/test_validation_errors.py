@@ -69,6 +69,14 @@ CASES = {
         ["workload.incast", "exactly one of flow_size"],
     ),
     "not TOML": ("[topology\nkind = 1\n", ["not valid TOML"]),
+    "an integer too large for a number": (STAR + FLOW + "\n[buffer]\nalpha = 1" + "0" * 400 + "\n",
+                                          ["buffer.alpha", "too large for a number"]),
+    "an integer too large for a fraction": (
+        STAR + '\n[workload]\nkind = "background"\ncdf = "WebSearch_HPCC.txt"\nload = 1' + "0" * 400 + '\nduration = "1ms"\n',
+        ["workload.load", "too large for a fraction"]),
+    "TOML nested too deeply": ("a = " + "[" * 3000 + "]" * 3000 + "\n", ["arrays or tables nested too deeply"]),
+    "a huge value is shown by its start": (STAR + FLOW.replace('"1MB"', "[" * 300 + "]" * 300),
+                                           ["workload.flows[0].size", "[[[[ ...]"]),
     # issue 9: inputs that used to pass validation and then crash or mislead the run
     "1e30 with a unit": (STAR + FLOW.replace('"1MB"', '"1e30MB"'), ["workload.flows[0].size", "too large", "2^64 - 1"]),
     "1e30 seconds": (STAR.replace('"1us"', '"1e30s"') + FLOW, ["topology.delay", "too large"]),
@@ -88,6 +96,20 @@ CASES = {
     "headroom above the buffer": (
         STAR + FLOW + '\n[buffer]\nsize = "100KB"\nheadroom = "200KB"\n', ["buffer.headroom", "exceeds buffer.size"],
     ),
+    # numbers and switches are taken as TOML writes them, never converted from strings (issue 9)
+    "a string for an integer": (STAR.replace("hosts = 4", 'hosts = "5"') + FLOW,
+                                ["topology.hosts: expected an integer written without quotes", "got the string '5'"]),
+    "a float for an integer": (STAR.replace("hosts = 4", "hosts = 5.0") + FLOW,
+                               ["topology.hosts: expected an integer", "got 5.0"]),
+    "a boolean for an integer": (STAR + FLOW + "\n[queues]\ncount = true\n", ["queues.count: expected an integer", "got true"]),
+    "a string for a number": (STAR + FLOW + '\n[buffer]\nalpha = "0.5"\n',
+                              ["buffer.alpha: expected a number written without quotes", "got the string '0.5'"]),
+    "a string for a switch": (STAR + FLOW + '\n[ecn]\nenabled = "off"\n',
+                              ["ecn.enabled: expected true or false", "got the string 'off'"]),
+    "a string for a seed": ('seed = "7"\n' + STAR + FLOW, ["seed: expected an integer", "got the string '7'"]),
+    "a string for a flow's node": (STAR + FLOW.replace("src = 0", 'src = "0"'), ["workload.flows[0].src: expected an integer"]),
+    "neither member of a union": (STAR + FLOW + '\n[queues]\npriority = "x"\n',
+                                  ["queues.priority: expected 'modulo' or a valid list; got 'x'"]),
     "CDF mean beyond what the duration holds": (
         STAR + '\n[workload]\nkind = "background"\ncdf = "WebSearch_HPCC.txt"\nload = "1%"\nduration = "10ns"\n',
         ["workload: no flow starts within the duration", "mean"],
@@ -108,6 +130,34 @@ def test_bad_scenario_run(case, write, cli, tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["bad.toml"]  # nothing else written
 
 
+def test_a_union_miss_is_one_line(write, cli):
+    # 'auto' or a boolean: one problem, not one per member of the union
+    path = write("bad.toml", STAR + FLOW + '\n[buffer]\nlossless = "yes"\n')
+    code, msg = cli("validate", path)
+    assert code == 2 and "problems" not in msg, msg
+    assert "buffer.lossless: expected 'auto' or true or false" in msg
+
+
+def test_integers_stay_good_numbers(write, cli):
+    """What TOML gives stays accepted: an integer where a float is wanted, and Python integer
+    types (numpy's, from a sweep script) where an integer is."""
+    import numpy as np
+
+    from hopsim.scenario import scenario_from_dict
+
+    path = write("ok.toml", STAR + FLOW + "\n[buffer]\nalpha = 1\n[ecn]\npmax = 1\n")
+    code, msg = cli("validate", path)
+    assert code == 0, msg
+    import tomllib
+
+    raw = tomllib.loads(STAR + FLOW)
+    raw["topology"]["hosts"] = np.int64(6)
+    raw["buffer"] = {"alpha": np.float32(0.5)}
+    sc = scenario_from_dict(raw)
+    assert sc.model.topology.hosts == 6 and type(sc.model.topology.hosts) is int
+    assert sc.model.buffer.alpha == 0.5
+
+
 def test_non_monotone_cdf(write, cli, tmp_path):
     write("bad.cdf", "0 0\n1000 0.5\n2000 0.3\n3000 1.0\n")
     path = write("bad.toml", STAR + '\n[workload]\nkind = "background"\ncdf = "bad.cdf"\nload = "50%"\nduration = "1ms"\n')
@@ -117,6 +167,30 @@ def test_non_monotone_cdf(write, cli, tmp_path):
     assert "monotone" in msg
     code, msg = cli("run", path, "--out", tmp_path / "out")
     assert code == 2 and not (tmp_path / "out").exists()
+
+
+def test_files_that_are_not_utf8(write, cli, tmp_path):
+    (tmp_path / "latin1.cdf").write_bytes(b"0 0\n1000 0.5\n# caf\xe9\n3000 1.0\n")
+    path = write("bad.toml", STAR + '\n[workload]\nkind = "background"\ncdf = "latin1.cdf"\nload = "50%"\nduration = "1ms"\n')
+    code, msg = cli("validate", path)
+    assert code == 2, msg
+    assert f"workload.cdf: {tmp_path / 'latin1.cdf'}: line 3: not UTF-8 text (byte 0xe9)" in msg
+    bad = tmp_path / "latin1.toml"
+    bad.write_bytes((STAR + FLOW).encode() + b'name = "caf\xe9"\n')
+    code, msg = cli("run", bad, "--out", tmp_path / "out")
+    assert code == 2 and f"{bad}: line 11: not UTF-8 text (byte 0xe9)" in msg, msg
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("cdf,needle", [
+    ("inf 1.0\n", "line 1: cannot parse size `inf` as a finite number"),
+    ("0 0\n0 1\n", "mean flow size 0 must be positive"),
+])
+def test_the_cores_cdf_errors_name_the_file(write, cli, tmp_path, cdf, needle):
+    write("e.cdf", cdf)
+    path = write("bad.toml", STAR + '\n[workload]\nkind = "background"\ncdf = "e.cdf"\nload = "50%"\nduration = "10us"\n')
+    code, msg = cli("validate", path)
+    assert code == 2 and f"workload.cdf {tmp_path / 'e.cdf'}: {needle}" in msg, msg
 
 
 def test_several_problems_reported_together(write, cli):

@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from .errors import ScenarioError
+from .paths import read_text
 
 __all__ = [
     "FctRow", "parse_fct", "read_fct", "match_flows", "size_edges", "quantile", "compare", "Comparison",
@@ -109,11 +110,7 @@ def read_fct(path: Path | str, what: str = "REF") -> tuple[list[FctRow], str]:
             raise ScenarioError(f"{what} {p}: a folder that is neither a complete hopsim run folder "
                                 "(summary.json) nor holds an fct.txt")
         p = p / "fct.txt"
-    try:
-        text = p.read_text()
-    except OSError as e:
-        raise ScenarioError(f"{what} {p}: cannot read it ({e.strerror or e})") from None
-    return parse_fct(text, str(p)), str(p)
+    return parse_fct(read_text(p, what), str(p)), str(p)
 
 
 def match_flows(ref: Sequence[FctRow], cand: Sequence[FctRow],

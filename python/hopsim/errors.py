@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any, Callable
+
 
 class ScenarioError(ValueError):
     """Bad input: a scenario, sweep or HPCC config that cannot be used as written.
@@ -34,7 +36,25 @@ class RunInterrupted(KeyboardInterrupt):
     def __init__(self, message: str, partial: object = None):
         super().__init__(message)
         self.message = message
-        self.partial = partial
+        self._partial = partial
+        self._convert: Callable[[Any], object] | None = None
+
+    def convert_with(self, convert: Callable[[Any], object]) -> None:
+        """Turn ``partial`` into `Results` with `convert` when it is first read. Why lazily: a
+        caller that only reports the interruption (``hopsim run`` without ``--keep-partial``)
+        must exit at once, not after converting and spooling what was measured."""
+        self._convert = convert
+
+    @property
+    def partial(self) -> object:
+        if self._convert is not None:
+            convert, self._convert = self._convert, None
+            self._partial = convert(self._partial)
+        return self._partial
+
+    @partial.setter
+    def partial(self, value: object) -> None:
+        self._partial, self._convert = value, None
 
     def __reduce__(self):  # pickled back from a worker process: the message only
         return (RunInterrupted, (self.message,))

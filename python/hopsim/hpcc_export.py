@@ -60,10 +60,10 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
 from .errors import ScenarioError
-from .store import is_complete
+from .paths import why_unwritable
+from .store import is_complete, read_columns, read_table
 
 __all__ = ["export_fct", "export_hpcc", "node_ip", "fct_lines", "pfc_lines", "qlen_lines", "Exported"]
 
@@ -79,10 +79,13 @@ def node_ip(node: int) -> int:
 def _time_offset_ps(run_dir: Path) -> int:
     try:
         core = json.loads((run_dir / "scenario.json").read_text())
+        w = core.get("workload", {})
+        return int(w.get("time_offset", 0)) if w.get("kind") == "hpcc_flows" else 0
     except (OSError, ValueError) as e:
         raise ScenarioError(f"{run_dir}: cannot read scenario.json ({e})") from None
-    w = core.get("workload", {})
-    return int(w.get("time_offset", 0)) if w.get("kind") == "hpcc_flows" else 0
+    except (AttributeError, TypeError):  # valid JSON of another shape: not the core's scenario
+        raise ScenarioError(f"{run_dir / 'scenario.json'}: not the scenario of a hopsim run (its workload "
+                            "has no kind and time_offset); re-create the run folder with `hopsim run`") from None
 
 
 def _check_run(run_dir: Path) -> None:
@@ -91,10 +94,7 @@ def _check_run(run_dir: Path) -> None:
 
 
 def _columns(run_dir: Path, table: str) -> set[str]:
-    try:
-        return set(pq.read_schema(run_dir / f"{table}.parquet").names)
-    except (OSError, pa.ArrowInvalid) as e:
-        raise ScenarioError(f"{run_dir}: cannot read {table}.parquet ({e})") from None
+    return read_columns(run_dir / f"{table}.parquet")
 
 
 def _read(run_dir: Path, table: str, columns: list[str]) -> dict[str, np.ndarray]:
@@ -104,10 +104,7 @@ def _read(run_dir: Path, table: str, columns: list[str]) -> dict[str, np.ndarray
     missing = [c for c in columns if c not in _columns(run_dir, table)]
     if missing:
         raise ScenarioError(f"{run_dir}: {table}.parquet has no column {', '.join(missing)}")
-    try:
-        t = pq.read_table(run_dir / f"{table}.parquet", columns=columns)
-    except (OSError, pa.ArrowInvalid) as e:
-        raise ScenarioError(f"{run_dir}: cannot read {table}.parquet ({e})") from None
+    t = read_table(run_dir / f"{table}.parquet", columns=columns)
     out = {}
     for c in columns:
         col = t.column(c)
@@ -258,7 +255,7 @@ def export_hpcc(run_dir: Path | str, out: Path | str | None = None,
         out_dir.mkdir(parents=True, exist_ok=True)
         _write_all(texts)
     except OSError as e:
-        raise ScenarioError(f"--out {out_dir}: cannot write the export of {run_dir} ({e.strerror or e})") from None
+        raise ScenarioError(f"--out {out_dir}: cannot write the export of {run_dir} ({why_unwritable(out_dir / 'fct.txt', e)})") from None
     return report
 
 
@@ -271,5 +268,5 @@ def export_fct(run_dir: Path | str, out: Path | str | None = None) -> tuple[Path
     try:
         _write_all({out: "".join(l + "\n" for l in lines)})
     except OSError as e:
-        raise ScenarioError(f"--out {out}: cannot write the fct.txt of {run_dir} ({e.strerror or e})") from None
+        raise ScenarioError(f"--out {out}: cannot write the fct.txt of {run_dir} ({why_unwritable(out, e)})") from None
     return out, len(lines)

@@ -32,14 +32,16 @@ from typing import Any
 import tomli_w
 
 from .errors import ScenarioError
-from .units import UnitError, fmt_rate, parse_rate, parse_time
+from .paths import is_file, read_text, write_text_atomic
+from .units import U64_MAX, UnitError, fmt_rate, parse_rate, parse_time
 
 __all__ = ["import_hpcc", "parse_config", "HONOURED", "IGNORED", "REJECTED", "CC_MODES"]
 
 HONOURED = {
     "TOPOLOGY_FILE": "topology = { kind = 'hpcc', file = ... } (path relative to the config, its parent, or the working directory)",
     "FLOW_FILE": "workload = { kind = 'hpcc_flows', file = ..., time_offset = '2s' } (0 if a flow starts before 2 s)",
-    "SIMULATOR_STOP_TIME": "duration = stop time - time_offset",
+    "SIMULATOR_STOP_TIME": "duration = stop time - time_offset (a stop time at or before the offset is refused: that "
+                           "simulator would stop before any flow starts)",
     "CC_MODE": "1 -> dcqcn (model 'mlx'), 3 -> hpcc, 7 -> timely, 8 -> dctcp_rate (the simulator's rate-based RDMA DCTCP)",
     "ENABLE_QCN": "ecn.enabled",
     "USE_DYNAMIC_PFC_THRESHOLD": "flow_control.pfc.threshold = 'dynamic' (its MMU uses the dynamic threshold either way)",
@@ -124,16 +126,32 @@ TIMELY_TS = 8
 """TIMELY's IntHeader (mode TS): one 64-bit timestamp on data packets and ACKs."""
 
 
-def parse_config(text: str) -> dict[str, list[str]]:
+class Config(dict[str, list[str]]):
+    """KEY -> its value tokens, as `parse_config` read them; `lines` says on which line each key
+    was (last) set, so that a message can point at it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lines: dict[str, int] = {}
+
+
+def parse_config(text: str) -> Config:
     """KEY -> its value tokens. Later lines override earlier ones, as in third.cc."""
-    out: dict[str, list[str]] = {}
-    for raw in text.splitlines():
+    out = Config()
+    for no, raw in enumerate(text.splitlines(), 1):
         line = re.sub(r"\{[^}]*\}", " ", raw).split("#", 1)[0].strip()
         if not line:
             continue
         key, *vals = line.split()
         out[key] = vals
+        out.lines[key] = no
     return out
+
+
+def _key(cfg: dict[str, list[str]], key: str) -> str:
+    """``line N: KEY`` (or the bare key when it is not in the file): how messages name a key."""
+    no = getattr(cfg, "lines", {}).get(key)
+    return f"line {no}: {key}" if no else key
 
 
 def _one(cfg: dict[str, list[str]], key: str, conv=str, default: Any = None) -> Any:
@@ -141,11 +159,19 @@ def _one(cfg: dict[str, list[str]], key: str, conv=str, default: Any = None) -> 
         return default
     vals = cfg[key]
     if len(vals) != 1:
-        raise ScenarioError(f"{key}: expected one value, got {' '.join(vals) or 'none'}")
+        raise ScenarioError(f"{_key(cfg, key)}: expected one value, got {' '.join(vals) or 'none'}")
     try:
         return conv(vals[0])
-    except (ValueError, UnitError) as e:
-        raise ScenarioError(f"{key}: cannot read {vals[0]!r} ({e})") from None
+    except (ValueError, UnitError, ArithmeticError) as e:
+        raise ScenarioError(f"{_key(cfg, key)}: cannot read {vals[0]!r} ({e})") from None
+
+
+def _real(s: str) -> float:
+    """A finite number: ``nan`` and ``inf``, which Python's float() takes, are no setting."""
+    v = float(s)
+    if not math.isfinite(v):
+        raise ValueError("not a finite number")
+    return v
 
 
 def _map(cfg: dict[str, list[str]], key: str) -> dict[int, float]:
@@ -155,9 +181,23 @@ def _map(cfg: dict[str, list[str]], key: str) -> dict[int, float]:
         pairs = vals[1:]
         if len(pairs) != 2 * n:
             raise ValueError(f"says {n} entries but has {len(pairs) / 2:g}")
-        return {int(pairs[2 * i]): float(pairs[2 * i + 1]) for i in range(n)}
+        m = {int(pairs[2 * i]): _real(pairs[2 * i + 1]) for i in range(n)}
     except (ValueError, IndexError) as e:
-        raise ScenarioError(f"{key}: expected `n rate1 value1 ... rateN valueN`, got {' '.join(vals)!r} ({e})") from None
+        raise ScenarioError(f"{_key(cfg, key)}: expected `n rate1 value1 ... rateN valueN`, got {' '.join(vals)!r} "
+                            f"({e})") from None
+    bad = [f"{v:g} at {r}" for r, v in m.items() if r <= 0 or v < 0]
+    if bad:
+        raise ScenarioError(f"{_key(cfg, key)}: rates must be positive and values not negative; got {', '.join(bad)}")
+    return m
+
+
+def _file(cfg: dict[str, list[str]], key: str, config_dir: Path) -> Path:
+    """The input file a key names (TOPOLOGY_FILE, FLOW_FILE)."""
+    name = _one(cfg, key)
+    try:
+        return _find(name, config_dir)
+    except ScenarioError as e:
+        raise ScenarioError(f"{_key(cfg, key)}: {e}") from None
 
 
 def _find(name: str, config_dir: Path) -> Path:
@@ -168,7 +208,7 @@ def _find(name: str, config_dir: Path) -> Path:
         cands = [config_dir / p, config_dir.parent / p, Path.cwd() / p]
         cands += [d / p.name for d in (config_dir, config_dir.parent)]
     for c in cands:
-        if c.is_file():
+        if is_file(c):
             return c.resolve()
     raise ScenarioError(f"{name!r} not found (looked at {', '.join(str(c) for c in cands)})")
 
@@ -238,57 +278,127 @@ def import_hpcc(config: Path | str, out: Path | str) -> tuple[Path, list[str]]:
     control's tables and the header comment): hopsim's own defaults, which follow the papers, stay
     untouched for scenarios that do not ask for this."""
     config = Path(config).resolve()
-    try:
-        cfg = parse_config(config.read_text())
-    except OSError as e:
-        raise ScenarioError(f"{config}: cannot read it ({e.strerror})") from None
     out = Path(out).resolve()
-    warnings: list[str] = []
-    problems: list[str] = []
+    cfg = parse_config(read_text(config))
+    try:
+        text, warnings = _import(config, cfg, out)
+    except ScenarioError as e:
+        if e.source is not None:
+            raise
+        # every problem is about the config or a file it names: say which config
+        raise ScenarioError(e.problems, source=str(config)) from None
+    return write_text_atomic(out, text, "--out"), warnings
 
+
+def _refusals(cfg: Config) -> list[str]:
+    """What the config asks that hopsim cannot honour, or cannot do without, all at once."""
+    problems: list[str] = []
     for key in ("TOPOLOGY_FILE", "FLOW_FILE"):
         if key not in cfg:
             problems.append(f"{key}: missing; it is required")
     cc_mode = _one(cfg, "CC_MODE", int, 1)
     if cc_mode == 10:
         problems.append(
-            "CC_MODE: 10 (HPCC-PINT) needs PINT's log-encoded utilisation field stamped by switches "
+            f"{_key(cfg, 'CC_MODE')}: 10 (HPCC-PINT) needs PINT's log-encoded utilisation field stamped by switches "
             "(SwitchNode's log2apprx, Pint::encode_u), which hopsim's INT does not carry; allowed: "
             + ", ".join(f"{k} ({CC_MODES[k]})" for k in SUPPORTED_CC_MODES)
         )
     elif cc_mode not in SUPPORTED_CC_MODES:
-        problems.append(f"CC_MODE: {cc_mode} is not a mode of that simulator; allowed: "
+        problems.append(f"{_key(cfg, 'CC_MODE')}: {cc_mode} is not a mode of that simulator; allowed: "
                         + ", ".join(f"{k} ({CC_MODES[k]})" for k in SUPPORTED_CC_MODES))
-    if _one(cfg, "ERROR_RATE_PER_LINK", float, 0.0) != 0.0:
-        problems.append("ERROR_RATE_PER_LINK: must be 0; hopsim links do not corrupt packets")
+    if _one(cfg, "ERROR_RATE_PER_LINK", _real, 0.0) != 0.0:
+        problems.append(f"{_key(cfg, 'ERROR_RATE_PER_LINK')}: must be 0; hopsim links do not corrupt packets")
     if "LINK_DOWN" in cfg and cfg["LINK_DOWN"][:1] not in ([], ["0"]):
-        problems.append("LINK_DOWN: link failures are not simulated; allowed: 0 0 0")
+        problems.append(f"{_key(cfg, 'LINK_DOWN')}: link failures are not simulated; allowed: 0 0 0")
     if _one(cfg, "L2_ACK_INTERVAL", int, 1) != 1:
-        problems.append("L2_ACK_INTERVAL: hopsim ACKs every packet; allowed: 1")
+        problems.append(f"{_key(cfg, 'L2_ACK_INTERVAL')}: hopsim ACKs every packet; allowed: 1")
     if _one(cfg, "L2_BACK_TO_ZERO", int, 0) != 0:
-        problems.append("L2_BACK_TO_ZERO: hopsim goes back to the first unacknowledged byte; allowed: 0")
-    if problems:
-        raise ScenarioError(problems, source=str(config))
+        problems.append(f"{_key(cfg, 'L2_BACK_TO_ZERO')}: hopsim goes back to the first unacknowledged byte; allowed: 0")
+    return problems
 
-    topo_path = _find(cfg["TOPOLOGY_FILE"][0], config.parent)
-    flow_path = _find(cfg["FLOW_FILE"][0], config.parent)
-    topo_text = topo_path.read_text()
+
+def _check_files(topo: Path, flows: Path) -> list[str]:
+    """The topology and flow files through the core's own readers (`hopsim validate`'s), before
+    anything here reads them: a malformed line, a link to a node that does not exist, hosts
+    without links, a flow between unknown nodes are reported as there (file, line and field), and
+    the facts read below can rely on the file's shape. Only the files' problems count here (the
+    settings are placeholders; the scenario written is validated whole at the end). Returns the
+    readers' notes (text after the declared counts)."""
+    from .scenario import scenario_from_dict
+
+    keys = {"topology.file ": "TOPOLOGY_FILE ", "workload.file ": "FLOW_FILE "}
+    probe = scenario_from_dict({
+        "topology": {"kind": "hpcc", "file": str(topo)},
+        # offset 0: a flow file with flows before 2 s is imported with offset 0 (see below)
+        "workload": {"kind": "hpcc_flows", "file": str(flows), "time_offset": "0s"},
+        "flow_control": {"scheme": "none"},
+        "record": {"buffer_interval": "off"},
+    })
     try:
-        nic, switch_rates, adj, switches = _topology_facts(topo_text)
-    except (ValueError, IndexError, UnitError) as e:
-        raise ScenarioError(f"TOPOLOGY_FILE: {topo_path} is not an HPCC topology file ({e})") from None
-    payload = _one(cfg, "PACKET_PAYLOAD_SIZE", int, 1000)
+        probe.validate()
+    except ScenarioError as e:
+        mine = [keys[k] + p[len(k):] for p in e.problems for k in keys if p.startswith(k)]
+        if mine:
+            raise ScenarioError(mine) from None
+    return [keys[k] + w[len(k):] for w in probe.warnings for k in keys if w.startswith(k)]
 
-    # only the flows the file declares (its reader reads by count; trailing text is a note there)
-    lines = [l.split() for l in flow_path.read_text().splitlines() if l.strip()]
+
+def _duration(cfg: Config, offset_s: float) -> str | None:
+    """SIMULATOR_STOP_TIME less the flows' offset, as a run duration. That simulator stops at
+    the stop time whatever has started, so a stop time at or before the offset is a run that ends
+    before its first flow can start (an empty fct.txt there): refused here rather than dropped,
+    which would run every flow to completion instead."""
+    stop = _one(cfg, "SIMULATOR_STOP_TIME", Fraction)
+    if stop is None:
+        return None
+    ps = (stop - Fraction(offset_s)) * 10**12
+    if round(ps) <= 0:  # within half a picosecond of the offset is at it
+        raise ScenarioError(
+            f"{_key(cfg, 'SIMULATOR_STOP_TIME')}: {' '.join(cfg['SIMULATOR_STOP_TIME'])} s is not after the flows' "
+            f"time offset of {offset_s:g} s (the flow file's times less {offset_s:g} s are hopsim's run times), so "
+            f"that simulator stops before any flow starts; give a stop time after {offset_s:g} s, or leave the key "
+            "out to run until every flow finishes")
+    if ps > U64_MAX:
+        raise ScenarioError(f"{_key(cfg, 'SIMULATOR_STOP_TIME')}: {' '.join(cfg['SIMULATOR_STOP_TIME'])} s is "
+                            "too large: hopsim's clock ends after about 213 days")
+    return f"{round(ps)}ps"
+
+
+def _first_start(flow_path: Path, text: str) -> float:
+    """The earliest start time of the flows the file declares (its reader reads by count;
+    trailing text is a note there); 2.0 when it declares none. The file has passed the core's
+    reader (`_check_files`)."""
+    lines = [l.split() for l in text.splitlines() if l.strip()]
     try:
         count = int(lines[0][0]) if lines else 0
         flow_lines = lines[1 : 1 + count]
-        first_start = min(float(f[5]) for f in flow_lines) if flow_lines else 2.0
+        return min(float(f[5]) for f in flow_lines) if flow_lines else 2.0
     except (ValueError, IndexError):
-        raise ScenarioError(f"FLOW_FILE: {flow_path} is not an HPCC flow file (`hopsim validate` on the "
-                            "imported scenario names the bad line)") from None
-    offset_s = 2.0 if first_start >= 2.0 else 0.0
+        raise ScenarioError(f"FLOW_FILE {flow_path}: not an HPCC flow file (`hopsim validate` on a scenario "
+                            "using it names the bad line)") from None
+
+
+def _import(config: Path, cfg: Config, out: Path) -> tuple[str, list[str]]:
+    """The scenario's text, validated, and the notes for the user."""
+    warnings: list[str] = []
+    problems = _refusals(cfg)
+    if problems:
+        raise ScenarioError(problems)
+    cc_mode = _one(cfg, "CC_MODE", int, 1)
+
+    topo_path = _file(cfg, "TOPOLOGY_FILE", config.parent)
+    flow_path = _file(cfg, "FLOW_FILE", config.parent)
+    notes = _check_files(topo_path, flow_path)
+    topo_text = read_text(topo_path, "TOPOLOGY_FILE")
+    try:
+        nic, switch_rates, adj, switches = _topology_facts(topo_text)
+    except (ValueError, IndexError, KeyError, UnitError) as e:
+        raise ScenarioError(f"TOPOLOGY_FILE {topo_path}: not an HPCC topology file ({e})") from None
+    payload = _one(cfg, "PACKET_PAYLOAD_SIZE", int, 1000)
+    if not 64 <= payload <= 65536:
+        raise ScenarioError(f"{_key(cfg, 'PACKET_PAYLOAD_SIZE')}: {payload} bytes; allowed: 64 to 65536")
+
+    offset_s = 2.0 if _first_start(flow_path, read_text(flow_path, "FLOW_FILE")) >= 2.0 else 0.0
     offset_ps = int(offset_s * 10**12)
 
     def rel(p: Path) -> str:
@@ -300,10 +410,9 @@ def import_hpcc(config: Path | str, out: Path | str) -> tuple[Path, list[str]]:
         "topology": {"kind": "hpcc", "file": rel(topo_path)},
         "workload": {"kind": "hpcc_flows", "file": rel(flow_path), "time_offset": f"{offset_s:g}s"},
     }
-    stop = _one(cfg, "SIMULATOR_STOP_TIME", Fraction)
-    if stop is not None and stop > Fraction(offset_s):
-        ps = (stop - Fraction(offset_s)) * 10**12
-        sc["duration"] = f"{int(ps)}ps" if ps.denominator == 1 else f"{round(float(ps))}ps"
+    duration = _duration(cfg, offset_s)
+    if duration is not None:
+        sc["duration"] = duration
 
     # its MMU (switch-mmu.cc + third.cc): buffer in MiB, 4 KiB reserve, 3 KiB resume offset,
     # headroom 3 x rate x delay, alpha 1/8 at the NIC rate and doubled per doubling of port rate
@@ -355,7 +464,7 @@ def import_hpcc(config: Path | str, out: Path | str) -> tuple[Path, list[str]]:
     cc: dict[str, Any]
     if algo == "dcqcn":
         cc = {"model": "mlx", "rai": rate("RATE_AI", "5Mb/s"), "rhai": rate("RATE_HAI", "50Mb/s"),
-              "g": _one(cfg, "EWMA_GAIN", float, 1 / 16), "byte_counter": 0,
+              "g": _one(cfg, "EWMA_GAIN", _real, 1 / 16), "byte_counter": 0,
               "rate_increase_timer": us("RP_TIMER") if "RP_TIMER" in cfg else "1500us",
               "alpha_timer": us("ALPHA_RESUME_INTERVAL") if "ALPHA_RESUME_INTERVAL" in cfg else "55us",
               "rate_decrease_interval": us("RATE_DECREASE_INTERVAL") if "RATE_DECREASE_INTERVAL" in cfg else "4us",
@@ -363,7 +472,7 @@ def import_hpcc(config: Path | str, out: Path | str) -> tuple[Path, list[str]]:
               "min_rate": rate("MIN_RATE", "100Mb/s"),
               "clamp_target_rate": bool(_one(cfg, "CLAMP_TARGET_RATE", int, 0))}
     elif algo == "hpcc":
-        cc = {"eta": _one(cfg, "U_TARGET", float, 0.95), "max_stage": _one(cfg, "MI_THRESH", int, 5),
+        cc = {"eta": _one(cfg, "U_TARGET", _real, 0.95), "max_stage": _one(cfg, "MI_THRESH", int, 5),
               "rai": rate("RATE_AI", "5Mb/s"), "fast_react": bool(_one(cfg, "FAST_REACT", int, 1)),
               "min_rate": rate("MIN_RATE", "100Mb/s"), "multi_rate": bool(_one(cfg, "MULTI_RATE", int, 1)),
               "sample_feedback": bool(_one(cfg, "SAMPLE_FEEDBACK", int, 0)), "int_multi": _one(cfg, "INT_MULTI", int, 1)}
@@ -375,7 +484,7 @@ def import_hpcc(config: Path | str, out: Path | str) -> tuple[Path, list[str]]:
     elif algo == "timely":
         cc = {"rai": rate("RATE_AI", "5Mb/s"), "rhai": rate("RATE_HAI", "50Mb/s"), "min_rate": rate("MIN_RATE", "100Mb/s")}
     else:  # dctcp_rate
-        cc = {"g": _one(cfg, "EWMA_GAIN", float, 1 / 16), "rai": rate("DCTCP_RATE_AI", "1000Mb/s"),
+        cc = {"g": _one(cfg, "EWMA_GAIN", _real, 1 / 16), "rai": rate("DCTCP_RATE_AI", "1000Mb/s"),
               "min_rate": rate("MIN_RATE", "100Mb/s")}
     sc["congestion_control"] = {"algorithm": algo, algo: cc}
 
@@ -422,7 +531,8 @@ def import_hpcc(config: Path | str, out: Path | str) -> tuple[Path, list[str]]:
         if key in IGNORED:
             warnings.append(f"{key}: ignored ({IGNORED[key]})")
         else:
-            warnings.append(f"{key}: unknown key, ignored (third.cc ignores unknown keys too)")
+            shown = key if key.isprintable() else ascii(key)
+            warnings.append(f"{shown}: unknown key, ignored (third.cc ignores unknown keys too)")
 
     header = [
         f"# Imported by `hopsim import-hpcc` from {config}",
@@ -436,15 +546,52 @@ def import_hpcc(config: Path | str, out: Path | str) -> tuple[Path, list[str]]:
         header.append(f"# Keys of other CC modes, no effect under CC_MODE {cc_mode} (as in that simulator): " + ", ".join(unused))
     if warnings:
         header += ["# Not honoured:"] + [f"#   {w}" for w in warnings]
-    text = "\n".join(header) + "\n\n" + tomli_w.dumps(sc)
+    text = "\n".join(_comment(h) for h in header) + "\n\n" + tomli_w.dumps(sc)
 
-    # validate what we wrote before keeping it
+    _validate(text, out, cfg)
+    return text, warnings + notes
+
+
+def _comment(line: str) -> str:
+    """A header line as a TOML comment can hold it: control characters (from a key or a path)
+    escaped, which a comment may not contain."""
+    return "".join(c if c.isprintable() or c == "\t" else ascii(c)[1:-1] for c in line)
+
+
+FIELD_KEYS = {
+    "duration": "SIMULATOR_STOP_TIME", "buffer.size": "BUFFER_SIZE", "transport.mtu": "PACKET_PAYLOAD_SIZE",
+    "ecn.kmin": "KMIN_MAP", "ecn.kmax": "KMAX_MAP", "ecn.pmax": "PMAX_MAP", "ecn": "KMIN_MAP, KMAX_MAP",
+    "record.qlen_monitor": "QLEN_MON_START, QLEN_MON_END",
+    **{f"congestion_control.{algo}.{field}": key for algo in ("dcqcn", "hpcc", "timely", "dctcp_rate")
+       for field, key in (("rai", "DCTCP_RATE_AI" if algo == "dctcp_rate" else "RATE_AI"), ("rhai", "RATE_HAI"),
+                          ("min_rate", "MIN_RATE"), ("g", "EWMA_GAIN"))},
+    "congestion_control.dcqcn.rate_increase_timer": "RP_TIMER",
+    "congestion_control.dcqcn.alpha_timer": "ALPHA_RESUME_INTERVAL",
+    "congestion_control.dcqcn.rate_decrease_interval": "RATE_DECREASE_INTERVAL",
+    "congestion_control.dcqcn.fast_recovery_stages": "FAST_RECOVERY_TIMES",
+    "congestion_control.hpcc.eta": "U_TARGET", "congestion_control.hpcc.max_stage": "MI_THRESH",
+    "congestion_control.hpcc.int_multi": "INT_MULTI",
+}
+"""The config key each field of the written scenario comes from, to name it when the scenario
+refuses the value."""
+
+
+def _validate(text: str, out: Path, cfg: Config) -> None:
+    """Validate the scenario before writing it. A value the scenario refuses is named by the
+    config key it came from as well as by the scenario's field (`FIELD_KEYS`): the user wrote the
+    key, and the scenario file does not exist."""
     from .scenario import scenario_from_dict
 
-    s = scenario_from_dict(tomllib.loads(text), out.parent, out)
-    s.validate()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(f".{out.name}.tmp")
-    tmp.write_text(text)
-    os.replace(tmp, out)
-    return out, warnings
+    try:
+        scenario_from_dict(tomllib.loads(text), out.parent).validate()
+    except ScenarioError as e:
+        raise ScenarioError([_from_key(p, cfg) for p in e.problems]) from None
+
+
+def _from_key(problem: str, cfg: Config) -> str:
+    for field in sorted(FIELD_KEYS, key=len, reverse=True):
+        if problem.startswith(field) and problem[len(field):len(field) + 1] in (":", " ", "."):
+            keys = FIELD_KEYS[field]
+            where = ", ".join(_key(cfg, k) for k in keys.split(", ") if k in cfg) or keys
+            return f"{where} (the scenario's {field}): {problem[len(field):].lstrip(' :.')}"
+    return f"the imported scenario: {problem}"

@@ -6,11 +6,14 @@ the repository. A bare CDF name such as ``WebSearch_HPCC.txt`` is looked up in `
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 from typing import Any, Mapping
 
 from pydantic_core import PydanticCustomError
+
+from .errors import ScenarioError
 
 _PACKAGE_REPO = Path(__file__).resolve().parents[2]
 
@@ -26,12 +29,21 @@ def repo_roots(base_dir: Path) -> list[Path]:
     return out
 
 
+def is_file(p: Path) -> bool:
+    """Path.is_file that answers no, rather than raising, for a name the system refuses (longer
+    than it allows, or holding a NUL byte)."""
+    try:
+        return p.is_file()
+    except (OSError, ValueError):
+        return False
+
+
 def resolve_input(name: str, context: Mapping[str, Any] | None, kind: str, subdir: str | None = None) -> Path:
     """The absolute path of input file `name`; a PydanticCustomError listing where it looked."""
     base = Path((context or {}).get("base_dir") or Path.cwd()).resolve()
     p = Path(name).expanduser()
     if p.is_absolute():
-        if p.is_file():
+        if is_file(p):
             return p
         tried = [p]
     else:
@@ -43,7 +55,7 @@ def resolve_input(name: str, context: Mapping[str, Any] | None, kind: str, subdi
                 cands.append(Path(os.path.normpath(root / subdir / p)))
             for c in cands:
                 tried.append(c)
-                if c.is_file():
+                if is_file(c):
                     return c.resolve()
     shown = ", ".join(str(t) for t in tried[:4]) + (" ..." if len(tried) > 4 else "")
     hint = f"; a bare name is looked up in {subdir}/" if subdir else ""
@@ -52,3 +64,51 @@ def resolve_input(name: str, context: Mapping[str, Any] | None, kind: str, subdi
         "{msg}",
         {"msg": f"{kind} {name!r} not found (give a path relative to the scenario file or the repository{hint}); looked at {shown}"},
     )
+
+
+def read_text(path: Path | str, what: str = "") -> str:
+    """The text of an input file (a scenario, CDF, HPCC config, topology or flow file). A file
+    that cannot be read, or is not UTF-8 text (a binary file, a file saved as Latin-1), is a
+    ScenarioError naming `what` (a field such as ``topology.file``), the file and the line of the
+    first bad byte, instead of a traceback from deep inside the reader."""
+    p = Path(path)
+    head = f"{what} {p}" if what else str(p)
+    try:
+        data = p.read_bytes()
+    except OSError as e:
+        raise ScenarioError(f"{head}: cannot read it ({e.strerror or e})") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        raise ScenarioError(f"{head}: line {line}: not UTF-8 text (byte 0x{data[e.start]:02x}); "
+                            "save it as UTF-8 (or ASCII)") from None
+
+
+def write_text_atomic(path: Path | str, text: str, what: str) -> Path:
+    """Write a whole output file (a scenario, a report, the core's JSON) under a temporary name
+    beside it, then rename it into place, so a failed write leaves the old file or nothing. A
+    path that cannot be written (a folder, a file where a folder should be, no permission, a full
+    disk) is a ScenarioError naming the option `what` and the path."""
+    p = Path(path)
+    tmp = p.with_name(f".{p.name}.tmp")
+    try:
+        p.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_text(text)
+        os.replace(tmp, p)
+    except OSError as e:
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
+        raise ScenarioError(f"{what} {p}: cannot write it ({why_unwritable(p, e)})") from None
+    return p
+
+
+def why_unwritable(path: Path, e: OSError) -> str:
+    """What an OSError from writing `path` means: "File exists" from making its folder means a
+    file stands where a folder of the path should be, so say which."""
+    for anc in Path(path).parents:
+        if anc.exists():
+            if not anc.is_dir():
+                return f"{anc} is a file, not a folder"
+            break
+    return e.strerror or str(e)

@@ -27,7 +27,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 import matplotlib.ticker as ticker  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
-import pyarrow.parquet as pq  # noqa: E402
+
+from .store import read_frame  # noqa: E402
 
 __all__ = [
     "fct_slowdown",
@@ -275,14 +276,32 @@ ALL_FIGURES = {
 }
 
 
+NEEDS = {
+    "flows": ("size_bytes", "slowdown"),
+    "buffer": ("hop_class", "bytes"),
+    "queues": ("node", "port", "time_ns", "bytes"),
+    "ports": ("hop_class", "paused_ns"),
+}
+"""The columns the figures cannot do without, per table (others, such as ``finished`` or
+``tx_bytes``, they use when present: run folders written before them lack them)."""
+
+
 def load_tables(runs: pd.DataFrame, names: Iterable[str]) -> dict[str, pd.DataFrame]:
     """Each named table of every run in `runs` (a `query.runs_frame`), with run and label
-    columns, concatenated."""
+    columns, concatenated. A file without the columns the figures need (another table copied
+    over it, a file from elsewhere) is a ScenarioError naming it."""
+    from .errors import ScenarioError
+
     out: dict[str, Any] = {}
     for name in names:
         parts = []
         for _, r in runs.iterrows():
-            df = pq.read_table(Path(r["path"]) / f"{name}.parquet").to_pandas()
+            path = Path(r["path"]) / f"{name}.parquet"
+            df = read_frame(path)
+            missing = [c for c in NEEDS.get(name, ()) if c not in df.columns]
+            if missing:
+                raise ScenarioError(f"{path}: has no column {', '.join(missing)}: not the {name} table of a hopsim "
+                                    "run; re-create it with `hopsim run` (or the sweep)")
             df.insert(0, "label", r["label"])
             df.insert(0, "run", r["run"])
             parts.append(df)

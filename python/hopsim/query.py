@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from .run import TABLES
-from .store import find_runs
+from .errors import ScenarioError
+from .store import TMP_MARK, find_runs, read_summary, read_table
+
+if TYPE_CHECKING:  # pandas loads on first use: `hopsim run` never needs it (60 MB, 0.3 s)
+    import pandas as pd
 
 __all__ = ["connect", "query", "runs_frame", "param_columns", "label_of"]
 
@@ -48,7 +50,7 @@ def runs_frame(root: Path | str) -> pd.DataFrame:
     params_all: list[dict[str, Any]] = []
     summaries = []
     for r in runs:
-        s = json.loads((r / "summary.json").read_text())
+        s = read_summary(r)
         params_all.append(s.get("params") or {})
         summaries.append(s)
     keys: list[str] = []
@@ -68,6 +70,8 @@ def runs_frame(root: Path | str) -> pd.DataFrame:
         for c in _SUMMARY_COLS:
             row[c] = s.get(c)
         rows.append(row)
+    import pandas as pd
+
     df = pd.DataFrame(rows, columns=["run", "path", "label", *[cols[k] for k in keys], *_SUMMARY_COLS])
     df.attrs["param_columns"] = [cols[k] for k in keys]
     return df
@@ -93,14 +97,37 @@ def connect(root: Path | str):
             continue
         files = [f for f, _ in have]
         con.execute(f"CREATE TABLE _files_{t} AS SELECT unnest(?) AS file, unnest(?) AS run", [files, [r for _, r in have]])
-        con.execute(
-            f"""CREATE VIEW {t} AS
-                SELECT {sel}, x.* EXCLUDE (filename)
-                FROM read_parquet({_sql_list(files)}, filename = true, union_by_name = true) x
-                JOIN _files_{t} fl ON x.filename = fl.file
-                JOIN runs r ON r.run = fl.run"""
-        )
+        try:
+            con.execute(
+                f"""CREATE VIEW {t} AS
+                    SELECT {sel}, x.* EXCLUDE (filename)
+                    FROM read_parquet({_sql_list(files)}, filename = true, union_by_name = true) x
+                    JOIN _files_{t} fl ON x.filename = fl.file
+                    JOIN runs r ON r.run = fl.run"""
+            )
+        except duckdb.Error as e:
+            # a damaged file (DuckDB reads every footer here); the SQL in DuckDB's message is ours
+            con.close()
+            raise damaged(files, e) from None
     return con
+
+
+def damaged(files: list[str], e: Exception) -> ScenarioError:
+    """The error for DuckDB failing to read Parquet files: the first of `files` that pyarrow
+    cannot read either, named (DuckDB's message does not always say which file it was), or else
+    DuckDB's first line."""
+    for f in files:
+        read_table(f)  # raises ScenarioError naming f
+    return ScenarioError(f"cannot read the run tables: {(str(e).splitlines() or [type(e).__name__])[0]}")
+
+
+def _data_error(e: Exception) -> bool:
+    """Whether a DuckDB error is about reading the files rather than about the SQL."""
+    import duckdb
+
+    sql_errors = (duckdb.ParserException, duckdb.BinderException, duckdb.CatalogException)
+    return not isinstance(e, sql_errors) and ("parquet" in str(e).lower() or type(e) in (
+        duckdb.Error, duckdb.IOException, duckdb.InvalidInputException))
 
 
 def _sql_list(items: list[str]) -> str:
@@ -109,8 +136,15 @@ def _sql_list(items: list[str]) -> str:
 
 def query(root: Path | str, sql: str) -> pd.DataFrame:
     """Run `sql` over the views of `connect(root)` and return a DataFrame."""
+    import duckdb
+
     con = connect(root)
     try:
         return con.execute(sql).df()
+    except duckdb.Error as e:
+        if not _data_error(e):
+            raise
+        files = sorted(str(f) for f in Path(root).rglob("*.parquet") if TMP_MARK not in str(f))
+        raise damaged(files, e) from None
     finally:
         con.close()

@@ -15,6 +15,8 @@ from typing import Any, Callable
 import pandas as pd
 
 from . import plots
+from .errors import ScenarioError
+from .paths import why_unwritable
 from .query import runs_frame
 
 __all__ = ["build_report"]
@@ -146,14 +148,21 @@ def build_report(root: Path | str, out: Path | str, title: str | None = None,
         )
     parts += ["</div>","<h2>Runs</h2>", _table(_scaled(runs), _RUN_COLS), _IMG_CHECK, "</body></html>"]
     out = Path(out).resolve()
+    try:
+        _write(out, "\n".join(parts))
+    except OSError as e:  # a folder at --out, a file where its folder should be, a full disk
+        raise ScenarioError(f"--out {out}: cannot write the report ({why_unwritable(out, e)})") from None
+    return out
+
+
+def _write(out: Path, text: str) -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent)
     try:
         with os.fdopen(fd, "w") as fh:
-            fh.write("\n".join(parts))
+            fh.write(text)
         os.chmod(tmp, 0o644)
         os.replace(tmp, out)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-    return out

@@ -8,16 +8,19 @@ picosecond columns kept beside them (``start_ps``) for exact arithmetic.
 
 from __future__ import annotations
 
+import itertools
 import math
 import time
+from pathlib import Path
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 import numpy as np
 import pyarrow as pa
 
 from .errors import RunInterrupted, ScenarioError
+from .spool import Spool, Tables, _np
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -30,13 +33,19 @@ TABLES = ("flows", "pauses", "control", "buffer", "queues", "ports", "pfc_receiv
 _U64_MAX = np.uint64(2**64 - 1)
 
 
-def execute(core_json: str, on_progress: Callable[[dict[str, Any]], None] | None = None,
-            max_memory: Any = "auto") -> dict[str, Any]:
+def execute(
+    core_json: str,
+    on_progress: Callable[[dict[str, Any]], None] | None = None,
+    on_spill: Callable[[dict[str, Any]], None] | None = None,
+    max_memory: Any = "auto",
+) -> dict[str, Any]:
     """Run the core on one scenario JSON; the raw columnar result plus wall time.
 
     This is the unit of work of sweeps, on a local process pool and on Dask workers alike:
     plain bytes in, plain bytes out, so both give identical results. `on_progress` gets the
-    core's progress dict (see ``crates/hopsim-py/src/lib.rs``) about every half second.
+    core's progress dict (see ``crates/hopsim-py/src/lib.rs``) about every half second;
+    `on_spill` (a `Spool.add`) takes the time-growing tables in chunks while the core runs, and
+    the returned tables then hold only the rows after its last call.
 
     Raises `RunInterrupted` (a KeyboardInterrupt) carrying the partial output when a signal
     handler raised while the core ran (Ctrl-C; SIGTERM where the program makes it raise), and
@@ -49,7 +58,7 @@ def execute(core_json: str, on_progress: Callable[[dict[str, Any]], None] | None
 
     limit = native_limit(max_memory)
     t0 = time.perf_counter()
-    out = _native.run(core_json, on_progress, **limit)
+    out = _native.run(core_json, on_progress, on_spill=on_spill, **limit)
     out["wall_time_s"] = time.perf_counter() - t0
     stop = out.get("stop", {})
     if stop.get("reason") == "interrupted":
@@ -57,9 +66,9 @@ def execute(core_json: str, on_progress: Callable[[dict[str, Any]], None] | None
     return out
 
 
-def _np(col: Any) -> np.ndarray:
-    dtype, buf = col
-    return np.frombuffer(buf, dtype=np.dtype(dtype))
+def _empty(cols: dict[str, Any]) -> dict[str, np.ndarray]:
+    """The core's columns `cols` with no rows (their dtypes kept)."""
+    return {k: np.zeros(0, np.dtype(v[0])) for k, v in cols.items()}
 
 
 def _ns(ps: np.ndarray) -> np.ndarray:
@@ -72,8 +81,9 @@ def _strings(values: list[str], idx: np.ndarray) -> pa.Array:
     return d.cast(pa.string())
 
 
-def results_from_native(raw: dict[str, Any], scenario_hash: str = "", name: str = "") -> "Results":
-    """Arrow tables and the summary from `execute`'s output."""
+def results_from_native(raw: dict[str, Any], scenario_hash: str = "", name: str = "", spool: Spool | None = None) -> "Results":
+    """Arrow tables and the summary from `execute`'s output; with `spool` (the one that took the
+    run's chunks), the time-growing tables are made a row group at a time into files there.""" 
     t = raw["tables"]
     counters = dict(raw["counters"])
 
@@ -153,30 +163,29 @@ def results_from_native(raw: dict[str, Any], scenario_hash: str = "", name: str 
         "time_ps": cz["time_ps"],
     })
 
-    bs = {k: _np(v) for k, v in t["buffer_switch"].items()}
-    bp = {k: _np(v) for k, v in t["buffer_port"].items()}
-    rows = bp["port_row"].astype(np.int64)
-    ns_, np_ = len(bs["switch_time_ps"]), len(rows)
-    is_switch = np.arange(ns_ + np_) < ns_
-    buffer = pa.table({
-        "time_ns": np.concatenate([_ns(bs["switch_time_ps"]), _ns(bp["port_time_ps"])]),
-        "scope": _strings(["switch", "port"], (~is_switch).astype(np.int32)),
-        "node": np.concatenate([bs["switch_node"], p["node"][rows]]).astype(np.uint32),
-        "port": pa.array(np.concatenate([np.zeros(ns_, np.uint16), p["port"][rows]]), mask=is_switch),
-        "peer_node": pa.array(np.concatenate([np.zeros(ns_, np.uint32), p["peer_node"][rows]]), mask=is_switch),
-        "hop_class": _strings(hop_names[:-1] + ["switch"], np.concatenate([np.full(ns_, len(pkey)), rows])),
-        "bytes": np.concatenate([bs["switch_bytes"], bp["port_bytes"]]),
-        "tx_bytes": pa.array(np.concatenate([np.zeros(ns_, np.uint64), bp["port_tx_bytes"]]), mask=is_switch),
-        "active_queues": pa.array(np.concatenate([np.zeros(ns_, np.uint32), bp["port_active"]]), mask=is_switch),
-        "time_ps": np.concatenate([bs["switch_time_ps"], bp["port_time_ps"]]),
-    })
+    def buffer_part(bs: dict[str, np.ndarray], bp: dict[str, np.ndarray]) -> pa.Table:
+        rows = bp["port_row"].astype(np.int64)
+        ns_, np_ = len(bs["switch_time_ps"]), len(rows)
+        is_switch = np.arange(ns_ + np_) < ns_
+        return pa.table({
+            "time_ns": np.concatenate([_ns(bs["switch_time_ps"]), _ns(bp["port_time_ps"])]),
+            "scope": _strings(["switch", "port"], (~is_switch).astype(np.int32)),
+            "node": np.concatenate([bs["switch_node"], p["node"][rows]]).astype(np.uint32),
+            "port": pa.array(np.concatenate([np.zeros(ns_, np.uint16), p["port"][rows]]), mask=is_switch),
+            "peer_node": pa.array(np.concatenate([np.zeros(ns_, np.uint32), p["peer_node"][rows]]), mask=is_switch),
+            "hop_class": _strings(hop_names[:-1] + ["switch"], np.concatenate([np.full(ns_, len(pkey)), rows])),
+            "bytes": np.concatenate([bs["switch_bytes"], bp["port_bytes"]]),
+            "tx_bytes": pa.array(np.concatenate([np.zeros(ns_, np.uint64), bp["port_tx_bytes"]]), mask=is_switch),
+            "active_queues": pa.array(np.concatenate([np.zeros(ns_, np.uint32), bp["port_active"]]), mask=is_switch),
+            "time_ps": np.concatenate([bs["switch_time_ps"], bp["port_time_ps"]]),
+        })
 
-    qz = {k: _np(v) for k, v in t["queues"].items()}
-    qh, qpeer = hop_cols(port_rows(qz["node"], qz["port"]))
-    queues = pa.table({
-        "time_ns": _ns(qz["time_ps"]), "node": qz["node"], "port": qz["port"], "peer_node": qpeer, "hop_class": qh,
-        "bytes": qz["bytes"], "time_ps": qz["time_ps"],
-    })
+    def queues_part(qz: dict[str, np.ndarray]) -> pa.Table:
+        qh, qpeer = hop_cols(port_rows(qz["node"], qz["port"]))
+        return pa.table({
+            "time_ns": _ns(qz["time_ps"]), "node": qz["node"], "port": qz["port"], "peer_node": qpeer, "hop_class": qh,
+            "bytes": qz["bytes"], "time_ps": qz["time_ps"],
+        })
 
     # the HPCC simulator's recorders (crates/hopsim-core/src/stats/record.rs)
     rz = {k: _np(v) for k, v in t["pfc_received"].items()}
@@ -190,12 +199,30 @@ def results_from_native(raw: dict[str, Any], scenario_hash: str = "", name: str 
         "dump_time_ns": _ns(hz["dump_time_ps"]), "node": hz["node"], "port": hz["port"], "kb": hz["kb"],
         "count": hz["count"], "dump_time_ps": hz["dump_time_ps"],
     })
-    tz = {k: _np(v) for k, v in t["trace"].items()}
-    trace = pa.table({
-        "time_ns": _ns(tz["time_ps"]), "node": tz["node"], "port": tz["port"], "queue": tz["queue"],
-        "event": _strings(list(_trace_events()), tz["event"].astype(np.int32)), "flow": tz["flow"], "seq": tz["seq"],
-        "size": tz["size"], "qlen_bytes": tz["qlen_bytes"], "time_ps": tz["time_ps"],
-    })
+    def trace_part(tz: dict[str, np.ndarray]) -> pa.Table:
+        return pa.table({
+            "time_ns": _ns(tz["time_ps"]), "node": tz["node"], "port": tz["port"], "queue": tz["queue"],
+            "event": _strings(list(_trace_events()), tz["event"].astype(np.int32)), "flow": tz["flow"], "seq": tz["seq"],
+            "size": tz["size"], "qlen_bytes": tz["qlen_bytes"], "time_ps": tz["time_ps"],
+        })
+
+    mem: dict[str, pa.Table] = {"flows": flows, "pauses": pauses, "control": control, "ports": ports,
+                                "pfc_received": pfc_received, "qlen": qlen}
+    files: dict[str, Path] = {}
+    cols = {k: {c: _np(v) for c, v in t[k].items()} for k in ("buffer_switch", "buffer_port", "queues", "trace")}
+    if spool is None:
+        mem["buffer"] = buffer_part(cols["buffer_switch"], cols["buffer_port"])
+        mem["queues"] = queues_part(cols["queues"])
+        mem["trace"] = trace_part(cols["trace"])
+    else:
+        spool.add(t)  # the rows after the last chunk
+        no_sw, no_port = _empty(t["buffer_switch"]), _empty(t["buffer_port"])
+        files["buffer"] = spool.write("buffer", itertools.chain(
+            (buffer_part(bs, no_port) for bs in spool.read("buffer_switch", t["buffer_switch"])),
+            (buffer_part(no_sw, bp) for bp in spool.read("buffer_port", t["buffer_port"])),
+        ))
+        files["queues"] = spool.write("queues", map(queues_part, spool.read("queues", t["queues"])))
+        files["trace"] = spool.write("trace", map(trace_part, spool.read("trace", t["trace"])))
 
     wall = float(raw.get("wall_time_s", 0.0))
     events = int(counters.get("events", 0))
@@ -231,8 +258,7 @@ def results_from_native(raw: dict[str, Any], scenario_hash: str = "", name: str 
     for k in ("slowdown_mean", "slowdown_p99", "fct_ns_p99"):
         if summary[k] is not None and not math.isfinite(summary[k]):
             summary[k] = None
-    return Results(tables={"flows": flows, "pauses": pauses, "control": control, "buffer": buffer, "queues": queues,
-                           "ports": ports, "pfc_received": pfc_received, "qlen": qlen, "trace": trace}, summary=summary)
+    return Results(tables=Tables(mem, files, spool) if files else mem, summary=summary)
 
 
 def _trace_events() -> tuple[str, ...]:
@@ -247,7 +273,7 @@ class Results:
     """One run's measurements: Arrow tables (``tables``) and whole-run numbers (``summary``).
     The table properties give pandas DataFrames."""
 
-    tables: dict[str, pa.Table]
+    tables: "Mapping[str, pa.Table]"  # a dict, or `spool.Tables` when some were spooled to files
     summary: dict[str, Any] = field(default_factory=dict)
 
     def df(self, name: str) -> "pd.DataFrame":
@@ -299,6 +325,7 @@ def run(
     scenario: "Scenario | str",
     overrides: dict[str, Any] | None = None,
     on_progress: Callable[[dict[str, Any]], None] | None = None,
+    spool: bool = True,
     max_memory: Any = "auto",
 ) -> Results:
     """Run a scenario (a `Scenario` or a path to a TOML file) and return its results.
@@ -308,17 +335,22 @@ def run(
 
     ``summary["stopped"]`` says why it ended: ``done``, ``duration``, ``no_progress`` or
     ``deadlock`` (with ``stop_message`` and, for a deadlock, ``deadlock_cycle``). Ctrl-C raises
-    `RunInterrupted` whose ``partial`` is the `Results` measured so far."""
+    `RunInterrupted` whose ``partial`` is the `Results` measured so far.
+
+    With `spool` (the default), the tables that grow with simulated time (buffer, queues, trace)
+    go to a temporary folder in chunks while the core runs, so memory stays bounded however long
+    the run (`hopsim.spool`); the results read them back on access."""
     from .scenario import Scenario, load_scenario
 
     sc = scenario if isinstance(scenario, Scenario) else load_scenario(scenario)
     if overrides:
         sc = sc.with_overrides(overrides)
+    sp = Spool() if spool else None
     try:
-        raw = execute(sc.core_json, on_progress, max_memory)
+        raw = execute(sc.core_json, on_progress, sp.add if sp else None, max_memory)
     except RunInterrupted as e:
         if isinstance(e.partial, dict):
-            e.partial = results_from_native(e.partial, sc.hash, sc.name)
+            e.convert_with(lambda raw: results_from_native(raw, sc.hash, sc.name, sp))
         raise
     except ScenarioError:
         raise  # a bad max_memory
@@ -326,5 +358,4 @@ def run(
         from .scenario import core_error_lines
 
         raise ScenarioError(core_error_lines(str(e), sc.model), source=str(sc.source) if sc.source else None) from None
-    return results_from_native(raw, sc.hash, sc.name)
-
+    return results_from_native(raw, sc.hash, sc.name, sp)

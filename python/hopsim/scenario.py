@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
+import re
 import tomllib
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -22,8 +23,9 @@ from pydantic import ValidationError
 
 from . import schema as S
 from .errors import ScenarioError
+from .paths import read_text
 from .resources import AUTO, native_limit
-from .units import parse_rate
+from .units import parse_rate, shown
 
 __all__ = ["Scenario", "load_scenario", "scenario_from_dict", "apply_overrides", "format_validation_error"]
 
@@ -38,17 +40,58 @@ def _loc_str(loc: tuple[Any, ...]) -> str:
     for p in parts:
         if isinstance(p, int):
             out += f"[{p}]"
-        elif isinstance(p, str) and ("[" in p or p in ("int", "str")):
+        elif _is_member(p):
             continue  # a union member's name, not a key
         else:
             out += ("." if out else "") + str(p)
     return out or "(top level)"
 
 
+def _is_member(p: Any) -> bool:
+    """Whether a part of an error's location names a member of a union (``literal['modulo']``)."""
+    return isinstance(p, str) and ("[" in p or p in ("int", "str"))
+
+
+_WANTS = re.compile(r"^(?:Input should be|expected) (.*?)(?:,? got .*)?$", re.S)
+
+
+def _one_per_union(errors: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A value that fits no member of a union (``queues.priority``: 'modulo' or a list of
+    priorities) fails once per member, which reads as two contradicting problems. Keep the errors
+    of the members the value got inside (a list with a bad item: the user wrote that member), or
+    else one error saying what each member wants."""
+    out: list[Any] = []
+    groups: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
+    for err in errors:
+        i = next((k for k, p in enumerate(err["loc"]) if _is_member(p)), None)
+        if i is None:
+            out.append(err)
+            continue
+        key = tuple(err["loc"][:i])
+        if key not in groups:
+            groups[key] = []
+            out.append(key)
+        groups[key].append(err)
+    merged: list[dict[str, Any]] = []
+    for item in out:
+        if isinstance(item, dict):
+            merged.append(item)
+            continue
+        group = groups[item]
+        inside = [e for e in group if len(e["loc"]) > len(item) + 1]
+        if inside:
+            merged += inside
+            continue
+        wants = [m.group(1) if (m := _WANTS.match(e["msg"])) else e["msg"] for e in group]
+        merged.append({"loc": item, "type": "union", "msg": "expected " + " or ".join(wants),
+                       "input": group[0].get("input")})
+    return merged
+
+
 def format_validation_error(e: ValidationError) -> list[str]:
     """One line per problem: ``field.path: message``."""
     lines = []
-    for err in e.errors(include_url=False):
+    for err in _one_per_union(e.errors(include_url=False)):
         loc = _loc_str(err["loc"])
         t = err["type"]
         msg = err["msg"]
@@ -65,8 +108,8 @@ def format_validation_error(e: ValidationError) -> list[str]:
         elif t in ("literal_error", "greater_than", "greater_than_equal", "less_than", "less_than_equal",
                    "int_parsing", "int_type", "float_parsing", "float_type", "bool_parsing", "bool_type",
                    "string_type", "list_type", "too_short", "tuple_type", "dict_type", "model_type",
-                   "int_from_float"):
-            msg = f"{msg}; got {err['input']!r}"
+                   "int_from_float", "union"):
+            msg = f"{msg}; got {shown(err['input'], 80)}"
         lines.append(f"{loc}: {msg}")
     return lines
 
@@ -159,11 +202,19 @@ class Scenario:
 
 def core_error_lines(msg: str, model: S.ScenarioModel | None = None) -> list[str]:
     """The core's error message, with the section it is about in front; errors inside an HPCC
-    topology or flow file (the core says ``topology.file: line N``) name that file."""
+    topology or flow file or a CDF (the core says ``topology.file: line N``) name that file."""
     if model is not None:
-        for section, table in (("topology", model.topology), ("workload", model.workload)):
-            if msg.startswith(f"{section}.file: ") and getattr(table, "file", None):
-                return [f"{section}.file {table.file}: " + msg[len(section) + 7:]]
+        for section, table, key in (("topology", model.topology, "file"), ("workload", model.workload, "file"),
+                                    ("workload", model.workload, "cdf")):
+            field = f"{section}.{key}"
+            if msg.startswith(f"{field}: ") and getattr(table, key, None):
+                return [f"{field} {getattr(table, key)}: " + msg[len(field) + 2:]]
+        if msg.startswith("mean flow size") and getattr(model.workload, "cdf", None):
+            return [f"workload.cdf {model.workload.cdf}: {msg}"]
+        if isinstance(model.workload, S.HpccFlowsWorkload) and msg.startswith("flow "):
+            line = _flow_line(model.workload.file, msg)
+            if line:
+                return [f"workload.file {model.workload.file}: line {line}: {msg}"]
     for section in ("topology", "workload", "scenario", "flow_control", "congestion_control", "buffer", "record",
                     "memory", *S.CC_ALGORITHMS):
         if msg.startswith(section):
@@ -171,6 +222,34 @@ def core_error_lines(msg: str, model: S.ScenarioModel | None = None) -> list[str
     if msg.startswith(("flow ", "incast", "need at least", "load", "lognormal", "long-lived", "host ")):
         return ["workload: " + msg]
     return ["scenario: " + msg]
+
+
+_FLOW_FAULTS = [
+    (re.compile(r"src (\d+) and dst (\d+) must be host node ids"), lambda m, f: (f[0], f[1]) == m.groups()),
+    (re.compile(r"src and dst are the same host (\d+)"), lambda m, f: f[0] == f[1] == m.group(1)),
+    (re.compile(r"no route from (\d+) to (\d+)"), lambda m, f: (f[0], f[1]) == m.groups()),
+    (re.compile(r"size must be at least 1 byte"), lambda m, f: f[4].lstrip("0") == ""),
+]
+"""What the core says about a flow it has numbered (in start-time order, not the file's) and how
+to tell the flow file's line it came from."""
+
+
+def _flow_line(path: str, msg: str) -> int | None:
+    """The line of an HPCC flow file that a core message about ``flow N`` is about (the first
+    counted flow line with the fields the message names), or None."""
+    for pattern, fits in _FLOW_FAULTS:
+        m = pattern.search(msg)
+        if not m:
+            continue
+        try:
+            text = read_text(path)
+        except ScenarioError:
+            return None
+        lines = [(no, l.split()) for no, l in enumerate(text.splitlines(), 1) if l.strip()]
+        for no, f in lines[1:]:
+            if len(f) >= 6 and fits(m, f):
+                return no
+    return None
 
 
 def scenario_from_dict(
@@ -189,16 +268,13 @@ def scenario_from_dict(
 
 def read_toml(path: Path | str) -> dict[str, Any]:
     p = Path(path)
-    try:
-        text = p.read_text()
-    except FileNotFoundError:
-        raise ScenarioError(f"{p}: no such file") from None
-    except OSError as e:
-        raise ScenarioError(f"{p}: cannot read it ({e.strerror})") from None
+    text = read_text(p)
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise ScenarioError(f"{p}: not valid TOML: {e}") from None
+    except RecursionError:  # tomllib parses nested arrays and tables recursively
+        raise ScenarioError(f"{p}: cannot read it: arrays or tables nested too deeply") from None
 
 
 def load_scenario(path: Path | str, overrides: Mapping[str, Any] | None = None, validate: bool = False,
@@ -234,7 +310,7 @@ def _topology(t: Any) -> dict[str, Any]:
         return {"kind": "multi_dc", "dc": _leaf_spine(t.dc), "gateway_rate": t.gateway_rate,
                 "gateway_delay": t.gateway_delay, "long_rate": t.long_rate, "long_delay": t.long_delay}
     if isinstance(t, S.HpccTopology):
-        return {"kind": "hpcc", "text": Path(t.file).read_text()}
+        return {"kind": "hpcc", "text": read_text(t.file, "topology.file")}
     if isinstance(t, S.Explicit):
         tiers = dict(zip(t.switches, t.tiers or [0] * len(t.switches)))
         nodes = [{"Switch": {"tier": tiers[i]}} if i in tiers else "Host" for i in range(t.nodes)]
@@ -264,7 +340,7 @@ def host_rate(t: Any) -> int:
                 return l.rate
         raise ScenarioError("topology: the explicit topology has no host link")
     if isinstance(t, S.HpccTopology):
-        lines = [l.split() for l in Path(t.file).read_text().splitlines() if l.strip()]
+        lines = [l.split() for l in read_text(t.file, "topology.file").splitlines() if l.strip()]
         switches = set(lines[1]) if len(lines) > 1 else set()
         for f in lines[2:]:
             if len(f) >= 4 and (f[0] not in switches or f[1] not in switches):
@@ -293,7 +369,7 @@ def _incast(i: S.Incast, topo: Any) -> dict[str, Any]:
 
 def _background(b: S.BackgroundParams) -> dict[str, Any]:
     arrival: Any = "Poisson" if b.arrival == "poisson" else {"LogNormal": {"sigma": b.sigma}}
-    return {"cdf": Path(b.cdf).read_text(), "load": b.load, "load_on": b.load_on, "arrival": arrival,
+    return {"cdf": read_text(b.cdf, "workload.cdf"), "load": b.load, "load_on": b.load_on, "arrival": arrival,
             "start": b.start, "duration": b.duration, "prio": b.prio}
 
 
@@ -303,7 +379,7 @@ def _workload(w: Any, topo: Any) -> dict[str, Any]:
             {"src": f.src, "dst": f.dst, "size": f.size, "start_ns": f.start // 1000, "prio": f.prio, "incast": f.incast}
             for f in w.flows]}
     if isinstance(w, S.HpccFlowsWorkload):
-        return {"kind": "hpcc_flows", "text": Path(w.file).read_text(), "time_offset": w.time_offset}
+        return {"kind": "hpcc_flows", "text": read_text(w.file, "workload.file"), "time_offset": w.time_offset}
     if isinstance(w, S.BackgroundWorkload):
         return {"kind": "background", **_background(w)}
     if isinstance(w, S.IncastWorkload):

@@ -23,6 +23,8 @@ al., ToN 2013. The core's module docs (``crates/hopsim-core/src/cc/*.rs``, ``aqm
 
 from __future__ import annotations
 
+import numbers
+import operator
 from typing import Annotated, Any, Callable, Literal, Optional, Union
 
 from pydantic import (
@@ -38,7 +40,8 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from .paths import resolve_input
+from .errors import ScenarioError
+from .paths import read_text, resolve_input
 from .units import (
     UnitError,
     fmt_rate,
@@ -48,6 +51,7 @@ from .units import (
     parse_rate,
     parse_size,
     parse_time,
+    shown,
 )
 
 # ----------------------------------------------------------------------------- unit types
@@ -146,6 +150,11 @@ SizeOrEcn = Annotated[
     BeforeValidator(_wrap(parse_size, ("ecn",))),
     PlainSerializer(_ser_unset(fmt_size, "ecn")),
 ]
+TimeOrPredicted = Annotated[
+    Union[Literal["predicted"], int],
+    BeforeValidator(_wrap(parse_time, ("predicted",))),
+    PlainSerializer(_ser(fmt_time), when_used="json"),
+]
 TimeOrRunEnd = Annotated[
     Union[Literal["run_end"], int],
     BeforeValidator(_wrap(parse_time, ("run_end",))),
@@ -162,8 +171,56 @@ RateOrNone = Annotated[
     PlainSerializer(_ser_unset(fmt_rate, "none")),
 ]
 
-Prio = Annotated[int, Field(ge=0, le=7, description="traffic class / PFC priority, 0..7")]
-NodeId = Annotated[int, Field(ge=0, lt=2**31)]
+# ----------------------------------------------------------------------------- plain numbers
+
+
+def _as_written(x: object) -> str:
+    """A value as the user wrote it in TOML (a string quoted and called one, true not True)."""
+    if isinstance(x, str):
+        return f"the string {shown(x)}"
+    if isinstance(x, bool):
+        return "true" if x else "false"
+    return shown(x)
+
+
+def _integer(x: object) -> int:
+    """Only integers: pydantic's lax mode would read ``hosts = "5"`` as 5 and ``5.5`` as an error
+    but ``5.0`` as 5, hiding a quoting slip or a unit left out; TOML writes integers as integers.
+    Python's integer types (``numpy.int64`` from a sweep script) are integers too (``__index__``)."""
+    if isinstance(x, bool) or not hasattr(type(x), "__index__"):
+        raise PydanticCustomError("integer", "expected an integer written without quotes (e.g. 5), got {got}",
+                                  {"got": _as_written(x)})
+    return operator.index(x)  # type: ignore[arg-type]
+
+
+def _number(x: object) -> float:
+    """Integers or floats (``alpha = 1`` is as good as ``1.0``), never strings or booleans."""
+    if isinstance(x, bool) or not isinstance(x, numbers.Real):
+        raise PydanticCustomError("number", "expected a number written without quotes (e.g. 0.5), got {got}",
+                                  {"got": _as_written(x)})
+    try:
+        return float(x)
+    except OverflowError:  # an integer of hundreds of digits
+        raise PydanticCustomError("number", "{got} is too large for a number here", {"got": shown(x)}) from None
+
+
+def _boolean(x: object) -> bool:
+    """Only true or false: lax mode would take ``"off"``, ``"no"``, 0 and 1 as booleans."""
+    if not isinstance(x, bool):
+        raise PydanticCustomError("boolean", "expected true or false written without quotes, got {got}",
+                                  {"got": _as_written(x)})
+    return x
+
+
+Int = Annotated[int, BeforeValidator(_integer)]
+"""An integer setting (a count, an id, a seed): strings and floats are errors, not converted."""
+Float = Annotated[float, BeforeValidator(_number)]
+"""A plain number setting: integers and floats; strings and booleans are errors."""
+Bool = Annotated[bool, BeforeValidator(_boolean)]
+"""A switch: true or false; strings and numbers are errors."""
+
+Prio = Annotated[Int, Field(ge=0, le=7, description="traffic class / PFC priority, 0..7")]
+NodeId = Annotated[Int, Field(ge=0, lt=2**31)]
 
 # ----------------------------------------------------------------------------- base
 
@@ -195,15 +252,15 @@ class Star(Strict):
     """``hosts`` hosts on one switch: one congestion point (the port to the receiver)."""
 
     kind: Literal["star"]
-    hosts: int = Field(ge=2, le=1_000_000)
+    hosts: Int = Field(ge=2, le=1_000_000)
     rate: Rate = Field(default="100Gbps", gt=0)
     delay: Time = Field(default="1us", ge=0)
 
 
 class Dumbbell(Strict):
     kind: Literal["dumbbell"]
-    left: int = Field(ge=1, le=1_000_000)
-    right: int = Field(ge=1, le=1_000_000)
+    left: Int = Field(ge=1, le=1_000_000)
+    right: Int = Field(ge=1, le=1_000_000)
     host_rate: Rate = Field(default="100Gbps", gt=0)
     bottleneck_rate: Rate = Field(default="100Gbps", gt=0)
     delay: Time = Field(default="1us", ge=0)
@@ -212,14 +269,14 @@ class Dumbbell(Strict):
 class LeafSpineParams(Strict):
     """Defaults: BFC §6, 8 ToRs x 16 hosts, 8 spines, 100 Gb/s and 1 us everywhere."""
 
-    hosts_per_tor: int = Field(default=16, ge=1, le=100_000)
-    tors: int = Field(default=8, ge=1, le=100_000)
-    spines: int = Field(default=8, ge=1, le=100_000)
+    hosts_per_tor: Int = Field(default=16, ge=1, le=100_000)
+    tors: Int = Field(default=8, ge=1, le=100_000)
+    spines: Int = Field(default=8, ge=1, le=100_000)
     host_rate: Rate = Field(default="100Gbps", gt=0)
     fabric_rate: Rate = Field(default="100Gbps", gt=0)
     host_delay: Time = Field(default="1us", ge=0)
     fabric_delay: Time = Field(default="1us", ge=0)
-    links_per_spine: int = Field(default=1, ge=1, le=64)
+    links_per_spine: Int = Field(default=1, ge=1, le=64)
 
 
 class LeafSpine(LeafSpineParams):
@@ -230,8 +287,8 @@ class FatTree(Strict):
     """k-ary fat-tree (Al-Fares et al. 2008); ``hosts_per_edge`` defaults to k/2 (full bisection)."""
 
     kind: Literal["fat_tree"]
-    k: int = Field(ge=2, le=128)
-    hosts_per_edge: Optional[int] = Field(default=None, ge=1, le=10_000)
+    k: Int = Field(ge=2, le=128)
+    hosts_per_edge: Optional[Int] = Field(default=None, ge=1, le=10_000)
     host_rate: Rate = Field(default="100Gbps", gt=0)
     fabric_rate: Rate = Field(default="100Gbps", gt=0)
     delay: Time = Field(default="1us", ge=0)
@@ -280,9 +337,9 @@ class Explicit(Strict):
     0 = ToR, 1 = aggregation/spine, 2 = core; default all 0), the rest hosts (one link each)."""
 
     kind: Literal["explicit"]
-    nodes: int = Field(ge=2, le=10_000_000)
+    nodes: Int = Field(ge=2, le=10_000_000)
     switches: list[NodeId] = Field(min_length=0)
-    tiers: Optional[list[Annotated[int, Field(ge=0, le=7)]]] = None
+    tiers: Optional[list[Annotated[Int, Field(ge=0, le=7)]]] = None
     links: list[Link] = Field(min_length=1)
 
     @model_validator(mode="after")
@@ -360,7 +417,7 @@ class Flow(Strict):
     size: Size = Field(gt=0)
     start: Time = Field(default="0us", ge=0)
     prio: Prio = 3
-    incast: bool = False
+    incast: Bool = False
 
     @field_validator("start")
     @classmethod
@@ -376,7 +433,7 @@ class Incast(Strict):
     period), ``load`` (Poisson bursts averaging that fraction of a host link into the
     destination) or ``at`` (a single burst at that time)."""
 
-    degree: int = Field(ge=1, le=1_000_000)
+    degree: Int = Field(ge=1, le=1_000_000)
     flow_size: Optional[Size] = Field(default=None, gt=0)
     flow_size_min: Optional[Size] = Field(default=None, gt=0)
     flow_size_max: Optional[Size] = Field(default=None, gt=0)
@@ -424,7 +481,7 @@ class BackgroundParams(Strict):
     load: Fraction = Field(gt=0, le=1)
     load_on: Literal["host_links", "core_links"] = "host_links"
     arrival: Literal["poisson", "lognormal"] = "poisson"
-    sigma: float = Field(default=2.0, ge=0, le=100, description="lognormal shape (BFC §6.2.1: 2)")
+    sigma: Float = Field(default=2.0, ge=0, le=100, description="lognormal shape (BFC §6.2.1: 2)")
     start: Time = Field(default="0us", ge=0)
     duration: Time = Field(gt=0, description="arrivals in [start, start + duration)")
     prio: Prio = 3
@@ -433,7 +490,11 @@ class BackgroundParams(Strict):
     @classmethod
     def _cdf(cls, v: str, info: ValidationInfo) -> str:
         p = resolve_input(v, info.context, kind="CDF file", subdir="workloads")
-        check_cdf_text(p.read_text(), p.name)
+        try:
+            text = read_text(p)
+        except ScenarioError as e:
+            raise PydanticCustomError("file", "{msg}", {"msg": str(e)}) from None
+        check_cdf_text(text, p.name)
         return str(p)
 
 
@@ -466,7 +527,7 @@ class IncastWorkload(Strict):
     kind: Literal["incast"]
     incast: Incast
     start: Time = Field(default="0us", ge=0)
-    bursts: Optional[int] = Field(default=None, ge=1, le=10_000_000)
+    bursts: Optional[Int] = Field(default=None, ge=1, le=10_000_000)
     duration: Optional[Time] = Field(default=None, gt=0)
 
     @model_validator(mode="after")
@@ -510,15 +571,15 @@ class Buffer(Strict):
 
     size: Size = Field(default="12MB", gt=0, description="shared buffer per switch (HPCC fat-tree uses 32 MB)")
     reserve: Size = Field(default="4KiB", ge=0, description="per ingress (port, priority) (HPCC: 4 KB)")
-    alpha: float = Field(default=0.125, gt=0, le=1024, description="dynamic threshold alpha x free (HPCC: 1/8)")
+    alpha: Float = Field(default=0.125, gt=0, le=1024, description="dynamic threshold alpha x free (HPCC: 1/8)")
     resume_offset: Size = Field(default="3KiB", ge=0, description="PFC resume hysteresis (HPCC: 3 KB)")
-    headroom_first: bool = Field(default=False, description="departing bytes leave an ingress's headroom first, then its "
+    headroom_first: Bool = Field(default=False, description="departing bytes leave an ingress's headroom first, then its "
                                  "shared share (the HPCC simulator's MMU); false = each packet releases what it was charged")
-    alpha_by_rate: bool = Field(default=False, description="double alpha per doubling of a port's rate over the NIC rate, "
+    alpha_by_rate: Bool = Field(default=False, description="double alpha per doubling of a port's rate over the NIC rate, "
                                 "up to 1 (the HPCC simulator's pfc_a_shift)")
     headroom: Headroom = Field(default="auto", description="'auto' = 3 x rate x delay + 3 KB per port (HPCC's 3 x BDP + MTUs); "
                                "'hpcc' = exactly 3 x rate x delay (the HPCC simulator); or bytes")
-    lossless: Union[Literal["auto"], bool] = Field(
+    lossless: Union[Literal["auto"], Bool] = Field(
         default="auto",
         description="lossless fabric (headroom, admit into it); 'auto' = whether the flow-control scheme pauses senders",
     )
@@ -529,13 +590,13 @@ MAX_QUEUES = 1024
 
 
 class Queues(Strict):
-    count: int = Field(default=8, ge=1, le=MAX_QUEUES, description="data queues per egress port (8 as on switch ASICs)")
+    count: Int = Field(default=8, ge=1, le=MAX_QUEUES, description="data queues per egress port (8 as on switch ASICs)")
     scheduler: Literal["drr", "strict", "rank"] = Field(
         default="drr",
         description="drr: DRR among data queues; strict: the `strict` queues first, DRR among the rest; "
         "rank: smallest head-of-queue rank tag first. Control frames always take strict priority.",
     )
-    strict: list[Annotated[int, Field(ge=0, lt=MAX_QUEUES)]] = Field(
+    strict: list[Annotated[Int, Field(ge=0, lt=MAX_QUEUES)]] = Field(
         default_factory=list, description="queues served strictly first under scheduler = 'strict'"
     )
     quantum: Size = Field(default=1500, ge=1, le=10_000_000, description="DRR quantum (one MTU frame)")
@@ -580,10 +641,10 @@ class Control(Strict):
 class Ecn(Strict):
     """RED-style marking at dequeue (HPCC)."""
 
-    enabled: bool = True
+    enabled: Bool = True
     kmin: Size = Field(default="400KB", ge=0)
     kmax: Size = Field(default="1600KB", ge=0)
-    pmax: float = Field(default=0.2, ge=0, le=1)
+    pmax: Float = Field(default=0.2, ge=0, le=1)
     ref_rate: RateOrNone = Field(default="100Gbps", description="kmin/kmax scale with port rate from this rate; 'none' = fixed")
 
     @model_validator(mode="after")
@@ -599,8 +660,8 @@ class Pfc(Strict):
     threshold: Literal["dynamic", "static"] = Field(default="dynamic", description="dynamic = the MMU's alpha x free (HPCC)")
     xoff: Optional[Size] = Field(default=None, gt=0, description="static threshold: pause at this many ingress bytes")
     xon: Optional[Size] = Field(default=None, ge=0, description="static threshold: resume at this many")
-    pause_quanta: int = Field(default=65535, ge=1, le=65535, description="quanta of an XOFF frame (0xFFFF: until resumed)")
-    until_resume: bool = Field(default=False, description="a pause holds until its resume frame and is never refreshed "
+    pause_quanta: Int = Field(default=65535, ge=1, le=65535, description="quanta of an XOFF frame (0xFFFF: until resumed)")
+    until_resume: Bool = Field(default=False, description="a pause holds until its resume frame and is never refreshed "
                                "(the HPCC simulator); false = quanta, refreshed at half")
 
     @model_validator(mode="after")
@@ -614,23 +675,42 @@ class Pfc(Strict):
 
 
 class Ppfc(Strict):
-    """P-PFC (Tian et al., TPDS 2020)."""
+    """P-PFC (Tian et al., TPDS 2020). Sections and choices are in the core
+    (crates/hopsim-core/src/fc/ppfc.rs)."""
 
-    kmax: Size = Field(default="200KB", ge=0, description="predict only while an egress queue exceeds Kmax (Table 2)")
+    kmax: SizeOrEcn = Field(default="ecn", description="predict only while an egress queue exceeds Kmax: 'ecn' = "
+                            "its port's ECN kmax, as the paper has it (§4.1, Table 2); a size overrides it")
     interval: Time = Field(default="1us", gt=0, description="Algorithm 1 period (§4.1)")
     T: Time = Field(default="100us", gt=0, description="pause when the buffer would fill within T (Table 2)")
     R: Fraction = Field(default=0.8, gt=0, le=1, description="pause ports holding this share of the queue (Table 2)")
     space_left: Literal["shared", "buffer"] = "shared"
     hold: Optional[Time] = Field(default=None, ge=0)
+    pause: TimeOrPredicted = Field(default="predicted", description="'predicted' = Algorithm 3's (packets + "
+                                   "increment) / egress rate; a time = Fig. 10's fixed pause time")
+
+    @field_validator("pause")
+    @classmethod
+    def _pause_positive(cls, v: Any) -> Any:
+        if isinstance(v, int) and v <= 0:
+            raise PydanticCustomError("positive", "must be a positive time or 'predicted'", {})
+        return v
 
 
 class Capfc(Strict):
-    """CaPFC as P-PFC §2.3/§5.6/§7 describe it."""
+    """CaPFC as P-PFC §2.3/§5.6/§7 describe it (its only source; see crates/hopsim-core/src/fc/capfc.rs)."""
 
-    warn: Size = Field(default="200KB", gt=0)
+    warn: SizeOrEcn = Field(default="ecn", description="WARN on an egress queue: 'ecn' = its port's ECN kmax (where "
+                            "P-PFC's gate opens); or a size")
     resume: Optional[Size] = Field(default=None, ge=0, description="default warn / 2")
     feeder: Size = Field(default=0, ge=0)
-    pause_quanta: int = Field(default=65535, ge=1, le=65535)
+    pause_quanta: Int = Field(default=65535, ge=1, le=65535)
+
+    @field_validator("warn")
+    @classmethod
+    def _warn_positive(cls, v: Any) -> Any:
+        if isinstance(v, int) and v <= 0:
+            raise PydanticCustomError("positive", "must be a positive size or 'ecn'", {})
+        return v
 
 
 class Bfc(Strict):
@@ -642,17 +722,17 @@ class Bfc(Strict):
     assignment: Literal["dynamic", "stochastic", "single"] = Field(
         default="dynamic", description="dynamic (BFC), stochastic (hash, App. E.4) or single (one queue, §6.1)"
     )
-    table_factor: int = Field(default=100, ge=1, le=1_000_000, description="flow-table entries per queue (App. E.5)")
-    sticky_hrtt: float = Field(default=2.0, ge=0, le=1_000_000, description="sticky threshold in hop RTTs")
-    th_hrtt: float = Field(default=1.0, gt=0, le=1_000_000, description="Th in hop BDPs at the fair drain rate")
+    table_factor: Int = Field(default=100, ge=1, le=1_000_000, description="flow-table entries per queue (App. E.5)")
+    sticky_hrtt: Float = Field(default=2.0, ge=0, le=1_000_000, description="sticky threshold in hop RTTs")
+    th_hrtt: Float = Field(default=1.0, gt=0, le=1_000_000, description="Th in hop BDPs at the fair drain rate")
     refresh: TimeOrOff = Field(default="1us", description="pause-bitmap refresh period; 'off' = none")
     sampling: Fraction = Field(default=1.0, gt=0, le=1, description="share of packets in the bookkeeping (App. E.1)")
-    incast_label: bool = Field(default=False, description="incast flows share one queue per egress (App. E.6)")
-    nic_backpressure: bool = Field(default=True, description="NICs obey pauses; false = BFC - NIC (App. E.1)")
-    backpressure: bool = Field(default=True, description="pause upstream queues at all")
-    updown_only: bool = Field(default=True, description="no backpressure for packets turning back up (App. B)")
-    pfc: bool = Field(default=False, description="standard PFC underneath as a backstop")
-    per_flow: bool = Field(
+    incast_label: Bool = Field(default=False, description="incast flows share one queue per egress (App. E.6)")
+    nic_backpressure: Bool = Field(default=True, description="NICs obey pauses; false = BFC - NIC (App. E.1)")
+    backpressure: Bool = Field(default=True, description="pause upstream queues at all")
+    updown_only: Bool = Field(default=True, description="no backpressure for packets turning back up (App. B)")
+    pfc: Bool = Field(default=False, description="standard PFC underneath as a backstop")
+    per_flow: Bool = Field(
         default=False, description="ideal per-flow flow control: pause by flow id (give each flow a queue: many queues)"
     )
 
@@ -669,10 +749,10 @@ class Flowsail(Strict):
     congested-flow identification, rsvQ, order marks). Defaults and their sections are in the core
     (crates/hopsim-core/src/fc/flowsail.rs). ``queues.count`` must be at least 2 (the last is rsvQ)."""
 
-    q_l_hrtt: float = Field(default=1.0, gt=0, le=1_000_000, description="Q_l in hop BDPs per active queue (§IV-B)")
-    q_h_hrtt: float = Field(default=3.0, gt=0, le=1_000_000, description="Q_h in hop BDPs per active queue (§IV-B)")
-    release_hrtt: float = Field(default=2.0, ge=0, le=1_000_000, description="CFT release after this many hop RTTs")
-    pfc: bool = Field(default=True, description="standard PFC underneath (§VI-B runs every scheme with PFC)")
+    q_l_hrtt: Float = Field(default=1.0, gt=0, le=1_000_000, description="Q_l in hop BDPs per active queue (§IV-B)")
+    q_h_hrtt: Float = Field(default=3.0, gt=0, le=1_000_000, description="Q_h in hop BDPs per active queue (§IV-B)")
+    release_hrtt: Float = Field(default=2.0, ge=0, le=1_000_000, description="CFT release after this many hop RTTs")
+    pfc: Bool = Field(default=True, description="standard PFC underneath (§VI-B runs every scheme with PFC)")
 
     @model_validator(mode="after")
     def _order(self) -> "Flowsail":
@@ -689,13 +769,13 @@ class Floodgate(Strict):
     are VOQs: use ``queues.count`` of a few dozen."""
 
     T: Time = Field(default="10us", gt=0, description="credit interval")
-    thre_credit_bdp: float = Field(default=10.0, gt=0, le=1_000_000, description="delayCredit threshold, BDPs")
-    max_voq: int = Field(default=100, ge=1, le=MAX_QUEUES, description="VOQs per egress port")
+    thre_credit_bdp: Float = Field(default=10.0, gt=0, le=1_000_000, description="delayCredit threshold, BDPs")
+    max_voq: Int = Field(default=100, ge=1, le=MAX_QUEUES, description="VOQs per egress port")
     syn_timeout: Time = Field(default="1ms", gt=0, description="switchSYN after this long without credits")
-    dst_pause: bool = Field(default=False, description="the ideal design: dstPause at the first-hop ToR")
-    thre_off_bdp: float = Field(default=1.0, gt=0, le=1_000_000, description="dstPause above this VOQ length, BDPs")
-    thre_on_bdp: float = Field(default=1.0, gt=0, le=1_000_000, description="dstResume below this VOQ length, BDPs")
-    pfc: bool = Field(default=False, description="standard PFC underneath (appendix B)")
+    dst_pause: Bool = Field(default=False, description="the ideal design: dstPause at the first-hop ToR")
+    thre_off_bdp: Float = Field(default=1.0, gt=0, le=1_000_000, description="dstPause above this VOQ length, BDPs")
+    thre_on_bdp: Float = Field(default=1.0, gt=0, le=1_000_000, description="dstResume below this VOQ length, BDPs")
+    pfc: Bool = Field(default=False, description="standard PFC underneath (appendix B)")
 
 
 class FlowControl(Strict):
@@ -716,18 +796,18 @@ class Dcqcn(Strict):
 
     rai_at_40g: Rate = Field(default="40Mbps", ge=0, description="R_AI at 40 Gb/s, scaled with line rate (P-PFC Table 2)")
     rhai_at_40g: Rate = Field(default="400Mbps", ge=0, description="R_HAI = 10 x R_AI (HPCC run.py)")
-    g: float = Field(default=1 / 256, ge=0, le=1, description="alpha EWMA gain (P-PFC Table 2)")
+    g: Float = Field(default=1 / 256, ge=0, le=1, description="alpha EWMA gain (P-PFC Table 2)")
     rate_increase_timer: Time = Field(default="55us", ge=0, description="(P-PFC Table 2)")
     alpha_timer: Time = Field(default="55us", ge=0, description="(HPCC AlphaResumInterval)")
     byte_counter: Size = Field(default="10MB", ge=0, description="(P-PFC Table 2); 0 = off")
-    fast_recovery_stages: int = Field(default=5, ge=0, le=1000, description="F (HPCC FastRecoveryTimes)")
+    fast_recovery_stages: Int = Field(default=5, ge=0, le=1000, description="F (HPCC FastRecoveryTimes)")
     rate_decrease_interval: Time = Field(default="4us", ge=0, description="(HPCC RateDecreaseInterval)")
     min_rate: Rate = Field(default="100Mbps", ge=0, description="(HPCC MinRate)")
-    clamp_target_rate: bool = False
+    clamp_target_rate: Bool = False
     model: Literal["paper", "mlx"] = Field(
         default="paper", description="'paper' = DCQCN §3 as the papers run it; 'mlx' = the HPCC simulator's Mellanox "
         "model (periodic alpha and decrease checks, no cut on the first CNP, timer-only recovery)")
-    rate_on_first_cnp: float = Field(default=1.0, gt=0, le=1, description="'mlx': Rc = Rt = this x Rc on the first CNP "
+    rate_on_first_cnp: Float = Field(default=1.0, gt=0, le=1, description="'mlx': Rc = Rt = this x Rc on the first CNP "
                                      "(HPCC RateOnFirstCnp)")
     rai: RateOrNone = Field(default="none", description="absolute R_AI, replacing rai_at_40g's scaling (HPCC RATE_AI)")
     rhai: RateOrNone = Field(default="none", description="absolute R_HAI, replacing rhai_at_40g's scaling (HPCC RATE_HAI)")
@@ -737,7 +817,7 @@ class DctcpRate(Strict):
     """The HPCC simulator's rate-based RDMA DCTCP (its CC_MODE 8): alpha per window of data from
     the ECN echoes, one cut Rc x (1 - alpha/2) per window, an additive step per window otherwise."""
 
-    g: float = Field(default=1 / 16, ge=0, le=1, description="alpha EWMA gain (EWMA_GAIN)")
+    g: Float = Field(default=1 / 16, ge=0, le=1, description="alpha EWMA gain (EWMA_GAIN)")
     rai: Rate = Field(default="1000Mbps", ge=0, description="additive step per window (DCTCP_RATE_AI)")
     min_rate: Rate = Field(default="100Mbps", ge=0, description="(MIN_RATE)")
 
@@ -747,25 +827,25 @@ class Dctcp(Strict):
     kmax = K, pmax = 1; DCTCP §3.4: 65 packets at 10 Gb/s) and, for plain TCP windows,
     ``transport.window = "off"``."""
 
-    g: float = Field(default=1 / 16, gt=0, le=1, description="alpha EWMA gain (DCTCP §3.4: 1/16)")
-    initial_alpha: float = Field(default=1.0, ge=0, le=1, description="alpha before the first estimate (RFC 8257 §3.3)")
+    g: Float = Field(default=1 / 16, gt=0, le=1, description="alpha EWMA gain (DCTCP §3.4: 1/16)")
+    initial_alpha: Float = Field(default=1.0, ge=0, le=1, description="alpha before the first estimate (RFC 8257 §3.3)")
     start: Literal["line_rate", "slow_start"] = Field(
         default="line_rate", description="line_rate: cwnd = 1 BDP (BFC §6); slow_start: from initial_window (BFC App. D)"
     )
-    initial_window: int = Field(default=10, ge=1, le=1_000_000, description="packets, for slow_start (RFC 6928)")
+    initial_window: Int = Field(default=10, ge=1, le=1_000_000, description="packets, for slow_start (RFC 6928)")
 
 
 class Timely(Strict):
     """TIMELY (RTT gradient)."""
 
-    alpha: float = Field(default=0.875, ge=0, le=1, description="EWMA weight of the newest RTT difference")
-    beta: float = Field(default=0.8, ge=0, le=1, description="multiplicative decrease (TIMELY: 0.8)")
+    alpha: Float = Field(default=0.875, ge=0, le=1, description="EWMA weight of the newest RTT difference")
+    beta: Float = Field(default=0.8, ge=0, le=1, description="multiplicative decrease (TIMELY: 0.8)")
     t_low: Time = Field(default="50us", ge=0, description="always increase below (TIMELY: 50 us)")
     t_high: Time = Field(default="500us", ge=0, description="always decrease above (TIMELY: 500 us)")
     min_rtt: Time = Field(default="20us", gt=0, description="normalises the gradient (HPCC TimelyMinRtt)")
     delta_at_10g: Rate = Field(default="10Mbps", ge=0, description="additive step at 10 Gb/s, scaled with line rate")
     hai_at_10g: Rate = Field(default="50Mbps", ge=0, description="hyperactive step at 10 Gb/s (5 x delta), scaled")
-    hai_after: int = Field(default=5, ge=0, le=1_000_000, description="increases in a row before hyperactive steps")
+    hai_after: Int = Field(default=5, ge=0, le=1_000_000, description="increases in a row before hyperactive steps")
     min_rate: Rate = Field(default="100Mbps", ge=0, description="(HPCC MinRate)")
     rai: RateOrNone = Field(default="none", description="absolute additive step, replacing delta_at_10g (HPCC RATE_AI)")
     rhai: RateOrNone = Field(default="none", description="absolute hyperactive step, replacing hai_at_10g (HPCC RATE_HAI)")
@@ -783,25 +863,25 @@ class IntHeader(Strict):
 
     hop_bytes: Size = Field(default=8, ge=0, le=4096)
     base_bytes: Size = Field(default=2, ge=0, le=4096)
-    max_hops: int = Field(default=5, ge=1, le=8, description="records a packet collects and the header holds")
+    max_hops: Int = Field(default=5, ge=1, le=8, description="records a packet collects and the header holds")
 
 
 class Hpcc(Strict):
     """HPCC: window and rate from INT."""
 
-    eta: float = Field(default=0.95, gt=0, le=1, description="target utilisation (HPCC §3.3)")
-    max_stage: int = Field(default=5, ge=0, le=1_000_000, description="maxStage (HPCC §3.3)")
+    eta: Float = Field(default=0.95, gt=0, le=1, description="target utilisation (HPCC §3.3)")
+    max_stage: Int = Field(default=5, ge=0, le=1_000_000, description="maxStage (HPCC §3.3)")
     rai_at_25g: Rate = Field(default="10Mbps", ge=0, description="W_AI as a rate at 25 Gb/s, scaled (HPCC run.py)")
-    fast_react: bool = Field(default=True, description="react on every ACK (HPCC simulator FAST_REACT 1)")
+    fast_react: Bool = Field(default=True, description="react on every ACK (HPCC simulator FAST_REACT 1)")
     min_rate: Rate = Field(default="100Mbps", ge=0, description="(HPCC MinRate)")
     base_rtt: TimeOrFlow = Field(default="flow", description="T: 'flow' = each flow's unloaded RTT, or a time")
     int_header: IntHeader = Field(default_factory=IntHeader)
     rai: RateOrNone = Field(default="none", description="absolute W_AI rate, replacing rai_at_25g's scaling (HPCC RATE_AI)")
     window: SizeOrNone = Field(default="none", description="the simulator's m_win (bytes; its maxBdp under GLOBAL_T): "
                                "the queue term uses qlen x B_nic / (B x window) and the window is window x R / B_nic")
-    multi_rate: bool = Field(default=False, description="per-hop U, reference rate and stage; send at the slowest (MULTI_RATE)")
-    sample_feedback: bool = Field(default=False, description="fast reaction skips hops reporting an empty queue (SAMPLE_FEEDBACK)")
-    int_multi: int = Field(default=0, ge=0, le=1_000_000, description="round INT qlen to 80 x this and txBytes to 128 x "
+    multi_rate: Bool = Field(default=False, description="per-hop U, reference rate and stage; send at the slowest (MULTI_RATE)")
+    sample_feedback: Bool = Field(default=False, description="fast reaction skips hops reporting an empty queue (SAMPLE_FEEDBACK)")
+    int_multi: Int = Field(default=0, ge=0, le=1_000_000, description="round INT qlen to 80 x this and txBytes to 128 x "
                            "this bytes, as the simulator's switches (INT_MULTI); 0 = exact")
 
     @field_validator("base_rtt")
@@ -815,7 +895,7 @@ class Hpcc(Strict):
 class Ein(Strict):
     """Pulser's switch-side incast detection (Algorithm 1)."""
 
-    n: int = Field(default=50, ge=1, le=1_000_000, description="N: dequeues averaged")
+    n: Int = Field(default=50, ge=1, le=1_000_000, description="N: dequeues averaged")
     threshold: Fraction = Field(default=0.25, ge=0, le=100, description="EIN_threshold as a fraction of line rate")
     high_water_mark: SizeOrEcn = Field(default="ecn", description="HighWaterMark; 'ecn' = the port's ECN kmin (Pulser §III-A)")
 
@@ -823,7 +903,7 @@ class Ein(Strict):
 class Pulser(Strict):
     """Pulser: DCTCP plus EIN (Almasi et al.)."""
 
-    cwnd_safe: int = Field(default=4, ge=1, le=1_000_000, description="packets (Pulser §III-B)")
+    cwnd_safe: Int = Field(default=4, ge=1, le=1_000_000, description="packets (Pulser §III-B)")
     dctcp: Dctcp = Field(default_factory=Dctcp)
     ein: Ein = Field(default_factory=Ein)
 
@@ -831,17 +911,17 @@ class Pulser(Strict):
 class Ictcp(Strict):
     """ICTCP: receiver-side receive-window control."""
 
-    alpha: float = Field(default=0.9, ge=0, le=1, description="share of the link ICTCP fills (control trigger)")
-    beta: float = Field(default=0.75, ge=0, le=1, description="weight of the old throughput in its EWMA")
-    gamma1: float = Field(default=0.1, ge=0, le=1, description="increase below this throughput-difference ratio")
-    gamma2: float = Field(default=0.5, ge=0, le=1, description="decrease above this ratio")
-    decrease_after: int = Field(default=3, ge=1, le=1000, description="RTTs above gamma2 before a decrease")
-    initial_rwnd: int = Field(default=2, ge=1, le=1_000_000, description="packets advertised at the start")
-    min_rwnd: int = Field(default=2, ge=1, le=1_000_000, description="packets: the smallest window advertised")
-    slow_start: bool = Field(default=True, description="double the window per increase until the first decrease")
-    fairness: bool = Field(default=True, description="fairness controller: larger-than-average windows give back one MSS")
-    fairness_threshold: float = Field(default=0.2, ge=0, le=1, description="BW_A below this share of C triggers it")
-    initial_window: int = Field(default=10, ge=1, le=1_000_000, description="the sender TCP's initial window, packets")
+    alpha: Float = Field(default=0.9, ge=0, le=1, description="share of the link ICTCP fills (control trigger)")
+    beta: Float = Field(default=0.75, ge=0, le=1, description="weight of the old throughput in its EWMA")
+    gamma1: Float = Field(default=0.1, ge=0, le=1, description="increase below this throughput-difference ratio")
+    gamma2: Float = Field(default=0.5, ge=0, le=1, description="decrease above this ratio")
+    decrease_after: Int = Field(default=3, ge=1, le=1000, description="RTTs above gamma2 before a decrease")
+    initial_rwnd: Int = Field(default=2, ge=1, le=1_000_000, description="packets advertised at the start")
+    min_rwnd: Int = Field(default=2, ge=1, le=1_000_000, description="packets: the smallest window advertised")
+    slow_start: Bool = Field(default=True, description="double the window per increase until the first decrease")
+    fairness: Bool = Field(default=True, description="fairness controller: larger-than-average windows give back one MSS")
+    fairness_threshold: Float = Field(default=0.2, ge=0, le=1, description="BW_A below this share of C triggers it")
+    initial_window: Int = Field(default=10, ge=1, le=1_000_000, description="the sender TCP's initial window, packets")
 
     @model_validator(mode="after")
     def _order(self) -> "Ictcp":
@@ -882,20 +962,24 @@ class Transport(Strict):
                                "(the HPCC simulator has no RTO)")
     nack_interval: Time = Field(default="500us", ge=0, description="(HPCC: 500 us)")
     cnp_interval: Time = Field(default="50us", ge=0, description="(DCQCN / P-PFC Table 2: 50 us)")
-    nic_queues: int = Field(default=8, ge=1, le=MAX_QUEUES, description="NIC queues (gates) the host half of a scheme uses")
+    nic_queues: Int = Field(default=8, ge=1, le=MAX_QUEUES, description="NIC queues (gates) the host half of a scheme uses")
     ack_min: Size = Field(default=0, ge=0, le=4096, description="pad ACKs and NACKs to at least this (HPCC simulator: 48 B)")
     cnp: Literal["packet", "ack_flag"] = Field(
         default="packet", description="'packet' = CNP packets, one per cnp_interval; 'ack_flag' = a flag on the ACK of every "
         "marked packet (the HPCC simulator)")
+    cnp_timing: Literal["since_last", "flow_clock"] = Field(
+        default="since_last", description="'since_last' = a CNP for a marked packet if none went in the last "
+        "cnp_interval (DCQCN §3); 'flow_clock' = on a per-flow clock from its first packet (ns3-rdma, the P-PFC paper's "
+        "simulator)")
     ack_priority: Literal["control", "data"] = Field(
         default="control", description="'control' = strict-priority control queue; 'data' = the flow's data queue, "
         "buffered and paused like data (the HPCC simulator's ACK_HIGH_PRIO 0)")
-    ack_pause_at_nic: bool = Field(default=True, description="with ack_priority 'data': the NIC holds ACKs while their "
+    ack_pause_at_nic: Bool = Field(default=True, description="with ack_priority 'data': the NIC holds ACKs while their "
                                    "priority is paused (HPCC ACK_HIGH_PRIO 0); false = never (ACK_HIGH_PRIO 1)")
-    window_by_rate: bool = Field(default=False, description="scale the in-flight cap by rate / line rate (HPCC VAR_WIN 1)")
-    repace_on_rate_change: bool = Field(default=False, description="move the next send time when the rate changes "
+    window_by_rate: Bool = Field(default=False, description="scale the in-flight cap by rate / line rate (HPCC VAR_WIN 1)")
+    repace_on_rate_change: Bool = Field(default=False, description="move the next send time when the rate changes "
                                         "(the HPCC simulator's ChangeRate, in its HPCC mode)")
-    pace_at_rate: bool = Field(default=True, description="pace at the congestion control's rate; false = line rate "
+    pace_at_rate: Bool = Field(default=True, description="pace at the congestion control's rate; false = line rate "
                                "(HPCC RATE_BOUND 0)")
 
     @field_validator("rto")
@@ -949,15 +1033,15 @@ class Trace(Strict):
     """Enqueue, dequeue, drop and ECN-mark events at switches of the data packets of these flows or
     at these ports (the ``trace`` table; the HPCC simulator's mix.tr as trace_reader prints it)."""
 
-    flows: list[Annotated[int, Field(ge=0, lt=2**32)]] = Field(default_factory=list, description="flow ids")
-    ports: list[tuple[NodeId, Annotated[int, Field(ge=0, le=65535)]]] = Field(
+    flows: list[Annotated[Int, Field(ge=0, lt=2**32)]] = Field(default_factory=list, description="flow ids")
+    ports: list[tuple[NodeId, Annotated[Int, Field(ge=0, le=65535)]]] = Field(
         default_factory=list, description="[switch node, local port] pairs: packets leaving by them"
     )
 
 
 class Record(Strict):
     buffer_interval: TimeOrOff = Field(default="10us", description="switch and port buffer samples; 'off' = none")
-    queue_ports: list[tuple[NodeId, Annotated[int, Field(ge=0, le=65535)]]] = Field(
+    queue_ports: list[tuple[NodeId, Annotated[Int, Field(ge=0, le=65535)]]] = Field(
         default_factory=list, description="[node, local port] pairs whose queue length is recorded"
     )
     queue_interval: Time = Field(default="1us", gt=0)
@@ -983,7 +1067,7 @@ class ScenarioModel(Strict):
 
     name: str = ""
     description: str = ""
-    seed: int = Field(default=1, ge=0, lt=2**64, description="master seed: same scenario + seed, same results")
+    seed: Int = Field(default=1, ge=0, lt=2**64, description="master seed: same scenario + seed, same results")
     duration: Optional[Time] = Field(default=None, gt=0, description="stop time; omitted = until every flow finishes")
     stall_timeout: Annotated[
         Union[Literal["auto", "off"], int],

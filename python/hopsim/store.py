@@ -21,19 +21,25 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 
+from .paths import is_file
 from .run import TABLES, Results
 
 if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
     from .scenario import Scenario
 
-__all__ = ["check_writable", "write_run", "load_run", "is_complete", "find_runs", "clean_stale", "RunExists"]
+__all__ = ["check_writable", "write_run", "load_run", "read_table", "read_columns", "read_frame", "read_summary", "is_complete",
+           "find_runs", "clean_stale", "RunExists"]
 
 SUMMARY = "summary.json"
 TMP_MARK = ".tmp-"
@@ -50,9 +56,12 @@ def check_writable(out: Path | str, what: str = "output folder") -> None:
     from .errors import ScenarioError
 
     out = Path(out).resolve()
-    anc = out if out.is_dir() else out.parent
-    while not anc.exists():
-        anc = anc.parent
+    try:
+        anc = out if out.is_dir() else out.parent
+        while not anc.exists():
+            anc = anc.parent
+    except OSError as e:  # a name longer than the system allows
+        raise ScenarioError(f"{what} {out}: not a usable path ({e.strerror or e})") from None
     if not anc.is_dir():
         raise ScenarioError(f"{what} {out}: {anc} is a file, not a folder")
     try:
@@ -63,7 +72,7 @@ def check_writable(out: Path | str, what: str = "output folder") -> None:
 
 
 def is_complete(d: Path | str) -> bool:
-    return (Path(d) / SUMMARY).is_file()
+    return is_file(Path(d) / SUMMARY)
 
 
 def _json(path: Path, obj: Any) -> None:
@@ -89,7 +98,11 @@ def write_run(
         (tmp / "scenario.sha256").write_text(scenario.hash + "\n")
         _json(tmp / "params.json", params or {})
         for name in TABLES:
-            pq.write_table(results.tables[name], tmp / f"{name}.parquet", compression="zstd")
+            spooled = getattr(results.tables, "path", lambda _: None)(name)
+            if spooled is not None:  # already written, a chunk at a time (`hopsim.spool`)
+                shutil.copyfile(spooled, tmp / f"{name}.parquet")
+            else:
+                pq.write_table(results.tables[name], tmp / f"{name}.parquet", compression="zstd")
         summary = dict(results.summary)
         summary["scenario_hash"] = scenario.hash
         summary["name"] = scenario.name
@@ -109,15 +122,79 @@ def write_run(
     return out
 
 
+_REDO = "re-create it with `hopsim run` (or the sweep)"
+
+
+def read_table(path: Path | str, columns: list[str] | None = None) -> pa.Table:
+    """A table of a run folder. A file that is not, or no longer, Parquet (truncated by a full
+    disk or a copy cut short, corrupted, replaced by something else) is a ScenarioError naming
+    the file, not an Arrow traceback from whichever command read it."""
+    try:
+        return pq.read_table(path, columns=columns)
+    except _PARQUET_ERRORS as e:
+        raise _unreadable(path, e) from None
+
+
+def read_columns(path: Path | str) -> set[str]:
+    """The column names of a run folder's table (its footer only); errors as `read_table`."""
+    try:
+        return set(pq.read_schema(path).names)
+    except _PARQUET_ERRORS as e:
+        raise _unreadable(path, e) from None
+
+
+def read_frame(path: Path | str) -> "pd.DataFrame":
+    """`read_table` as a pandas DataFrame (the conversion reads the file's pandas metadata, which
+    a corrupt file can also spoil)."""
+    t = read_table(path)
+    try:
+        return t.to_pandas()
+    except _PARQUET_ERRORS as e:
+        raise _unreadable(path, e) from None
+
+
+def read_summary(d: Path | str) -> dict[str, Any]:
+    """A run folder's summary.json; one that is not a JSON object is a ScenarioError naming it."""
+    from .errors import ScenarioError
+
+    path = Path(d) / SUMMARY
+    try:
+        summary = json.loads(path.read_bytes())
+    except OSError as e:
+        raise ScenarioError(f"{path}: cannot read it ({e.strerror or e})") from None
+    except ValueError as e:  # bad JSON or bad UTF-8
+        raise ScenarioError(f"{path}: not valid JSON ({_first_line(e)}); {_REDO}") from None
+    if not isinstance(summary, dict):
+        raise ScenarioError(f"{path}: expected a JSON object, found {type(summary).__name__}; {_REDO}")
+    if not isinstance(summary.get("params") or {}, dict):  # the swept values, by dotted key
+        raise ScenarioError(f"{path}: 'params' is not a JSON object; {_REDO}")
+    return summary
+
+
+_PARQUET_ERRORS = (pa.ArrowException, OSError, ValueError)
+"""What reading a damaged Parquet file raises: Arrow's errors, OSError for a cut file, ValueError
+(UnicodeDecodeError) for spoilt metadata text."""
+
+
+def _unreadable(path: Path | str, e: BaseException) -> Exception:
+    from .errors import ScenarioError
+
+    why = re.sub(r"^Could not open Parquet input source '[^']*': ", "", _first_line(e))  # the path is named once
+    return ScenarioError(f"{path}: cannot read it as Parquet ({why}); {_REDO}")
+
+
+def _first_line(e: BaseException) -> str:
+    return (str(e).strip().splitlines() or [type(e).__name__])[0]
+
+
 def load_run(d: Path | str) -> Results:
     """Read a run folder back."""
     d = Path(d)
     if not is_complete(d):
         raise FileNotFoundError(f"{d} is not a complete run folder (no {SUMMARY})")
     # folders written before a table existed lack its file: they load without it
-    tables = {name: pq.read_table(d / f"{name}.parquet") for name in TABLES if (d / f"{name}.parquet").exists()}
-    summary = json.loads((d / SUMMARY).read_text())
-    return Results(tables=tables, summary=summary)
+    tables = {name: read_table(d / f"{name}.parquet") for name in TABLES if (d / f"{name}.parquet").exists()}
+    return Results(tables=tables, summary=read_summary(d))
 
 
 def find_runs(d: Path | str) -> list[Path]:

@@ -13,7 +13,8 @@ Every point is validated (schema and core) before anything runs, so a bad value 
 with exit code 2 and no output. Each run gets a folder ``<params>-<hash>`` under the output
 folder, named by its swept values and the hash of its resolved scenario; a folder that exists is
 complete (see `store`), so starting an interrupted sweep again skips what is done and loses
-nothing.
+nothing. The folder's ``sweep.json`` names the sweep it belongs to; another sweep is refused there
+(`check_out`).
 
 Where runs execute: ``jobs`` worker processes on this machine (default: one per core), or, with
 ``cluster``, the Dask distributed scheduler at that address. Both send the same scenario JSON to
@@ -22,6 +23,7 @@ Where runs execute: ``jobs`` worker processes on this machine (default: one per 
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
 import os
@@ -38,16 +40,19 @@ from .errors import RunInterrupted, ScenarioError
 from .resources import AUTO, memory_limit
 from .run import execute, results_from_native
 from .scenario import Scenario, apply_overrides, format_validation_error, read_toml, scenario_from_dict
-from .schema import Strict
-from .store import clean_stale, is_complete, write_run
+from .schema import Int, Strict
+from .store import SUMMARY, clean_stale, is_complete, write_run
 
-__all__ = ["SweepModel", "RunPoint", "plan_sweep", "run_sweep", "SweepReport"]
+__all__ = ["SweepModel", "RunPoint", "plan_sweep", "run_sweep", "check_out", "SweepReport", "MANIFEST"]
+
+MANIFEST = "sweep.json"
+"""The sweep's manifest in its output folder: the sweep file, its SHA-256, and the runs planned."""
 
 
 class SweepModel(Strict):
     name: str = ""
     base: str
-    seeds: list[int] = Field(default_factory=list)
+    seeds: list[Int] = Field(default_factory=list)
     grid: dict[str, list[Any]] = Field(default_factory=dict)
     runs: list[dict[str, Any]] = Field(default_factory=list)
 
@@ -129,14 +134,48 @@ def plan_sweep(path: Path | str, max_memory: Any = AUTO) -> tuple[SweepModel, li
     return m, points
 
 
-def _write_manifest(out: Path, sweep_path: Path, points: list[RunPoint]) -> None:
+def _sweep_hash(sweep_path: Path) -> str:
+    return hashlib.sha256(sweep_path.read_bytes()).hexdigest()
+
+
+def check_out(out: Path, sweep_path: Path) -> Path:
+    """Refuse an output folder that belongs to something else: a run folder, or the folder of
+    another sweep (its sweep.json names another sweep file, and its text differs). Mixing two
+    sweeps' runs in one folder would make a report or query over it compare runs that were never
+    meant to go together, and the second sweep's manifest would hide the first's. The same sweep
+    file (edited, to add seeds or grid points) or a copy of it may resume into its folder.
+    Returns the sweep file the folder belongs to (the first that wrote into it), which the
+    manifest keeps naming."""
+    if out.exists() and not out.is_dir():
+        raise ScenarioError(f"--out {out}: is a file, not a folder")
+    if is_complete(out):
+        raise ScenarioError(f"--out {out}: is a run folder (it has {SUMMARY}); give a new folder for the sweep")
+    manifest_path = out / MANIFEST
+    if not manifest_path.exists():
+        return sweep_path
+    try:
+        manifest = json.loads(manifest_path.read_bytes())
+        theirs = Path(manifest["sweep"])
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise ScenarioError(f"--out {out}: its {MANIFEST} is not a sweep manifest ({type(e).__name__}: {e}); "
+                            "give a new folder for the sweep") from None
+    same_file = theirs == sweep_path
+    same_text = manifest.get("sweep_sha256") == _sweep_hash(sweep_path)
+    if not (same_file or same_text):
+        raise ScenarioError(f"--out {out}: holds the runs of another sweep ({theirs}); give a new folder, or that "
+                            "sweep file to resume it")
+    return theirs
+
+
+def _write_manifest(out: Path, owner: Path, sweep_path: Path, points: list[RunPoint]) -> None:
     manifest = {
-        "sweep": str(sweep_path),
+        "sweep": str(owner),
+        "sweep_sha256": _sweep_hash(sweep_path),
         "runs": [{"run": rp.run_id, "params": rp.params, "scenario_hash": rp.scenario.hash} for rp in points],
     }
-    tmp = out / ".sweep.json.tmp"
+    tmp = out / f".{MANIFEST}.tmp"
     tmp.write_text(json.dumps(manifest, indent=2, sort_keys=True, default=str) + "\n")
-    os.replace(tmp, out / "sweep.json")
+    os.replace(tmp, out / MANIFEST)
 
 
 def run_sweep(
@@ -158,11 +197,9 @@ def run_sweep(
     """
     path = Path(path).resolve()
     memory_limit(max_memory)  # a bad value is bad input before anything is planned
-    _, points = plan_sweep(path, max_memory)
     out = Path(out).resolve()
-    out.mkdir(parents=True, exist_ok=True)
-    clean_stale(out)
-    _write_manifest(out, path, points)
+    _, points = plan_sweep(path, max_memory)
+    owner = check_out(out, path)
     report = SweepReport(out=out, planned=points)
     todo = []
     for rp in points:
@@ -170,11 +207,27 @@ def run_sweep(
             report.skipped.append(rp.run_id)
         else:
             todo.append(rp)
-    if on_plan:
-        on_plan(len(points), len(todo))
-    if not todo:
-        return report
+    # the cluster before anything is written: a wrong address leaves no folder behind
+    client = _connect(cluster) if cluster and todo else None
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        clean_stale(out)
+        _write_manifest(out, owner, path, points)
+        if on_plan:
+            on_plan(len(points), len(todo))
+        if todo:
+            _run(todo, out, report, jobs, client, on_done, max_memory)
+    except _Refused as r:
+        raise ScenarioError(f"[{r.rp.run_id}] {r.message}", source=str(path)) from None
+    finally:
+        if client is not None:
+            client.close()
+    return report
 
+
+def _run(todo: list[RunPoint], out: Path, report: SweepReport, jobs: int | None, client: Any,
+         on_done: Callable[[str], None] | None, max_memory: Any = AUTO) -> None:
+    """Run `todo` on the Dask `client`, else locally, writing each run folder as it completes."""
     def finish(rp: RunPoint, raw: dict[str, Any]) -> None:
         res = results_from_native(raw, rp.scenario.hash, rp.scenario.name)
         write_run(res, rp.scenario, out / rp.run_id, params=rp.params)
@@ -182,21 +235,17 @@ def run_sweep(
         if on_done:
             on_done(rp.run_id)
 
-    try:
-        if cluster:
-            _run_dask(cluster, todo, finish, max_memory)
-        elif (jobs or os.cpu_count() or 1) <= 1 or len(todo) == 1:
-            for rp in todo:
-                try:
-                    raw = execute(rp.scenario.core_json, max_memory=max_memory)
-                except ValueError as e:
-                    raise _Refused(rp, e) from None
-                finish(rp, raw)
-        else:
-            _run_pool(jobs or os.cpu_count() or 1, todo, finish, max_memory)
-    except _Refused as r:
-        raise ScenarioError(f"[{r.rp.run_id}] {r.message}", source=str(path)) from None
-    return report
+    if client is not None:
+        _run_dask(client, todo, finish, max_memory)
+    elif (jobs or os.cpu_count() or 1) <= 1 or len(todo) == 1:
+        for rp in todo:
+            try:
+                raw = execute(rp.scenario.core_json, max_memory=max_memory)
+            except ValueError as e:
+                raise _Refused(rp, e) from None
+            finish(rp, raw)
+    else:
+        _run_pool(jobs or os.cpu_count() or 1, todo, finish, max_memory)
 
 
 class _Refused(Exception):
@@ -280,23 +329,34 @@ def _stop_workers(ex: ProcessPoolExecutor) -> None:
             pass
 
 
-def _run_dask(address: str, todo: list[RunPoint], finish: Callable[[RunPoint, dict[str, Any]], None],
-              max_memory: Any = AUTO) -> None:
-    from distributed import Client, as_completed
+def _connect(address: str) -> Any:
+    """A Dask client of the scheduler at `address`; one that cannot be reached (a wrong address,
+    a scheduler not running) is a ScenarioError naming it."""
+    from distributed import Client
 
-    with Client(address, timeout="30s") as client:
-        futs = {}
-        for rp in todo:
-            # the key names the run, so a resubmitted sweep on the same scheduler reuses results
-            f = client.submit(execute, rp.scenario.core_json, None, max_memory, key=f"hopsim-{rp.run_id}", pure=False)
-            futs[f] = rp
-        for f in as_completed(list(futs)):
-            rp = futs.pop(f)
-            try:
-                raw = f.result()
-            except ValueError as e:
-                raise _Refused(rp, e) from None
-            # written here: let the cluster forget it, so that losing the worker that holds it
-            # does not make the scheduler compute it again
-            f.release()
-            finish(rp, raw)
+    try:
+        return Client(address, timeout="30s")
+    except (OSError, ValueError, TypeError) as e:  # TimeoutError is an OSError
+        raise ScenarioError(f"--cluster {address}: cannot connect to a Dask scheduler there ({e})") from None
+
+
+def _run_dask(client: Any, todo: list[RunPoint], finish: Callable[[RunPoint, dict[str, Any]], None],
+              max_memory: Any = AUTO) -> None:
+    from distributed import as_completed
+
+    futs = {}
+    for rp in todo:
+        # the key names the run, so a resubmitted sweep on the same scheduler reuses results
+        f = client.submit(execute, rp.scenario.core_json, None, None, max_memory, key=f"hopsim-{rp.run_id}",
+                          pure=False)
+        futs[f] = rp
+    for f in as_completed(list(futs)):
+        rp = futs.pop(f)
+        try:
+            raw = f.result()
+        except ValueError as e:
+            raise _Refused(rp, e) from None
+        # written here: let the cluster forget it, so that losing the worker that holds it
+        # does not make the scheduler compute it again
+        f.release()
+        finish(rp, raw)

@@ -14,6 +14,7 @@ from decimal import Decimal, InvalidOperation
 
 __all__ = [
     "UnitError",
+    "shown",
     "parse_rate",
     "parse_time",
     "parse_size",
@@ -63,19 +64,26 @@ SIZE_FORMS = (
 )
 FRACTION_FORMS = "a percentage such as '60%' or a number in [0, 1] such as 0.6"
 
+def shown(value: object, limit: int = 60) -> str:
+    """A value as messages show it: its repr, or the start of it when long (a list of thousands
+    of entries would make a message of thousands of characters)."""
+    r = repr(value)
+    return r if len(r) <= limit else r[: limit - 5] + " ..." + r[-1]
+
+
 _NUM_UNIT = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*([A-Za-zµ/%]*)\s*$")
 
 
 def _split(value: object, forms: str) -> tuple[Decimal, str]:
     if isinstance(value, bool) or not isinstance(value, str):
-        raise UnitError(f"expected {forms}, got {value!r}")
+        raise UnitError(f"expected {forms}, got {shown(value)}")
     m = _NUM_UNIT.match(value)
     if not m:
-        raise UnitError(f"expected {forms}, got {value!r}")
+        raise UnitError(f"expected {forms}, got {shown(value)}")
     try:
         num = Decimal(m.group(1))
     except InvalidOperation:  # pragma: no cover - the regex admits only valid decimals
-        raise UnitError(f"expected {forms}, got {value!r}") from None
+        raise UnitError(f"expected {forms}, got {shown(value)}") from None
     return num, m.group(2)
 
 
@@ -84,14 +92,14 @@ U64_MAX = 2**64 - 1
 
 
 def _too_large(value: object, unit_name: str) -> UnitError:
-    return UnitError(f"{value!r} is too large: the simulator holds at most 2^64 - 1 (in {unit_name}): "
+    return UnitError(f"{shown(value)} is too large: the simulator holds at most 2^64 - 1 (in {unit_name}): "
                      f"times up to about 213 days, sizes and rates up to about 1.8e19")
 
 
 def _scaled(num: Decimal, scale: int, value: object, unit_name: str) -> int:
     exact = num * scale
     if exact != exact.to_integral_value():
-        raise UnitError(f"{value!r} is finer than 1 {unit_name}, the smallest step the simulator has")
+        raise UnitError(f"{shown(value)} is finer than 1 {unit_name}, the smallest step the simulator has")
     if exact > U64_MAX:
         raise _too_large(value, unit_name)
     return int(exact)
@@ -100,61 +108,64 @@ def _scaled(num: Decimal, scale: int, value: object, unit_name: str) -> int:
 def parse_rate(value: object) -> int:
     """``'100Gbps'`` -> 100_000_000_000 (bits per second)."""
     if isinstance(value, int) and not isinstance(value, bool):
-        raise UnitError(f"a bare number is ambiguous for a rate; expected {RATE_FORMS}, got {value!r}")
+        raise UnitError(f"a bare number is ambiguous for a rate; expected {RATE_FORMS}, got {shown(value)}")
     num, unit = _split(value, RATE_FORMS)
     u = unit.lower()
     if u in ("g", "m", "k", "t"):
         u += "bps"
     if u not in RATE_UNITS:
-        raise UnitError(f"unknown rate unit {unit!r} in {value!r}; expected {RATE_FORMS}")
+        raise UnitError(f"unknown rate unit {unit!r} in {shown(value)}; expected {RATE_FORMS}")
     return _scaled(num, RATE_UNITS[u], value, "bit/s")
 
 
 def parse_time(value: object) -> int:
     """``'1us'`` -> 1_000_000 (picoseconds)."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        raise UnitError(f"a bare number is ambiguous for a time; expected {TIME_FORMS}, got {value!r}")
+        raise UnitError(f"a bare number is ambiguous for a time; expected {TIME_FORMS}, got {shown(value)}")
     num, unit = _split(value, TIME_FORMS)
     u = unit.lower() if unit != "µs" else unit
     if u not in TIME_UNITS:
-        raise UnitError(f"unknown time unit {unit!r} in {value!r}; expected {TIME_FORMS}")
+        raise UnitError(f"unknown time unit {unit!r} in {shown(value)}; expected {TIME_FORMS}")
     return _scaled(num, TIME_UNITS[u], value, "ps")
 
 
 def parse_size(value: object) -> int:
     """``'12MB'`` -> 12_000_000, ``'4KiB'`` -> 4096, ``1500`` -> 1500 (bytes)."""
     if isinstance(value, bool):
-        raise UnitError(f"expected {SIZE_FORMS}, got {value!r}")
+        raise UnitError(f"expected {SIZE_FORMS}, got {shown(value)}")
     if isinstance(value, int):
         if value < 0:
-            raise UnitError(f"a size cannot be negative, got {value!r}")
+            raise UnitError(f"a size cannot be negative, got {shown(value)}")
         if value > U64_MAX:
             raise _too_large(value, "byte")
         return value
     num, unit = _split(value, SIZE_FORMS)
     if unit and unit[-1] == "b":
-        raise UnitError(f"{value!r}: a lowercase 'b' means bits; sizes are bytes: use {unit[:-1] + 'B'!r}")
+        raise UnitError(f"{shown(value)}: a lowercase 'b' means bits; sizes are bytes: use {unit[:-1] + 'B'!r}")
     u = unit.lower()
     if u == "":
         u = "b"
     if u not in SIZE_UNITS:
-        raise UnitError(f"unknown size unit {unit!r} in {value!r}; expected {SIZE_FORMS}")
+        raise UnitError(f"unknown size unit {unit!r} in {shown(value)}; expected {SIZE_FORMS}")
     return _scaled(num, SIZE_UNITS[u], value, "byte")
 
 
 def parse_fraction(value: object) -> float:
     """``'60%'`` -> 0.6; ``0.6`` -> 0.6. Range checks are the schema's."""
     if isinstance(value, bool):
-        raise UnitError(f"expected {FRACTION_FORMS}, got {value!r}")
-    if isinstance(value, (int, float)):
-        return float(value)
-    if isinstance(value, str):
-        m = _NUM_UNIT.match(value)
-        if m and m.group(2) == "%":
-            return float(Decimal(m.group(1)) / 100)
-        if m and m.group(2) == "":
-            return float(Decimal(m.group(1)))
-    raise UnitError(f"expected {FRACTION_FORMS}, got {value!r}")
+        raise UnitError(f"expected {FRACTION_FORMS}, got {shown(value)}")
+    try:
+        if isinstance(value, (int, float)):
+            return float(value)
+        if isinstance(value, str):
+            m = _NUM_UNIT.match(value)
+            if m and m.group(2) == "%":
+                return float(Decimal(m.group(1)) / 100)
+            if m and m.group(2) == "":
+                return float(Decimal(m.group(1)))
+    except OverflowError:  # an integer of hundreds of digits
+        raise UnitError(f"{shown(value)} is too large for a fraction; expected {FRACTION_FORMS}") from None
+    raise UnitError(f"expected {FRACTION_FORMS}, got {shown(value)}")
 
 
 def _fmt(v: int, units: list[tuple[str, int]]) -> str:

@@ -190,6 +190,13 @@ impl Simulation {
                 serde_json::to_value(&sim.cfg.fc).ok().and_then(|v| v["scheme"].as_str().map(str::to_string)).unwrap_or_default()
             ));
         }
+        // P-PFC's pauses end by their duration and it sends no resumes: a PFC that holds every
+        // pause until a resume frame would hold them for ever (the run stalls)
+        if sim.cfg.pfc.until_resume && matches!(sim.cfg.fc, FcConfig::Ppfc(_)) {
+            return Err("flow_control.pfc.until_resume holds every pause until its resume frame, and P-PFC's pauses \
+                        end by their duration with no resume: not allowed with flow_control.scheme ppfc"
+                .to_string());
+        }
         for (id, f) in flows.iter().enumerate() {
             sim.add_flow(id as u32, f)?;
         }

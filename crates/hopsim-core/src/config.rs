@@ -174,6 +174,8 @@ pub struct HostConfig {
     pub ack_min: u32,
     /// How a receiver tells the sender of an ECN-marked packet (see `CnpMode`).
     pub cnp: CnpMode,
+    /// When a receiver may send a flow's next CNP packet (see `CnpTiming`).
+    pub cnp_timing: CnpTiming,
     /// Which class ACKs and NACKs travel in (see `AckPriority`).
     pub ack_priority: AckPriority,
     /// With `ack_priority = "data"`: the NIC holds ACKs while their priority is paused (the HPCC
@@ -207,6 +209,29 @@ pub enum CnpMode {
     AckFlag,
 }
 
+/// When the notification point sends a CNP packet (`cnp = "packet"`), at most one per flow per
+/// `cnp_interval` either way.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum CnpTiming {
+    /// DCQCN §3's NP algorithm: "If a marked packet arrives for a flow, and no CNP has been sent
+    /// for the flow in last N microseconds, a CNP is sent immediately". The first marked packet
+    /// of a flow gets its CNP at once.
+    #[default]
+    SinceLast,
+    /// The DCQCN authors' ns-3 (bobzhuyb/ns3-rdma, `QbbNetDevice::CheckandSendQCN`), which the
+    /// P-PFC paper runs ("an NS3 RDMA simulator [10]"; its PFC frames' fixed 5 us pause time,
+    /// Fig. 1b, is ns3-rdma's `PAUSE_TIME 5`): each flow has a clock that starts at its first
+    /// data packet and ticks every `cnp_interval`; a tick sends a CNP if a marked packet arrived
+    /// since the one before. So a flow's first CNP comes `cnp_interval` after its first packet
+    /// (at once only if that packet itself is marked), not at its first mark. Here without timers:
+    /// a CNP goes with the first marked packet at or after each tick. While marks keep coming
+    /// that is the tick itself (plus the gap to the next marked packet); it differs from ns3-rdma
+    /// in that after an unmarked spell the CNP goes at the first mark instead of the tick that
+    /// follows it, and that the last window of marks before the queue falls below Kmin gets no CNP.
+    FlowClock,
+}
+
 /// The class of ACKs and NACKs.
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
 #[serde(rename_all = "snake_case")]
@@ -236,6 +261,7 @@ impl Default for HostConfig {
             nic_queues: 8,
             ack_min: 0,
             cnp: CnpMode::Packet,
+            cnp_timing: CnpTiming::SinceLast,
             ack_priority: AckPriority::Control,
             ack_pause_at_nic: true,
             window_by_rate: false,

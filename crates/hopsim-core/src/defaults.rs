@@ -81,10 +81,10 @@ mod tests {
         assert_eq!(v["record"]["qlen_monitor"]["end"], Value::Null);
         let ppfc = &v["flow_control"]["ppfc"];
         assert_eq!(
-            (&ppfc["scheme"], &ppfc["kmax"], &ppfc["T"], &ppfc["R"]),
-            (&json!("ppfc"), &json!(200_000), &json!(100_000_000), &json!(0.8))
+            (&ppfc["scheme"], &ppfc["kmax"], &ppfc["T"], &ppfc["R"], &ppfc["pause"]),
+            (&json!("ppfc"), &Value::Null, &json!(100_000_000), &json!(0.8), &json!("predicted"))
         );
-        assert_eq!(v["flow_control"]["capfc"]["warn"], 200_000);
+        assert_eq!(v["flow_control"]["capfc"]["warn"], Value::Null);
         assert_eq!(v["congestion_control"]["hpcc"]["int_header"]["max_hops"], 5);
         // What is published is what the core reads back.
         let back: NetConfig = serde_json::from_value(net.clone()).unwrap();

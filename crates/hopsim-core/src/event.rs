@@ -13,8 +13,10 @@ use std::collections::BinaryHeap;
 pub enum Event {
     /// A port finished serialising its packet, or was asked to wake (pacing, pause expiry).
     PortTx { port: u32, gen: u32 },
-    /// The packet at the head of a port's wire reaches the far end.
-    Wire { port: u32 },
+    /// The packet at the head of a port's wire reaches the far end. `pkt` is that packet (the
+    /// wire's front), carried so that the loop can ask the cache for it one event ahead
+    /// (`Scheduler::next_hint`).
+    Wire { port: u32, pkt: u32 },
     /// The next flow of the (start-sorted) workload begins.
     FlowArrival,
     /// A flow's sender timer (congestion control or retransmission timeout).
@@ -35,7 +37,7 @@ impl Event {
     fn pack(self) -> u64 {
         let (kind, id, gen) = match self {
             Event::PortTx { port, gen } => (0u64, port, gen),
-            Event::Wire { port } => (1, port, 0),
+            Event::Wire { port, pkt } => (1, port, pkt),
             Event::FlowArrival => (2, 0, 0),
             Event::FlowTimer { flow, gen } => (3, flow, gen),
             Event::FcTimer { sw, gen } => (4, sw, gen),
@@ -51,7 +53,7 @@ impl Event {
         let gen = w as u32;
         match w >> 61 {
             0 => Event::PortTx { port: id, gen },
-            1 => Event::Wire { port: id },
+            1 => Event::Wire { port: id, pkt: gen },
             2 => Event::FlowArrival,
             3 => Event::FlowTimer { flow: id, gen },
             4 => Event::FcTimer { sw: id, gen },
@@ -208,6 +210,13 @@ impl Scheduler {
         }
     }
 
+    /// The event that pops next, if it is already in the current bucket (the usual case): a hint
+    /// for prefetching what it will touch, read without popping.
+    #[inline]
+    pub fn next_hint(&self) -> Option<Event> {
+        self.current.last().map(|e| Event::unpack(e.ev))
+    }
+
     /// Absolute index of the first occupied ring bucket at or after `from` (ring entries all lie
     /// in `[from, from + NBUCKETS)` when this is called).
     fn next_occupied(&self, from: u64) -> Option<u64> {
@@ -289,7 +298,7 @@ mod tests {
     fn events_pack_into_a_word() {
         for e in [
             Event::PortTx { port: 7, gen: u32::MAX },
-            Event::Wire { port: (1 << 29) - 1 },
+            Event::Wire { port: (1 << 29) - 1, pkt: u32::MAX },
             Event::FlowArrival,
             Event::FlowTimer { flow: 123_456, gen: 9 },
             Event::FcTimer { sw: 3, gen: 0 },
@@ -302,13 +311,13 @@ mod tests {
     #[test]
     fn pops_by_time_then_fifo() {
         let mut s = Scheduler::default();
-        s.push(Time(5), Event::Wire { port: 1 });
-        s.push(Time(3), Event::Wire { port: 2 });
-        s.push(Time(5), Event::Wire { port: 3 });
-        s.push(Time(3), Event::Wire { port: 4 });
+        s.push(Time(5), Event::Wire { port: 1, pkt: 0 });
+        s.push(Time(3), Event::Wire { port: 2, pkt: 0 });
+        s.push(Time(5), Event::Wire { port: 3, pkt: 0 });
+        s.push(Time(3), Event::Wire { port: 4, pkt: 0 });
         let order: Vec<u32> = std::iter::from_fn(|| s.pop())
             .map(|(_, e)| match e {
-                Event::Wire { port } => port,
+                Event::Wire { port, .. } => port,
                 _ => unreachable!(),
             })
             .collect();
@@ -338,7 +347,7 @@ mod tests {
                 };
                 let t = now + ahead;
                 seq += 1;
-                s.push(Time(t), Event::Wire { port: round });
+                s.push(Time(t), Event::Wire { port: round, pkt: 0 });
                 reference.push(std::cmp::Reverse((t, seq, round)));
             }
             if rng.below(2) == 0 {
@@ -346,14 +355,14 @@ mod tests {
                     now = t.0;
                     popped.push((t.0, e));
                     let std::cmp::Reverse((rt, _, rp)) = reference.pop().unwrap();
-                    expect.push((rt, Event::Wire { port: rp }));
+                    expect.push((rt, Event::Wire { port: rp, pkt: 0 }));
                 }
             }
         }
         while let Some((t, e)) = s.pop() {
             popped.push((t.0, e));
             let std::cmp::Reverse((rt, _, rp)) = reference.pop().unwrap();
-            expect.push((rt, Event::Wire { port: rp }));
+            expect.push((rt, Event::Wire { port: rp, pkt: 0 }));
         }
         assert!(reference.is_empty());
         assert_eq!(popped, expect);

@@ -213,6 +213,24 @@ impl Slab {
     pub fn get(&self, id: PacketId) -> &Packet {
         &self.pkts[id as usize]
     }
+    /// Ask the cache for packet `id` ahead of its use. Why: a packet is touched again only when
+    /// it reaches the far end of a wire or the head of a queue, by which time thousands of other
+    /// packets have passed and its slot has left the cache; the first touch was the largest
+    /// single cost of a run (a tenth of it at the far end of the wire alone). The engine knows
+    /// which packet comes next at both places, one serialisation time ahead, so it asks then.
+    /// A hint only: no effect on results.
+    #[inline(always)]
+    pub fn prefetch(&self, id: PacketId) {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `_mm_prefetch` never faults and reads nothing; the address is computed with
+        // wrapping arithmetic and need not be valid.
+        unsafe {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            _mm_prefetch::<_MM_HINT_T0>(self.pkts.as_ptr().wrapping_add(id as usize) as *const i8);
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = id;
+    }
     #[inline]
     pub fn get_mut(&mut self, id: PacketId) -> &mut Packet {
         &mut self.pkts[id as usize]

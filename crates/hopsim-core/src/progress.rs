@@ -47,10 +47,22 @@ pub struct Progress {
 /// run may go on.
 pub type Hook = Box<dyn FnMut(&Progress) -> bool + Send>;
 
-/// What watches a run: an optional stop flag and an optional hook.
+/// Takes the rows of the tables that grow with simulated time (`RunStats::spill_rows`: buffer
+/// and queue samples, the packet trace) while the run goes on; the core empties them after the
+/// call. Why: a run's memory should be bounded by the network, its packets in flight and the
+/// chunk size, not by how long it runs (the standard benchmark's 10 us buffer samples alone are
+/// 1.3 million rows). Returns whether the run may go on.
+pub type Sink = Box<dyn FnMut(&crate::stats::RunStats) -> bool + Send>;
+
+/// What watches a run: an optional stop flag, an optional hook, an optional sink.
 pub struct Watch {
     pub stop: Option<Arc<AtomicBool>>,
     pub hook: Option<Hook>,
+    pub sink: Option<Sink>,
+    /// Rows at which the sink is called (checked after each sample and at each checkpoint).
+    pub spill_rows: usize,
+    /// The sink asked to stop (seen at the next checkpoint, like the flag).
+    refused: bool,
     /// Least wall time between two calls of the hook.
     pub every: Duration,
     started: Option<Instant>,
@@ -59,7 +71,7 @@ pub struct Watch {
 
 impl Default for Watch {
     fn default() -> Self {
-        Watch { stop: None, hook: None, every: Duration::from_millis(100), started: None, last: None }
+        Watch { stop: None, hook: None, sink: None, spill_rows: 1 << 16, refused: false, every: Duration::from_millis(100), started: None, last: None }
     }
 }
 
@@ -90,7 +102,20 @@ impl Watch {
 
     /// Whether the stop flag is set.
     pub(crate) fn stop_requested(&self) -> bool {
-        self.stop.as_ref().is_some_and(|f| f.load(Ordering::Relaxed))
+        self.refused || self.stop.as_ref().is_some_and(|f| f.load(Ordering::Relaxed))
+    }
+
+    /// Hand the time-growing tables to the sink when they hold `spill_rows` rows or more (then
+    /// empty them); false: the sink asked to stop.
+    pub(crate) fn spill(&mut self, stats: &mut crate::stats::RunStats) -> bool {
+        let Some(sink) = self.sink.as_mut() else { return true };
+        if stats.spill_rows() < self.spill_rows {
+            return true;
+        }
+        let go_on = sink(stats);
+        stats.clear_spilled();
+        self.refused |= !go_on;
+        go_on
     }
 
     /// Call the hook (when `due`); false: the hook asked to stop.

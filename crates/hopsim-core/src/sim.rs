@@ -88,9 +88,14 @@ impl Simulation {
             }
             debug_assert!(t >= self.now);
             self.now = t;
+            // a packet reaching the far end of a wire is the one touch that misses the cache
+            // most: ask for the next event's packet while this event is handled
+            if let Some(Event::Wire { pkt, .. }) = self.sched.next_hint() {
+                self.slab.prefetch(pkt);
+            }
             match ev {
                 Event::PortTx { port, gen } => self.on_port_tx(port, gen),
-                Event::Wire { port } => self.on_wire(port),
+                Event::Wire { port, .. } => self.on_wire(port),
                 Event::FlowArrival => self.on_flow_arrival(),
                 Event::FlowTimer { flow, gen } => self.on_flow_timer(flow, gen),
                 Event::FcTimer { sw, gen } => self.on_fc_timer(sw, gen),
@@ -124,7 +129,7 @@ impl Simulation {
         if let Some(info) = self.watchdog_check() {
             return Some(info);
         }
-        let mut go_on = !self.watch.stop_requested();
+        let mut go_on = !self.watch.stop_requested() && self.watch.spill(&mut self.stats);
         if go_on && self.watch.due() {
             let p = self.progress();
             go_on = self.watch.report(&p);

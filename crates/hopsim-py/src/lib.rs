@@ -1,13 +1,13 @@
 //! `hopsim._native`: the Python binding of `hopsim-core`. Five functions and two constants:
 //!
-//! - `run(scenario_json, on_progress=None, max_memory=None) -> dict`: build and run one scenario
-//!   with the GIL released (polling for Ctrl-C, reporting progress), and hand back its columnar
-//!   results;
+//! - `run(scenario_json, on_progress=None, progress_every_s=0.5, on_spill=None, spill_rows=65536,
+//!   max_memory=None) -> dict`: build and run one scenario with the GIL released (polling for
+//!   Ctrl-C, reporting progress), and hand back its columnar results;
 //! - `validate(scenario_json, max_memory=None) -> list[str]`: build without running (topology,
 //!   routes, flows); raises `ValueError` with the core's message;
-//! - `estimate(scenario_json) -> dict`: the memory a run needs, part by part, without building
-//!   it (`hopsim_core::footprint`); `run` and `validate` refuse, before building, a scenario whose
-//!   estimate exceeds `max_memory` bytes;
+//! - `estimate(scenario_json, spill_rows=None) -> dict`: the memory a run needs, part by part,
+//!   without building it (`hopsim_core::footprint`); `run` and `validate` refuse, before
+//!   building, a scenario whose estimate exceeds `max_memory` bytes;
 //! - `version() -> str`: the binding crate's version;
 //! - `defaults() -> str`: the core's default settings as JSON (what the schema is tested against);
 //! - `MAX_QUEUES`: the most data queues a port may have;
@@ -78,6 +78,19 @@ macro_rules! table {
     }};
 }
 
+/// The tables that grow with simulated time (`RunStats::spill_rows`), into `tables`: handed to
+/// `on_spill` in chunks during a run, and their last rows with the rest of the results.
+fn spill_tables<'py>(py: Python<'py>, tables: &Bound<'py, PyDict>, s: &RunStats) -> PyResult<()> {
+    let b = &s.buffer;
+    table!(py, tables, "buffer_switch", b, [switch_time_ps, switch_node, switch_bytes]);
+    table!(py, tables, "buffer_port", b, [port_time_ps, port_row, port_bytes, port_tx_bytes, port_active]);
+    let q = &s.queues;
+    table!(py, tables, "queues", q, [time_ps, node, port, bytes]);
+    let tr = &s.trace;
+    table!(py, tables, "trace", tr, [time_ps, node, port, queue, event, flow, seq, size, qlen_bytes]);
+    Ok(())
+}
+
 fn stats_to_py<'py>(py: Python<'py>, s: &RunStats) -> PyResult<Bound<'py, PyDict>> {
     let tables = PyDict::new(py);
     let f = &s.flows;
@@ -86,17 +99,11 @@ fn stats_to_py<'py>(py: Python<'py>, s: &RunStats) -> PyResult<Bound<'py, PyDict
     table!(py, tables, "pauses", p, [time_ps, node, port, prio, quanta, duration_ps], text [mechanism]);
     let c = &s.control;
     table!(py, tables, "control", c, [time_ps, node, port, peer_node, target, value], text [kind]);
-    let b = &s.buffer;
-    table!(py, tables, "buffer_switch", b, [switch_time_ps, switch_node, switch_bytes]);
-    table!(py, tables, "buffer_port", b, [port_time_ps, port_row, port_bytes, port_tx_bytes, port_active]);
-    let q = &s.queues;
-    table!(py, tables, "queues", q, [time_ps, node, port, bytes]);
+    spill_tables(py, &tables, s)?;
     let r = &s.pfc_received;
     table!(py, tables, "pfc_received", r, [time_ps, node, is_switch, port, prio, pause]);
     let h = &s.qlen;
     table!(py, tables, "qlen", h, [dump_time_ps, node, port, kb, count]);
-    let tr = &s.trace;
-    table!(py, tables, "trace", tr, [time_ps, node, port, queue, event, flow, seq, size, qlen_bytes]);
     let pt = &s.ports;
     table!(
         py,
@@ -180,13 +187,21 @@ fn parse(scenario_json: &str) -> PyResult<Scenario> {
 /// `on_progress`, if given, is called with a dict (`now_ns`, `end_ns`, `last_start_ns`, `events`,
 /// `flows`, `flows_started`, `flows_done`, `wall_s`) at most every `progress_every_s` of wall
 /// time, from the same hook; an exception it raises stops the run and is re-raised.
+///
+/// `on_spill`, if given, is called with `{table: {column: value}}` of the tables that grow with
+/// simulated time (`buffer_switch`, `buffer_port`, `queues`, `trace`) whenever they hold
+/// `spill_rows` rows or more; the core then empties them, so the run's memory stays bounded and
+/// the returned tables hold only the rows after the last call (`hopsim_core::progress::Sink`).
+/// An exception it raises stops the run and is re-raised.
 #[pyfunction]
-#[pyo3(signature = (scenario_json, on_progress=None, progress_every_s=0.5, max_memory=None, limit_note="max_memory"))]
+#[pyo3(signature = (scenario_json, on_progress=None, progress_every_s=0.5, on_spill=None, spill_rows=65536, max_memory=None, limit_note="max_memory"))]
 fn run<'py>(
     py: Python<'py>,
     scenario_json: &str,
     on_progress: Option<Py<PyAny>>,
     progress_every_s: f64,
+    on_spill: Option<Py<PyAny>>,
+    spill_rows: usize,
     max_memory: Option<u64>,
     limit_note: &str,
 ) -> PyResult<Bound<'py, PyDict>> {
@@ -194,6 +209,7 @@ fn run<'py>(
     guard(&sc, max_memory, limit_note)?;
     let failed: Arc<Mutex<Option<PyErr>>> = Arc::new(Mutex::new(None));
     let failed_in_hook = failed.clone();
+    let failed_in_sink = failed.clone();
     let every = Duration::from_secs_f64(progress_every_s.max(0.0));
     let mut last_report: Option<Instant> = None;
     let hook: Hook = Box::new(move |p: &Progress| {
@@ -215,7 +231,22 @@ fn run<'py>(
             }
         })
     });
-    let watch = Watch::with_hook(hook, Duration::from_millis(100));
+    let mut watch = Watch::with_hook(hook, Duration::from_millis(100));
+    if let Some(cb) = on_spill {
+        watch.spill_rows = spill_rows.max(1);
+        watch.sink = Some(Box::new(move |s: &RunStats| {
+            Python::attach(|py| {
+                let tables = PyDict::new(py);
+                match spill_tables(py, &tables, s).and_then(|_| cb.call1(py, (tables,))) {
+                    Ok(_) => true,
+                    Err(e) => {
+                        *failed_in_sink.lock().expect("hook error slot") = Some(e);
+                        false
+                    }
+                }
+            })
+        }));
+    }
     let stats = py.detach(move || sc.run_watched(watch)).map_err(PyValueError::new_err)?;
     if let Some(e) = failed.lock().expect("hook error slot").take() {
         return Err(e);

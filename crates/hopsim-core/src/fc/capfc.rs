@@ -1,25 +1,47 @@
-//! CaPFC, congestion-aware PFC (Avci, Li & Liu, IFIP Networking 2016), the baseline P-PFC is
-//! compared with in §5.6 of the P-PFC paper (Tian et al., TPDS 2020).
+//! CaPFC, congestion-aware PFC (Avci, Li & Liu, "Congestion aware priority flow control in data
+//! center networks", IFIP Networking 2016), the baseline P-PFC is compared with in §5.6 of the
+//! P-PFC paper (Tian et al., TPDS 2020, reference [25] there).
 //!
-//! What the P-PFC paper says CaPFC does, which is what this module implements:
-//! - §2.3: "CaPFC monitors the length of egress queues. CaPFC sets a fixed threshold of egress
-//!   queue length to trigger PFC proactively."
-//! - §5.6: "CaPFC also monitors egress queues to increase congestion control awareness. CaPFC
-//!   introduces a WARN threshold at each egress buffer to measure the congestion."
+//! **Source.** The P-PFC paper's description of CaPFC is this module's only source. The CaPFC
+//! paper itself is not among the papers this project works from (`papers/` holds P-PFC's, not
+//! [25]), and no code of it is public. Everything the P-PFC paper says about CaPFC:
+//! - §2.3 (end): "Besides ingress queues, CaPFC [25] monitors the length of egress queues.
+//!   CaPFC sets a fixed threshold of egress queue length to trigger PFC proactively. As a
+//!   comparison, P-PFC takes the consumption rate of the ingress buffer into account."
+//! - §5.6: "CaPFC is designed to address the deficiency of PFC without QCN. CaPFC also monitors
+//!   egress queues to increase congestion control awareness. CaPFC introduces a WARN threshold at
+//!   each egress buffer to measure the congestion." Results: Fig. 16, "P-PFC can reduce tail
+//!   latency almost by 2x compare with CaPFC. Although CaPFC can effectively reduce FCT without
+//!   DCQCN, the reduction of tail latency is not obvious when DCQCN is enabled."
+//! - §5.7, Fig. 19: "P-PFC can reduce the average latency up to 83.8 percent and reduce the
+//!   50%ile latency up to 90 percent compared to CaPFC ... Although CaPFC can reduce tail
+//!   latency, it does not help average latency."
 //! - §7: "CaPFC monitors both ingress and egress queues, and triggers PFC with a fixed threshold
-//!   value of per-input counters."
+//!   value of per-input counters. Instead, P-PFC uses derivatives of buffer occupancy".
 //!
-//! So: when an egress queue passes WARN, every ingress (port, priority) feeding it — holding more
-//! than `feeder_bytes` of it, the per-input counter of §7 — is paused with a PFC frame; an ingress
-//! that starts feeding the queue while it is warned is paused too. When the queue has drained to
-//! the resume level, those ingresses are resumed with zero quanta. Ingresses that do not feed a
-//! warned queue are never touched: that is CaPFC's point over plain PFC, which pauses by ingress
-//! occupancy whatever the egress.
-//!
-//! Pauses are XON/XOFF style: `pause_quanta` (0xFFFF by default) refreshed at half its duration
-//! while the queue stays warned, as [`Pfc`] does, so a long congestion never lapses and a lost
-//! resume never wedges a link; the queue's drain, not a computed time, ends the pause. (A computed
-//! duration is P-PFC's contribution, §4.4; the baseline should not borrow it.)
+//! **What is implemented, checked against that description.**
+//! - A fixed WARN threshold on each egress queue's length (§2.3 "a fixed threshold of egress queue
+//!   length", §5.6 "a WARN threshold at each egress buffer"): `warn`. The paper gives no value;
+//!   the default is the queue's port's ECN Kmax, where P-PFC's own gate opens (P-PFC §4.1, Table
+//!   2's 200 KB in its setting), so both egress-queue schemes of §5.6 start acting at the same
+//!   queue length and DCQCN marks before either.
+//! - Passing WARN triggers PFC proactively (§2.3), before the ingress threshold of standard PFC.
+//! - "A fixed threshold value of per-input counters" (§7): an ingress (port, priority) is paused
+//!   for a warned queue when it holds more than `feeder` bytes of that queue; default 0, every
+//!   ingress that feeds it. *Interpretation:* the per-input counter is read as the input's bytes
+//!   in the warned egress queue (what "monitors both ingress and egress queues" needs to tell who
+//!   feeds the queue), not the input's whole ingress counter; the two differ only for an ingress
+//!   that also feeds other egress queues, which this reading leaves alone (an innocent input is
+//!   never paused, the point of watching egress queues). An ingress that starts feeding a warned
+//!   queue is paused too.
+//! - Not in the description, so ours: how long the pause lasts and when it ends. Pauses are
+//!   XON/XOFF style: `pause_quanta` (0xFFFF by default) refreshed at half its duration while the
+//!   queue stays warned, as [`Pfc`] does, so a long congestion never lapses and a lost resume
+//!   never wedges a link; the queue draining to `resume` (default WARN / 2, a hysteresis so that a
+//!   queue hovering at WARN does not toggle its feeders on every packet) ends the pause with zero
+//!   quanta. (A computed duration is P-PFC's contribution, §4.4; the baseline should not borrow
+//!   it.) Ingresses that do not feed a warned queue are never touched: that is CaPFC's point over
+//!   plain PFC, which pauses by ingress occupancy whatever the egress.
 //!
 //! Standard PFC stays underneath as the safety net. The two share the upstream's single pause
 //! timer per priority, so each must not undo the other: a PFC resume for an ingress CaPFC holds
@@ -36,13 +58,14 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct CapfcConfig {
-    /// WARN threshold on an egress queue's bytes. Neither paper in `papers/` gives a value; the
-    /// default is P-PFC's Kmax, 200 KB (P-PFC Table 2, the DCQCN ECN Kmax), so both egress-queue
-    /// schemes of §5.6 start acting at the same queue length and DCQCN marks before either.
+    /// WARN threshold on an egress queue's bytes. Neither paper in `papers/` gives a value.
+    /// `None` (default): the ECN Kmax of the queue's port, where P-PFC's gate opens (P-PFC §4.1;
+    /// Table 2: 200 KB), so both egress-queue schemes of §5.6 start acting at the same queue length
+    /// and DCQCN marks before either. A number sets it for every port.
     #[serde(rename = "warn")]
-    pub warn_bytes: u64,
+    pub warn_bytes: Option<u64>,
     /// Resume the paused ingresses once the warned queue has drained to this many bytes.
-    /// `None` (default): `warn_bytes / 2`, a hysteresis so that a queue hovering at WARN does not
+    /// `None` (default): WARN / 2, a hysteresis so that a queue hovering at WARN does not
     /// toggle its feeders on every packet.
     #[serde(rename = "resume")]
     pub resume_bytes: Option<u64>,
@@ -56,14 +79,23 @@ pub struct CapfcConfig {
 
 impl Default for CapfcConfig {
     fn default() -> Self {
-        CapfcConfig { warn_bytes: 200_000, resume_bytes: None, feeder_bytes: 0, pause_quanta: u16::MAX }
+        CapfcConfig { warn_bytes: None, resume_bytes: None, feeder_bytes: 0, pause_quanta: u16::MAX }
     }
 }
 
 impl CapfcConfig {
-    /// The queue length at or below which a warned queue's feeders are resumed.
-    pub fn resume_level(&self) -> u64 {
-        self.resume_bytes.unwrap_or(self.warn_bytes / 2)
+    /// WARN at egress port `egress`: the setting, else the port's ECN Kmax.
+    #[inline]
+    pub fn warn(&self, view: &SwitchView, egress: usize) -> u64 {
+        match self.warn_bytes {
+            Some(w) => w,
+            None => view.ecn(egress as u16).1,
+        }
+    }
+
+    /// The queue length at or below which a warned queue of port `egress` has its feeders resumed.
+    pub fn resume_level(&self, view: &SwitchView, egress: usize) -> u64 {
+        self.resume_bytes.unwrap_or_else(|| self.warn(view, egress) / 2)
     }
 }
 
@@ -194,7 +226,7 @@ impl OverPfc for Capfc {
         let ip = pkt.ingress as usize * self.nprio + pkt.prio as usize;
         if !self.warned[qi] {
             // The queue passes WARN: pause every ingress feeding it.
-            if view.mmu.egress_bytes(egress, queue) > self.cfg.warn_bytes {
+            if view.mmu.egress_bytes(egress, queue) > self.cfg.warn(view, egress) {
                 self.warned[qi] = true;
                 let feeder_bytes = self.cfg.feeder_bytes;
                 let feeders: Vec<usize> =
@@ -213,7 +245,7 @@ impl OverPfc for Capfc {
         self.packets.sub(pkt);
         let (egress, queue) = (pkt.egress as usize, pkt.queue as usize);
         let qi = egress * self.nqueues + queue;
-        if self.warned.get(qi).copied().unwrap_or(false) && view.mmu.egress_bytes(egress, queue) <= self.cfg.resume_level() {
+        if self.warned.get(qi).copied().unwrap_or(false) && view.mmu.egress_bytes(egress, queue) <= self.cfg.resume_level(view, egress) {
             self.release_all(qi, pfc, out);
         }
     }
@@ -322,6 +354,30 @@ mod tests {
         sw.deq(&mut c, Time::from_us(6), 1, 0, 10, &mut out);
         assert!(out.is_empty());
         assert_eq!((c.pauses_sent, c.resumes_sent), (2, 2));
+    }
+
+    #[test]
+    fn warn_is_the_ports_ecn_kmax_unless_set() {
+        // Port 0's ECN Kmax is 100 KB: 101 KB warns it, and it resumes at 50 KB.
+        let mut sw = Sw::new();
+        sw.info.ecn[0] = (40_000, 100_000);
+        let mut c = capfc();
+        let mut out = vec![];
+        sw.enq(&mut c, Time::ZERO, 1, 0, 100, &mut out);
+        assert!(out.is_empty());
+        sw.enq(&mut c, Time::ZERO, 1, 0, 1, &mut out);
+        assert_eq!(plain(&out), vec![xoff(1)]);
+        out.clear();
+        sw.deq(&mut c, Time::from_us(1), 1, 0, 50, &mut out);
+        assert!(out.is_empty());
+        sw.deq(&mut c, Time::from_us(1), 1, 0, 1, &mut out);
+        assert_eq!(plain(&out), vec![xon(1)]);
+        // A set WARN replaces the port's.
+        let mut sw = Sw::new();
+        let mut c = Capfc::with_pfc(CapfcConfig { warn_bytes: Some(50_000), ..Default::default() }, PfcConfig::default(), 8, 8);
+        out.clear();
+        sw.enq(&mut c, Time::ZERO, 1, 0, 51, &mut out);
+        assert_eq!(plain(&out), vec![xoff(1)]);
     }
 
     #[test]

@@ -8,8 +8,12 @@
 //! pauses the ringleaders early, buying time for DCQCN/TIMELY while the queue stays short (§2.3).
 //!
 //! The procedure (§4.1, Fig. 4), as implemented here:
-//! 1. Gate: only when some egress queue is longer than the ECN threshold `Kmax` (§4.1, §5.2,
-//!    §6.2), so that end-to-end congestion control gets its ECN marks first.
+//! 1. Gate: only when some egress queue is longer than the ECN threshold `Kmax` of its port
+//!    (§4.1: "whether the length of egress queue exceeds the ECN threshold of Kmax"; §5.2, §5.4,
+//!    §6.2), so that end-to-end congestion control gets its ECN marks first. Table 2 lists Kmax
+//!    (200 KB) among the "Parameters of ECN": it is the port's ECN setting, not one of P-PFC's
+//!    own (those are `T` and `R`, the starred rows, §5.1), so the gate reads the port's
+//!    configured ECN Kmax ([`SwitchView::ecn`]). `kmax` overrides it (hopsim's, not the paper's).
 //! 2. Every `interval` (1 us, §4.1/§6.3) run Algorithm 1: sum the per-ingress (port, priority)
 //!    buffer increase of the last interval, `Increment_total`, and predict
 //!    `remaining_time = switch_space_left / Increment_total`; act only if it is below `T`.
@@ -19,7 +23,12 @@
 //! 4. Algorithm 3: pause each pick for `(packets + increment) / Transmission_speed` (the time to
 //!    drain its bytes in the egress queue plus those in flight), as a PFC frame with that many
 //!    quanta; a per (port, priority) register bit stops a second pause while the first runs
-//!    (§6.3).
+//!    (§6.3). `Transmission_speed` is the line rate of the congested *egress* port, the rate the
+//!    queue drains at (the paper's evidence is at `Ppfc::pause`); the quanta are then counted
+//!    at the rate of the ingress link the frame goes out on, as 802.3x defines them.
+//!    `pause = "<time>"` replaces the computed duration by a fixed time: the variant Fig. 10
+//!    compares against (§5.4: "we compare using dynamical pause time and several fixed pause
+//!    time in P-PFC").
 //!
 //! Standard PFC stays underneath as the safety net (§6.3: "P-PFC only changes the part of sending
 //! algorithm of PFC PAUSE messages"): the scheme runs inside [`WithPfc`], which calls PFC's hooks
@@ -36,6 +45,8 @@
 //! - Algorithm 2 draws without replacement and stops when the candidates run out.
 //! - The register bit lasts as long as the pause it guards unless `hold` is set.
 //! - The 1 us tick runs only while some egress queue is above `Kmax`.
+//! - The Kmax gate reads the port's ECN Kmax whether or not ECN marking is enabled (a run
+//!   without marking still configures the thresholds; `kmax` sets the gate outright).
 
 use super::pfc::{Pfc, PfcConfig};
 use super::with_pfc::{OverPfc, Resume, WithPfc};
@@ -59,15 +70,32 @@ pub enum SpaceLeft {
     Buffer,
 }
 
+/// How long Algorithm 3 pauses a chosen ingress.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum PauseTime {
+    /// Algorithm 3: `(packets[port][priority] + increment[port][priority]) / Transmission_speed`,
+    /// the "dynamical pause time" of §5.4.
+    #[default]
+    Predicted,
+    /// Every pause lasts this long: Fig. 10's "fixed pause time" variant (§5.4), which the paper
+    /// shows to be worse (the queue still builds up with short fixed pauses; long ones hurt
+    /// throughput). Written as a time in a scenario (`pause = "20us"`).
+    #[serde(untagged)]
+    Fixed(Time),
+}
+
 /// P-PFC parameters. Times are [`Time`]s (picoseconds when serialised).
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct PpfcConfig {
-    /// `Kmax`: P-PFC predicts only while some egress queue is longer than this (§4.1: "whether
-    /// the length of egress queue exceeds the ECN threshold of Kmax"). Table 2: 200 KB (the
-    /// DCQCN ECN Kmax; KB = 1000 B as in the HPCC ns-3 simulator's ECN settings).
+    /// `Kmax` of the gate: P-PFC predicts only while some egress queue is longer than this (§4.1:
+    /// "whether the length of egress queue exceeds the ECN threshold of Kmax"). `None` (default):
+    /// the ECN Kmax of that queue's port, as the paper has it (Table 2 lists Kmax = 200 KB among
+    /// the "Parameters of ECN", and §5.2/§6.2 say P-PFC starts where DCQCN's marking saturates).
+    /// A number overrides it; the paper gives no separate value, so an override is hopsim's.
     #[serde(rename = "kmax")]
-    pub kmax_bytes: u64,
+    pub kmax_bytes: Option<u64>,
     /// Period of Algorithm 1 and the span over which `increment` is measured. §4.1/§6.3: 1 us.
     pub interval: Time,
     /// `T`: predictive pauses are sent when the shared buffer would be used up in less than
@@ -87,17 +115,20 @@ pub struct PpfcConfig {
     /// repeatedly in a short time", and a second pause before the first expires would only
     /// overwrite the upstream's pause timer, so the natural while is the pause itself.
     pub hold: Option<Time>,
+    /// Algorithm 3's computed duration (default) or Fig. 10's fixed one; see [`PauseTime`].
+    pub pause: PauseTime,
 }
 
 impl Default for PpfcConfig {
     fn default() -> Self {
         PpfcConfig {
-            kmax_bytes: 200_000,
+            kmax_bytes: None,
             interval: Time::from_us(1),
             t: Time::from_us(100),
             r: 0.8,
             space_left: SpaceLeft::Shared,
             hold: None,
+            pause: PauseTime::Predicted,
         }
     }
 }
@@ -213,6 +244,7 @@ impl Ppfc {
 
     pub fn new(cfg: PpfcConfig, node: u32, nports: usize, nprio: usize, seed: u64) -> Ppfc {
         assert!(cfg.interval.0 > 0, "P-PFC interval must be positive");
+        assert!(cfg.pause != PauseTime::Fixed(Time::ZERO), "P-PFC's fixed pause time must be positive (0 quanta would resume)");
         let n = nports * nprio;
         Ppfc {
             cfg,
@@ -248,6 +280,15 @@ impl Ppfc {
         self.bit_until[port * self.nprio + prio] > now
     }
 
+    /// The gate's `Kmax` for egress port `egress`: the override, else the port's ECN Kmax (§4.1).
+    #[inline]
+    fn kmax(&self, view: &SwitchView, egress: usize) -> u64 {
+        match self.cfg.kmax_bytes {
+            Some(k) => k,
+            None => view.ecn(egress as u16).1,
+        }
+    }
+
     fn ensure_queues(&mut self, nqueues: usize) {
         if self.hot.is_empty() {
             self.nqueues = nqueues;
@@ -269,7 +310,8 @@ impl Ppfc {
         let (kmax, nq) = (self.cfg.kmax_bytes, self.nqueues);
         let hot = &mut self.hot;
         self.hot_list.retain(|&qi| {
-            let keep = view.mmu.egress_bytes(qi / nq, qi % nq) > kmax;
+            let (egress, queue) = (qi / nq, qi % nq);
+            let keep = view.mmu.egress_bytes(egress, queue) > kmax.unwrap_or_else(|| view.ecn(egress as u16).1);
             if !keep {
                 hot[qi] = false;
             }
@@ -354,13 +396,39 @@ impl Ppfc {
             let (ip, b) = cand.remove(k);
             // Lines 4-5: mark the port, fraction_total += fraction[port][priority].
             chosen_bytes += b;
-            self.pause(now, view, pfc, ip, b, out);
+            self.pause(now, view, pfc, egress, ip, b, out);
         }
         self.cand = cand;
     }
 
-    /// Algorithm 3 for one chosen ingress `ip` holding `packets` bytes of the egress queue.
-    fn pause(&mut self, now: Time, view: &SwitchView, pfc: &Pfc, ip: usize, packets: u64, out: &mut Actions) {
+    /// Algorithm 3 for one chosen ingress `ip` holding `packets` bytes of a queue of egress port
+    /// `egress`.
+    ///
+    /// `Transmission_speed` is the rate at which the congested egress queue drains, the line rate
+    /// of its port `egress`, not the rate of the ingress link:
+    /// - Algorithm 3 line 3 divides by it, and §4.4 says what for: "The first part of the pause
+    ///   time is used to empty the packets buffered in the egress queue and the second part is
+    ///   used to absorb the packets in flight". Only the egress port empties the egress queue.
+    /// - Theorem 3.2 (§3) bounds the pause that costs no throughput by
+    ///   `T_p < (q(t*) + v(t*) d*) / v_r(t*)`: the queue plus what arrives until the pause takes
+    ///   effect, over `v_r`, "the receiving rate of receiver r" (Table 1), the rate at which the
+    ///   buffer drains towards the receiver. Algorithm 3 is this bound split per ingress
+    ///   (`packets` for `q`, `increment` for `v d*`), with `Transmission_speed` for `v_r`.
+    /// - §2.3 (Fig. 2c): "The pause duration can be calculated by the expected buffer draining
+    ///   rate when X/Y are paused", with P4, the egress, "still sending at its full rate".
+    ///
+    /// The paper measures no dequeue rate: the hardware §6.3 lists for P-PFC is "a counter for
+    /// each port and priority to get the increment of the ingress queue length", and
+    /// Algorithm 3's inputs are the egress composition and the increments. `v_r(t*)` is the egress
+    /// line rate whenever P-PFC acts, since the gate (step 1) admits only queues above Kmax, which
+    /// are backlogged; it is lower only while the egress itself is paused from downstream, a case
+    /// the paper does not treat. So the drain rate is the egress port's rate. It differs from the
+    /// ingress link's wherever the two links differ: in §5.5's dumbbell (10 Gb/s hosts, a 40 Gb/s
+    /// link between the ToRs) a pause to the inter-ToR link for a 10 Gb/s host port lasts 4x
+    /// longer than over the ingress rate, and one to a 10 Gb/s host for the 40 Gb/s uplink 4x
+    /// shorter.
+    #[allow(clippy::too_many_arguments)]
+    fn pause(&mut self, now: Time, view: &SwitchView, pfc: &Pfc, egress: usize, ip: usize, packets: u64, out: &mut Actions) {
         let (port, prio) = (ip / self.nprio, ip % self.nprio);
         // §6.3: "PFC messages sending is only allowed when the bit is unset". Selection still
         // happened above, so a port already paused keeps counting towards R.
@@ -372,12 +440,20 @@ impl Ppfc {
         if pfc.is_paused(port, prio) {
             return;
         }
-        // Line 3: duration = (packets[port][priority] + increment[port][priority]) /
-        // Transmission_speed: drain what it holds in the egress queue plus what is in flight
-        // (§4.4). Transmission_speed is the rate of the link the ingress sends on.
+        let duration = match self.cfg.pause {
+            // Line 3: duration = (packets[port][priority] + increment[port][priority]) /
+            // Transmission_speed: drain what it holds in the egress queue plus what is in flight
+            // (§4.4), at the egress port's rate (see above). A draining ingress (negative
+            // increment) is never chosen (Algorithm 2 line 3), so the max only guards the type.
+            PauseTime::Predicted => view.rate(egress as u16).tx_time(packets + self.increment[ip].max(0) as u64),
+            // Fig. 10's fixed pause time.
+            PauseTime::Fixed(t) => t,
+        };
+        // PFC quanta are 512 bit times "at the current network speed" (§4.4, IEEE 802.3x): that
+        // of the link the frame goes out on and the upstream pauses, the ingress link. A longer
+        // duration than a frame can carry (0xFFFF quanta: 839 us at 40 Gb/s, 3.4 ms at 10 Gb/s)
+        // is cut to it; the register bit then lets the next tick pause again.
         let rate = view.rate(port as u16);
-        let increment = self.increment[ip].max(0) as u64;
-        let duration = rate.tx_time(packets + increment);
         let quanta = quanta_for(duration, rate);
         out.push(FcAction::Send { port: port as u16, msg: CtrlMsg::Pfc { prio: prio as u8, quanta }, by: Origin::Ppfc });
         self.pauses_sent += 1;
@@ -399,7 +475,7 @@ impl OverPfc for Ppfc {
         // §4.1: start predicting once an egress queue exceeds Kmax. The 1 us tick starts here with
         // a fresh interval (so this packet is the first one it counts) and stops once no queue is
         // above Kmax, instead of running forever: the same decisions for far fewer events.
-        if !self.hot[qi] && view.mmu.egress_bytes(egress, queue) > self.cfg.kmax_bytes {
+        if !self.hot[qi] && view.mmu.egress_bytes(egress, queue) > self.kmax(view, egress) {
             self.hot[qi] = true;
             self.hot_list.push(qi);
             if self.tick.is_none() {
@@ -504,7 +580,8 @@ mod tests {
     #[test]
     fn defaults_are_the_papers() {
         let c = PpfcConfig::default();
-        assert_eq!(c.kmax_bytes, 200_000);
+        assert_eq!(c.kmax_bytes, None, "the port's ECN Kmax");
+        assert_eq!(c.pause, PauseTime::Predicted);
         assert_eq!(c.interval, Time::from_us(1));
         assert_eq!(c.t, Time::from_us(100));
         assert_eq!(c.r, 0.8);
@@ -575,6 +652,94 @@ mod tests {
         let expect = quanta_for(Rate::gbps(40).tx_time(320_000), Rate::gbps(40));
         assert_eq!(expect, 5000);
         assert_eq!(pauses(&out), vec![(1, PRIO, 5000)]);
+    }
+
+    #[test]
+    fn pause_divides_by_the_egress_rate_not_the_ingress_rate() {
+        // §5.5's dumbbell at the receiver's ToR: egress 0 is a 10 Gb/s host port, ingress 1 the
+        // 40 Gb/s inter-ToR link. The pause is the time the 10 Gb/s port takes to drain
+        // (packets + increment), counted in quanta of the 40 Gb/s link the frame goes out on.
+        let mut sw = Sw::new();
+        sw.info.port_rate[0] = Rate::gbps(10);
+        let mut p = ppfc(PpfcConfig::default(), 1);
+        scenario(&mut p, &mut sw, &[(1, 200)], &[(1, 0, 60)]);
+        let (_, out) = tick(&mut p, &sw);
+        // (260 KB + 60 KB) at 10 Gb/s = 256 us = 20000 quanta of 12.8 ns.
+        let expect = quanta_for(Rate::gbps(10).tx_time(320_000), Rate::gbps(40));
+        assert_eq!(expect, 20_000);
+        assert_eq!(pauses(&out), vec![(1, PRIO, expect)]);
+        // 4x the pause over the ingress link's rate (5000 quanta, the test above).
+        assert_eq!(expect, 4 * quanta_for(Rate::gbps(40).tx_time(320_000), Rate::gbps(40)));
+        assert_eq!(p.pause_until[PRIO as usize + 8], Time::from_us(1) + T0 + Time::from_us(256));
+
+        // The other way round: a 10 Gb/s host (ingress 2) filling the 40 Gb/s uplink (egress 3)
+        // is paused for a quarter of the time over its own link's rate, in 10 Gb/s quanta.
+        let mut sw = Sw::new();
+        sw.info.port_rate[2] = Rate::gbps(10);
+        let mut p = ppfc(PpfcConfig::default(), 1);
+        let mut o = vec![];
+        sw.enq(&mut p, Time::ZERO, 2, 3, 200, &mut o);
+        sw.enq(&mut p, T0, 2, 3, 60, &mut o);
+        let (_, out) = tick(&mut p, &sw);
+        let expect = quanta_for(Rate::gbps(40).tx_time(320_000), Rate::gbps(10));
+        assert_eq!(expect, 1250); // 64 us in 51.2 ns quanta
+        assert_eq!(pauses(&out), vec![(2, PRIO, expect)]);
+    }
+
+    #[test]
+    fn gate_is_the_egress_ports_ecn_kmax_unless_overridden() {
+        // Port 0's ECN Kmax is 100 KB: 150 KB there opens the gate, and the prediction fires
+        // (150 KB grown in 1 us against ~3.7 MB free).
+        let mut sw = Sw::new();
+        sw.info.ecn[0] = (40_000, 100_000);
+        let mut p = ppfc(PpfcConfig::default(), 1);
+        let mut o = vec![];
+        sw.enq(&mut p, Time::ZERO, 1, 0, 100, &mut o);
+        assert_eq!(p.next_timer(), None, "at Kmax, not above");
+        sw.enq(&mut p, T0, 1, 0, 50, &mut o);
+        assert_eq!(p.next_timer(), Some(T0 + Time::from_us(1)));
+        let (_, out) = tick(&mut p, &sw);
+        assert_eq!(pauses(&out).len(), 1);
+        // The same bytes at port 2, whose ECN Kmax is Table 2's 200 KB: no gate, no tick.
+        let mut sw = Sw::new();
+        let mut p = ppfc(PpfcConfig::default(), 1);
+        sw.enq(&mut p, Time::ZERO, 1, 2, 150, &mut o);
+        assert_eq!(p.next_timer(), None);
+        // An explicit kmax replaces the port's.
+        let mut sw = Sw::new();
+        let mut p = ppfc(PpfcConfig { kmax_bytes: Some(300_000), ..Default::default() }, 1);
+        sw.enq(&mut p, Time::ZERO, 1, 0, 300, &mut o);
+        assert_eq!(p.next_timer(), None, "300 KB is above the port's 200 KB but not above the override");
+        sw.enq(&mut p, T0, 1, 0, 1, &mut o);
+        assert!(p.next_timer().is_some());
+    }
+
+    #[test]
+    fn fixed_pause_time_replaces_the_computed_one() {
+        // Fig. 10's variant: every pause lasts the configured time whatever the queue.
+        let mut sw = Sw::new();
+        sw.info.port_rate[0] = Rate::gbps(10);
+        let cfg = PpfcConfig { pause: PauseTime::Fixed(Time::from_us(20)), ..Default::default() };
+        let mut p = ppfc(cfg, 1);
+        scenario(&mut p, &mut sw, &[(1, 100), (2, 100)], &[(1, 0, 60), (2, 0, 60)]);
+        let (t, out) = tick(&mut p, &sw);
+        let q20 = quanta_for(Time::from_us(20), Rate::gbps(40));
+        assert_eq!(q20, 1563); // 20 us rounded up to 12.8 ns quanta
+        let mut sent = pauses(&out);
+        sent.sort();
+        assert_eq!(sent, vec![(1, PRIO, q20), (2, PRIO, q20)]);
+        // The register bit lasts the fixed pause.
+        assert!(p.bit_set(t + Time::from_us(20), 1, PRIO as usize));
+        assert!(!p.bit_set(t + quanta_duration(q20, Rate::gbps(40)), 1, PRIO as usize));
+    }
+
+    #[test]
+    fn pause_time_reads_predicted_or_a_time() {
+        let c: PpfcConfig = serde_json::from_str(r#"{"pause": "predicted"}"#).unwrap();
+        assert_eq!(c.pause, PauseTime::Predicted);
+        let c: PpfcConfig = serde_json::from_str(r#"{"pause": 5000000, "kmax": null}"#).unwrap();
+        assert_eq!((c.pause, c.kmax_bytes), (PauseTime::Fixed(Time::from_us(5)), None));
+        assert_eq!(serde_json::to_value(PpfcConfig::default()).unwrap()["pause"], "predicted");
     }
 
     #[test]

@@ -10,7 +10,8 @@ use std::collections::HashMap;
 pub const PRIO: u8 = 3;
 pub const PKT: u32 = 1000;
 
-/// An 8-port 40 Gb/s switch with the P-PFC paper's 4 MB buffer (section 5), 50 KB headroom per port.
+/// An 8-port 40 Gb/s switch with the P-PFC paper's 4 MB buffer (section 5), 50 KB headroom per port
+/// and its ECN thresholds (Table 2: Kmin 40 KB, Kmax 200 KB) on every port.
 pub struct Sw {
     pub mmu: Mmu,
     pub info: SwitchInfo,
@@ -20,7 +21,9 @@ pub struct Sw {
 impl Sw {
     pub fn new() -> Sw {
         let cfg = MmuConfig { buffer_bytes: 4_000_000, ..Default::default() };
-        Sw { mmu: Mmu::new(cfg, vec![50_000; 8], 8, 8), info: SwitchInfo::bare(vec![Rate::gbps(40); 8], 8), charges: HashMap::new() }
+        let mut info = SwitchInfo::bare(vec![Rate::gbps(40); 8], 8);
+        info.ecn = vec![(40_000, 200_000); 8];
+        Sw { mmu: Mmu::new(cfg, vec![50_000; 8], 8, 8), info, charges: HashMap::new() }
     }
     pub fn view(&self) -> SwitchView<'_> {
         SwitchView::bare(&self.mmu, &self.info)

@@ -381,6 +381,7 @@ impl Simulation {
         let hcfg = &self.cfg.host;
         let (ack_bytes, nack_iv, cnp_iv) = (hcfg.ack_bytes, hcfg.nack_interval, hcfg.cnp_interval);
         let (ack_min, cnp_packets) = (hcfg.ack_min, hcfg.cnp == crate::config::CnpMode::Packet);
+        let cnp_clock = hcfg.cnp_timing == crate::config::CnpTiming::FlowClock;
         self.stats.counters.data_bytes_delivered += pkt.payload as u64;
         let flow = &mut self.flows[pkt.flow as usize];
         let (cnp, int) = (flow.cnp, flow.int);
@@ -422,7 +423,25 @@ impl Simulation {
             out[0] = Some(Packet { kind: PktKind::Ack, seq: flow.rcv_nxt, ..reply });
         }
         // (with `transport.cnp = "ack_flag"` the ACK's ECN echo is the notification)
-        if cnp && cnp_packets && pkt.ecn() && flow.last_cnp.is_none_or(|t| now >= t + cnp_iv) {
+        if cnp_clock {
+            // `transport.cnp_timing = "flow_clock"`: `last_cnp` holds the flow's next tick, set
+            // at its first packet (which gets a CNP at once if it is marked, as in ns3-rdma)
+            let due = match flow.last_cnp {
+                None => {
+                    flow.last_cnp = Some(now + cnp_iv);
+                    pkt.ecn()
+                }
+                Some(tick) if pkt.ecn() && now >= tick => {
+                    let iv = cnp_iv.0.max(1);
+                    flow.last_cnp = Some(Time(tick.0 + iv * ((now.0 - tick.0) / iv + 1)));
+                    true
+                }
+                Some(_) => false,
+            };
+            if cnp && cnp_packets && due {
+                out[1] = Some(Packet { kind: PktKind::Cnp, size: ack_bytes, ..reply });
+            }
+        } else if cnp && cnp_packets && pkt.ecn() && flow.last_cnp.is_none_or(|t| now >= t + cnp_iv) {
             flow.last_cnp = Some(now);
             out[1] = Some(Packet { kind: PktKind::Cnp, size: ack_bytes, ..reply });
         }

@@ -72,7 +72,7 @@ impl Simulation {
                 }
                 let arrive = end + port.delay;
                 if port.wire.is_empty() {
-                    self.sched.push(arrive, Event::Wire { port: p });
+                    self.sched.push(arrive, Event::Wire { port: p, pkt: id });
                 }
                 port.wire.push_back((arrive, id));
                 let more = port.has_backlog() || matches!(node, NodeRef::Host(h) if !self.hosts[h as usize].active.is_empty());
@@ -127,8 +127,8 @@ impl Simulation {
     pub(crate) fn on_wire(&mut self, p: u32) {
         let port = &mut self.ports[p as usize];
         let (_, id) = port.wire.pop_front().expect("wire event without a packet");
-        if let Some(&(t, _)) = port.wire.front() {
-            self.sched.push(t, Event::Wire { port: p });
+        if let Some(&(t, next)) = port.wire.front() {
+            self.sched.push(t, Event::Wire { port: p, pkt: next });
         }
         let peer = p ^ 1;
         if self.slab.get(id).kind == PktKind::Ctrl {

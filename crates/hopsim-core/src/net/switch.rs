@@ -141,6 +141,9 @@ impl Simulation {
         let egress = port.local;
         let sw = &mut self.switches[s as usize];
         sw.mmu.release(pkt.ingress as usize, pkt.prio as usize, egress as usize, q, pkt.size, pkt.charge);
+        if let Some(&next) = port.queues[q].front() {
+            self.slab.prefetch(next);
+        }
         if port.has_markers() {
             // order markers at the new head of q leave or hold the queue (rare: only schemes that
             // insert markers pay for this)

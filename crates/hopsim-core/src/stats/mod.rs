@@ -255,6 +255,22 @@ pub struct RunStats {
     pub stop: StopInfo,
 }
 
+impl RunStats {
+    /// Rows of the tables that grow with simulated time rather than with the network or the
+    /// workload: buffer samples, queue samples and the packet trace. A watch's sink takes them
+    /// away in chunks while the run goes on (`progress::Sink`).
+    pub fn spill_rows(&self) -> usize {
+        self.buffer.switch_time_ps.len() + self.buffer.port_time_ps.len() + self.queues.time_ps.len() + self.trace.time_ps.len()
+    }
+
+    /// Empty those tables once a sink has taken their rows.
+    pub fn clear_spilled(&mut self) {
+        self.buffer = BufferSamples::default();
+        self.queues = QueueSeries::default();
+        self.trace = record::PacketTrace::default();
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

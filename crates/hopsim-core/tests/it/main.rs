@@ -20,4 +20,5 @@ mod flowsail;
 mod watchdog;
 mod floodgate;
 mod record;
+mod spill;
 mod footprint;
