@@ -61,17 +61,32 @@ def test_fat_tree_k128_is_refused_without_being_built(write, tmp_path, cli):
     assert est["shape"]["hosts"] == 524_288 and est["shape"]["route_cols"] == 8192
 
 
+PS_SAMPLES = TINY.replace('buffer_interval = "1us"', 'buffer_interval = "1ps"').replace(
+    'seed = 1', 'seed = 1\nduration = "10s"')
+
+
 def test_sampling_every_picosecond_is_refused_naming_record_buffer_interval(write, tmp_path, cli):
-    """10 ms of 1 ps samples of every port is petabytes: refused under any machine's memory."""
-    sc = write("ps.toml", TINY.replace('buffer_interval = "1us"', 'buffer_interval = "1ps"').replace(
-        'seed = 1', 'seed = 1\nduration = "10ms"'))
-    code, msg = cli("run", sc, "--out", tmp_path / "out")
-    refused(code, msg, "the memory available on this machine", "the largest part is buffer samples",
-            "10,000,000,001 samples", "record.buffer_interval")
+    """10 s of 1 ps samples of every port: `hopsim run` spools samples to disk, so it is the
+    disk they would fill (petabytes: more than any machine has); a sweep keeps them in memory,
+    so there it is memory."""
+    sc = write("ps.toml", PS_SAMPLES)
+    for args in (["run", sc, "--out", tmp_path / "out"], ["validate", sc]):
+        code, msg = cli(*args)
+        assert code == 2, msg
+        for want in ("disk: this run writes about", "of buffer and queue samples", "the spool",
+                     "record.buffer_interval"):
+            assert want in msg, (want, msg)
     assert not (tmp_path / "out").exists()
-    # and with a limit given, the same
-    code, msg = cli("validate", sc, "--max-memory", "1000GB")
-    refused(code, msg, "(--max-memory)", "record.buffer_interval")
+    est = resources.estimate_memory(load_scenario(sc).core_json, spooled=True)
+    assert est["disk"] > 10**15 and est["total"] < 10**9
+    # kept in memory (a sweep's runs, hopsim.run(spool=False)): refused for memory
+    with pytest.raises(ScenarioError, match="memory: .*the largest part is buffer samples.*record.buffer_interval"):
+        hopsim.run(load_scenario(sc), spool=False)
+    write("base.toml", PS_SAMPLES)
+    f = write("sweep.toml", 'base = "base.toml"\n[grid]\n"seed" = [1]\n')
+    code, msg = cli("sweep", f, "--out", tmp_path / "sw")
+    refused(code, msg, "10,000,000,000,001 samples", "record.buffer_interval")
+    assert not (tmp_path / "sw").exists()
 
 
 def test_the_limit_comes_from_the_option_then_the_environment(write, cli, monkeypatch):

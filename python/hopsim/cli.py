@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
+import tempfile
 import time
 from contextlib import contextmanager
 from pathlib import Path
@@ -102,6 +103,7 @@ def run(
     from .progress import RunProgress
     from .run import run as run_scenario
     from .scenario import load_scenario
+    from .resources import check_disk
     from .store import check_writable, write_run
 
     with _sigterm_interrupts(), _bad_input():
@@ -110,6 +112,7 @@ def run(
         if out.exists() and not force:
             raise ScenarioError(f"--out {out}: already exists; choose another folder or pass --force")
         check_writable(out, "--out")
+        check_disk(sc.core_json, [(Path(tempfile.gettempdir()), "the spool"), (out.parent, "--out")], str(scenario))
         try:
             with RunProgress(err_console, sc.name) as prog:
                 res = run_scenario(sc, on_progress=prog.update, max_memory=max_memory)
@@ -178,23 +181,25 @@ def validate(
     memory: bool = typer.Option(False, "--memory", help="Also print the estimated memory of a run, part by part."),
 ) -> None:
     """Check a scenario (schema, files, topology, flows, memory) without running it."""
-    from .resources import estimate_memory
+    from .resources import check_disk, estimate_memory
     from .scenario import load_scenario
 
     from .paths import write_text_atomic
 
     with _bad_input():
         sc = load_scenario(scenario, _parse_set(set_), validate=True, max_memory=max_memory)
+        check_disk(sc.core_json, [(Path(tempfile.gettempdir()), "the spool")], str(scenario))
         if core_json is not None:
             write_text_atomic(core_json, sc.core_json, "--core-json")
     _notes(sc.warnings)
     if memory:
-        _print_estimate(estimate_memory(sc.core_json))
+        _print_estimate(estimate_memory(sc.core_json, spooled=True))
     out_console.print(f"{scenario}: ok (sha256 {sc.hash[:16]})")
 
 
 def _print_estimate(est: dict[str, Any]) -> None:
-    t = Table(title=f"estimated memory: about {_mb(est['total'])}", show_lines=False)
+    disk = f"; samples spooled to disk: about {_mb(est['disk'])}" if est.get("disk") else ""
+    t = Table(title=f"estimated memory: about {_mb(est['total'])}{disk}", show_lines=False)
     for c in ("part", "MB", "what"):
         t.add_column(c)
     for p in est["parts"]:

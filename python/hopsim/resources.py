@@ -12,7 +12,9 @@ The limit, in order:
 3. the memory available on this machine now: ``MemAvailable`` in ``/proc/meminfo`` (else, off
    Linux, the physical memory), read when the check runs.
 
-A size such as ``4GiB`` or ``500MB``, or ``off`` for no limit. Why not a scenario field: a limit
+A size such as ``4GiB`` or ``500MB``, or ``off`` for no limit. A spooled run (`hopsim run`)
+holds a chunk of its buffer and queue samples in memory and writes the rest to disk; `check_disk`
+refuses one whose samples would not fit on disk. Why not a scenario field: a limit
 describes the machine that runs a scenario, not the network it simulates; in the scenario it
 would change the scenario's hash (and so a sweep's run folders) whenever the machine changed.
 """
@@ -20,12 +22,13 @@ would change the scenario's hash (and so a sweep's run folders) whenever the mac
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Any
 
 from .errors import ScenarioError
 from .units import UnitError, parse_size
 
-__all__ = ["AUTO", "memory_limit", "available_memory", "estimate_memory", "ENV"]
+__all__ = ["AUTO", "memory_limit", "available_memory", "estimate_memory", "check_disk", "ENV", "SPILL_ROWS"]
 
 ENV = "HOPSIM_MAX_MEMORY"
 AUTO = "auto"
@@ -70,11 +73,55 @@ def memory_limit(value: Any = AUTO, option: str = "--max-memory") -> tuple[int |
     return b, source
 
 
-def estimate_memory(core_json: str) -> dict[str, Any]:
-    """The core's estimate of a scenario's memory (``hopsim._native.estimate``)."""
+SPILL_ROWS = 65536
+"""Rows of the time-growing tables at which a spooled run hands them over (``_native.run``'s
+default ``spill_rows``): what a spooled run holds of them in memory."""
+
+
+def estimate_memory(core_json: str, spooled: bool = False) -> dict[str, Any]:
+    """The core's estimate of a scenario's memory (``hopsim._native.estimate``); `spooled`: for
+    a run that spools its buffer and queue samples (`hopsim.run`'s default), whose bytes on disk
+    are then under ``"disk"``."""
     from . import _native
 
-    return _native.estimate(core_json)
+    return _native.estimate(core_json, SPILL_ROWS if spooled else None)
+
+
+def check_disk(core_json: str, places: list[tuple[Path, str]], source: str | None = None) -> None:
+    """Refuse (ScenarioError) a spooled run whose samples would not fit on disk: each of
+    `places` (a folder, and what it is: "the spool", "--out") receives them once; folders on the
+    same file system add up. The size is the samples' uncompressed bytes, which Parquet's
+    compression only makes smaller."""
+    import shutil
+
+    disk = estimate_memory(core_json, spooled=True)["disk"]
+    if disk == 0:
+        return
+    need: dict[int, list[Any]] = {}
+    for folder, what in places:
+        existing = Path(folder).resolve()
+        while not existing.exists() and existing != existing.parent:
+            existing = existing.parent
+        try:
+            dev, free = existing.stat().st_dev, shutil.disk_usage(existing).free
+        except OSError:
+            continue
+        entry = need.setdefault(dev, [0, free, []])
+        entry[0] += disk
+        entry[2].append(f"{what} ({folder})")
+    for total, free, whats in need.values():
+        if total > free:
+            raise ScenarioError(
+                f"disk: this run writes about {_gb(total)} of buffer and queue samples to {' and '.join(whats)}, "
+                f"but only {_gb(free)} is free there: sample less often (record.buffer_interval, "
+                f"record.queue_interval) or stop sooner (duration)", source=source)
+
+
+def _gb(b: int) -> str:
+    for unit, scale in (("PB", 1e15), ("TB", 1e12), ("GB", 1e9)):
+        if b >= scale:
+            return f"{b / scale:,.1f} {unit}"
+    return f"{b / 1e6:,.1f} MB"
 
 
 def native_limit(value: Any = AUTO, option: str = "--max-memory") -> dict[str, Any]:

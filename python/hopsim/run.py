@@ -345,6 +345,13 @@ def run(
     sc = scenario if isinstance(scenario, Scenario) else load_scenario(scenario)
     if overrides:
         sc = sc.with_overrides(overrides)
+    if spool:
+        import tempfile
+
+        from .resources import check_disk
+
+        check_disk(sc.core_json, [(Path(tempfile.gettempdir()), "the spool")],
+                   source=str(sc.source) if sc.source else None)
     sp = Spool() if spool else None
     try:
         raw = execute(sc.core_json, on_progress, sp.add if sp else None, max_memory)

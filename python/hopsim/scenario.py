@@ -24,7 +24,7 @@ from pydantic import ValidationError
 from . import schema as S
 from .errors import ScenarioError
 from .paths import read_text
-from .resources import AUTO, native_limit
+from .resources import AUTO, SPILL_ROWS, native_limit
 from .units import parse_rate, shown
 
 __all__ = ["Scenario", "load_scenario", "scenario_from_dict", "apply_overrides", "format_validation_error"]
@@ -184,16 +184,17 @@ class Scenario:
         merged = {**self.overrides, **overrides}
         return scenario_from_dict(apply_overrides(self.raw, overrides), self.base_dir, self.source, merged)
 
-    def validate(self, max_memory: Any = AUTO) -> list[str]:
+    def validate(self, max_memory: Any = AUTO, spooled: bool = True) -> list[str]:
         """Also build the network in the core (topology connectivity, routes, flows); returns
         (and keeps in `warnings`) what the input files' readers skipped. First the core's memory
         estimate is checked against `max_memory` (see `hopsim.resources`: a size, ``"off"``, or
-        the default, the memory available), so a scenario too large is refused unbuilt."""
+        the default, the memory available), so a scenario too large is refused unbuilt; `spooled`:
+        for a run that spools its samples to disk (`hopsim.run`'s default; a sweep's runs do not)."""
         from . import _native
 
         limit = native_limit(max_memory)
         try:
-            found = _native.validate(self.core_json, **limit)
+            found = _native.validate(self.core_json, spill_rows=SPILL_ROWS if spooled else None, **limit)
         except ValueError as e:
             raise ScenarioError(core_error_lines(str(e), self.model), source=str(self.source) if self.source else None) from None
         self.warnings = [line for w in found or [] for line in core_error_lines(w, self.model)]

@@ -119,7 +119,7 @@ def plan_sweep(path: Path | str, max_memory: Any = AUTO) -> tuple[SweepModel, li
                 params["seed"] = seed
             try:
                 sc = scenario_from_dict(apply_overrides(base_raw, params), base_path.parent, base_path, params)
-                sc.validate(max_memory)
+                sc.validate(max_memory, spooled=False)  # a sweep's runs hand their samples back whole
             except ScenarioError as e:
                 label = ", ".join(f"{k}={v!r}" for k, v in params.items()) or "base"
                 problems += [f"[{label}] {line}" for line in e.problems]

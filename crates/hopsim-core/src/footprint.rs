@@ -19,7 +19,10 @@
 //! destination windows, which grow with the destinations a switch sees.
 //!
 //! Output tables count twice: the core's columns grow by doubling, and at the end the binding
-//! copies them into Python and the front builds Arrow tables from the copies.
+//! copies them into Python and the front builds Arrow tables from the copies. A run that spills
+//! its time-growing tables to a sink (`progress::Sink`; `hopsim run` spools them to disk) holds
+//! a chunk of them at a time: `estimate_spilled` counts that chunk in memory and the rest in
+//! `Estimate::disk`, which the front compares with the free disk space.
 //!
 //! How close. Estimate against the peak RSS of a whole `hopsim run` (`validate`), whose Python
 //! interpreter and libraries take about 140 MB on their own (measured when this was written):
@@ -211,6 +214,9 @@ pub struct Estimate {
     /// Flows the workload is expected to start, and the run length the samples were counted over.
     pub flows: u64,
     pub run_time: Time,
+    /// Bytes the spilled tables (buffer and queue samples) take on disk, uncompressed, when the
+    /// run hands them to a sink (`estimate_spilled`); 0 otherwise.
+    pub disk: u64,
 }
 
 impl Estimate {
@@ -378,7 +384,12 @@ impl Scenario {
     /// bytes (`limit_note`: where the limit comes from). A scenario that cannot be estimated
     /// passes: building it reports what is wrong with it better.
     pub fn check_memory(&self, limit: u64, limit_note: &str) -> Result<(), String> {
-        match self.estimate() {
+        self.check_memory_spilled(limit, limit_note, None)
+    }
+
+    /// `check_memory` for a run whose time-growing tables leave it every `spill` rows.
+    pub fn check_memory_spilled(&self, limit: u64, limit_note: &str, spill: Option<usize>) -> Result<(), String> {
+        match self.estimate_spilled(spill) {
             Ok(e) => e.check(limit, limit_note),
             Err(_) => Ok(()),
         }
@@ -386,6 +397,13 @@ impl Scenario {
 
     /// The memory this scenario's run needs, estimated without building it (see the module doc).
     pub fn estimate(&self) -> Result<Estimate, String> {
+        self.estimate_spilled(None)
+    }
+
+    /// `estimate` for a run whose time-growing tables (buffer and queue samples) are handed to a
+    /// sink every `spill` rows (`progress::Sink`): in memory they take at most about that many
+    /// rows, and the rest is counted in `Estimate::disk` instead.
+    pub fn estimate_spilled(&self, spill: Option<usize>) -> Result<Estimate, String> {
         let shape = Shape::of_spec(&self.topology)?;
         let cfg = &self.net;
         let s = &shape;
@@ -457,10 +475,26 @@ impl Scenario {
         let run_time = cfg.stop_time.unwrap_or(Time(traffic.last.0.saturating_add(tail.0)));
         let steps = |iv: Time| (run_time.0 / iv.0.max(1)).saturating_add(1);
         let rec = &cfg.record;
-        let buffer_samples = rec.buffer_interval.map_or(0, |iv| {
-            steps(iv).saturating_mul(s.switches * SWITCH_SAMPLE + s.switch_ports * PORT_SAMPLE).saturating_mul(TABLE_FACTOR)
-        });
-        let queue_samples = steps(rec.queue_interval).saturating_mul(rec.queue_ports.len() as u64 * QUEUE_SAMPLE).saturating_mul(TABLE_FACTOR);
+        // (rows, bytes) of each time-growing table over the run
+        let buffer_rows = rec.buffer_interval.map_or(0, |iv| steps(iv).saturating_mul(s.switches + s.switch_ports));
+        let buffer_bytes = rec.buffer_interval.map_or(0, |iv| steps(iv).saturating_mul(s.switches * SWITCH_SAMPLE + s.switch_ports * PORT_SAMPLE));
+        let queue_rows = steps(rec.queue_interval).saturating_mul(rec.queue_ports.len() as u64);
+        let queue_bytes = queue_rows.saturating_mul(QUEUE_SAMPLE);
+        // spilled, a table holds at most a chunk (plus one sample's rows) at a time, and the
+        // chunk is copied once into Python; the rest goes to disk
+        let held = |rows: u64, bytes: u64, per_sample: u64| -> u64 {
+            match spill {
+                Some(chunk) if rows > 0 => {
+                    let kept = rows.min(chunk as u64 + per_sample);
+                    (bytes / rows).saturating_mul(kept).saturating_mul(TABLE_FACTOR + 1)
+                }
+                _ => bytes.saturating_mul(TABLE_FACTOR),
+            }
+        };
+        let buffer_samples = held(buffer_rows, buffer_bytes, s.switches + s.switch_ports);
+        let queue_samples = held(queue_rows, queue_bytes, rec.queue_ports.len() as u64);
+        let disk = if spill.is_some() { buffer_bytes.saturating_add(queue_bytes) } else { 0 };
+        let on_disk = |bytes: u64| if spill.is_some() { format!("; {} to disk", fmt_bytes(bytes)) } else { String::new() };
         let qlen = rec.qlen_monitor.as_ref().map_or(0, |q| {
             let end = q.end.map_or(run_time, |e| e.min(run_time));
             let dumps = (end.0.saturating_sub(q.start.0) / q.dump_interval.0.max(1)).saturating_add(1);
@@ -510,17 +544,18 @@ impl Scenario {
                 name: "buffer samples",
                 bytes: buffer_samples,
                 detail: format!(
-                    "{} samples of {} switch ports over {}",
+                    "{} samples of {} switch ports over {}{}",
                     n(rec.buffer_interval.map_or(0, steps)),
                     n(s.switch_ports),
-                    run_time
+                    run_time,
+                    on_disk(buffer_bytes)
                 ),
                 change: "sample less often (record.buffer_interval, or leave it out) or stop sooner (duration)".into(),
             },
             Part {
                 name: "queue samples",
                 bytes: queue_samples,
-                detail: format!("{} samples of {} ports over {}", n(steps(rec.queue_interval)), rec.queue_ports.len(), run_time),
+                detail: format!("{} samples of {} ports over {}{}", n(steps(rec.queue_interval)), rec.queue_ports.len(), run_time, on_disk(queue_bytes)),
                 change: "sample less often (record.queue_interval) or fewer ports (record.queue_ports)".into(),
             },
             Part {
@@ -531,7 +566,7 @@ impl Scenario {
             },
         ];
         parts.sort_by_key(|p| std::cmp::Reverse(p.bytes));
-        Ok(Estimate { parts, shape, flows, run_time })
+        Ok(Estimate { parts, shape, flows, run_time, disk })
     }
 }
 
@@ -645,6 +680,23 @@ mod tests {
         let e = sc.estimate().unwrap();
         // 4 x 100 KB into one 100 Gb/s link from 1 us: 32 us more
         assert_eq!(e.run_time, Time::from_us(33));
+    }
+
+    #[test]
+    fn spilled_samples_take_a_chunk_of_memory_and_the_rest_of_the_disk() {
+        let mut sc = star(1000);
+        sc.net.record.buffer_interval = Some(Time::from_ns(100));
+        sc.net.stop_time = Some(Time::from_ms(10));
+        let kept = sc.estimate().unwrap();
+        let spilled = sc.estimate_spilled(Some(1 << 16)).unwrap();
+        let (a, b) = (part(&kept, "buffer samples"), part(&spilled, "buffer samples"));
+        // 100,001 samples of 1,001 rows, about 32 bytes each
+        assert!(a.bytes > 6_000_000_000 && b.bytes < 10_000_000, "{} {}", a.bytes, b.bytes);
+        assert_eq!(kept.disk, 0);
+        assert!((3_000_000_000..3_300_000_000).contains(&spilled.disk), "{}", spilled.disk);
+        assert!(b.detail.ends_with("GB to disk"), "{}", b.detail);
+        assert!(sc.check_memory_spilled(1_000_000_000, "x", Some(1 << 16)).is_ok());
+        assert!(sc.check_memory(1_000_000_000, "x").unwrap_err().contains("buffer samples"));
     }
 
     #[test]

@@ -206,7 +206,7 @@ fn run<'py>(
     limit_note: &str,
 ) -> PyResult<Bound<'py, PyDict>> {
     let sc = parse(scenario_json)?;
-    guard(&sc, max_memory, limit_note)?;
+    guard(&sc, max_memory, limit_note, on_spill.as_ref().map(|_| spill_rows))?;
     let failed: Arc<Mutex<Option<PyErr>>> = Arc::new(Mutex::new(None));
     let failed_in_hook = failed.clone();
     let failed_in_sink = failed.clone();
@@ -271,18 +271,20 @@ fn progress_dict<'py>(py: Python<'py>, p: &Progress) -> PyResult<Bound<'py, PyDi
 /// the warnings of its input files' readers (`Scenario::warnings`: text they skipped).
 /// `max_memory` (bytes): refuse, before building, a scenario whose estimated memory exceeds it.
 #[pyfunction]
-#[pyo3(signature = (scenario_json, max_memory=None, limit_note="max_memory"))]
-fn validate(py: Python<'_>, scenario_json: &str, max_memory: Option<u64>, limit_note: &str) -> PyResult<Vec<String>> {
+/// `spill_rows`: the run will spill its time-growing tables every that many rows (as `run` with
+/// `on_spill` does), so only a chunk of them counts in memory.
+#[pyo3(signature = (scenario_json, max_memory=None, limit_note="max_memory", spill_rows=None))]
+fn validate(py: Python<'_>, scenario_json: &str, max_memory: Option<u64>, limit_note: &str, spill_rows: Option<usize>) -> PyResult<Vec<String>> {
     let sc = parse(scenario_json)?;
-    guard(&sc, max_memory, limit_note)?;
+    guard(&sc, max_memory, limit_note, spill_rows)?;
     py.detach(move || sc.build().map(|_| sc.warnings())).map_err(PyValueError::new_err)
 }
 
 /// `ValueError` when the scenario's estimated memory (`hopsim_core::footprint`) exceeds
 /// `max_memory` bytes; the message names the largest part and the field to change.
-fn guard(sc: &Scenario, max_memory: Option<u64>, limit_note: &str) -> PyResult<()> {
+fn guard(sc: &Scenario, max_memory: Option<u64>, limit_note: &str, spill_rows: Option<usize>) -> PyResult<()> {
     match max_memory {
-        Some(limit) => sc.check_memory(limit, limit_note).map_err(PyValueError::new_err),
+        Some(limit) => sc.check_memory_spilled(limit, limit_note, spill_rows).map_err(PyValueError::new_err),
         None => Ok(()),
     }
 }
@@ -290,13 +292,17 @@ fn guard(sc: &Scenario, max_memory: Option<u64>, limit_note: &str) -> PyResult<(
 /// The memory a scenario's run needs, estimated without building it: `{"total": bytes, "flows":
 /// expected flows, "run_time_ns": the run length samples were counted over, "parts": [{"name",
 /// "bytes", "detail", "change"}, ...]}` with the parts largest first, and the counts behind them
-/// under "shape". Raises ValueError when the scenario cannot be read.
+/// under "shape"; with `spill_rows` (a run that spills its time-growing tables, as `run` with
+/// `on_spill`), "disk" is what those take on disk. Raises ValueError when the scenario cannot be
+/// read.
 #[pyfunction]
-fn estimate<'py>(py: Python<'py>, scenario_json: &str) -> PyResult<Bound<'py, PyDict>> {
+#[pyo3(signature = (scenario_json, spill_rows=None))]
+fn estimate<'py>(py: Python<'py>, scenario_json: &str, spill_rows: Option<usize>) -> PyResult<Bound<'py, PyDict>> {
     let sc = parse(scenario_json)?;
-    let e = sc.estimate().map_err(PyValueError::new_err)?;
+    let e = sc.estimate_spilled(spill_rows).map_err(PyValueError::new_err)?;
     let out = PyDict::new(py);
     out.set_item("total", e.total())?;
+    out.set_item("disk", e.disk)?;
     out.set_item("flows", e.flows)?;
     out.set_item("run_time_ns", e.run_time.0 as f64 / 1e3)?;
     let parts = PyList::empty(py);
