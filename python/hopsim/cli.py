@@ -102,8 +102,8 @@ def run(
     from .errors import RunInterrupted
     from .progress import RunProgress
     from .run import run as run_scenario
-    from .scenario import load_scenario
     from .resources import check_disk
+    from .scenario import load_scenario
     from .store import check_writable, write_run
 
     with _sigterm_interrupts(), _bad_input():
@@ -198,18 +198,16 @@ def validate(
 
 
 def _print_estimate(est: dict[str, Any]) -> None:
-    disk = f"; samples spooled to disk: about {_mb(est['disk'])}" if est.get("disk") else ""
-    t = Table(title=f"estimated memory: about {_mb(est['total'])}{disk}", show_lines=False)
+    from .resources import fmt_bytes
+
+    disk = f"; samples spooled to disk: about {fmt_bytes(est['disk'])}" if est.get("disk") else ""
+    t = Table(title=f"estimated memory: about {fmt_bytes(est['total'])}{disk}", show_lines=False)
     for c in ("part", "MB", "what"):
         t.add_column(c)
     for p in est["parts"]:
         if p["bytes"] > 0:
             t.add_row(p["name"], f"{p['bytes'] / 1e6:,.1f}", p["detail"])
     (out_console if out_console.is_terminal else Console(width=200)).print(t)
-
-
-def _mb(b: int) -> str:
-    return f"{b / 1e9:,.2f} GB" if b >= 1e9 else f"{b / 1e6:,.1f} MB"
 
 
 @app.command()

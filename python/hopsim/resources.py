@@ -28,7 +28,7 @@ from typing import Any
 from .errors import ScenarioError
 from .units import UnitError, parse_size
 
-__all__ = ["AUTO", "memory_limit", "available_memory", "estimate_memory", "check_disk", "ENV", "SPILL_ROWS"]
+__all__ = ["AUTO", "memory_limit", "available_memory", "estimate_memory", "check_disk", "fmt_bytes", "ENV", "SPILL_ROWS"]
 
 ENV = "HOPSIM_MAX_MEMORY"
 AUTO = "auto"
@@ -112,12 +112,13 @@ def check_disk(core_json: str, places: list[tuple[Path, str]], source: str | Non
     for total, free, whats in need.values():
         if total > free:
             raise ScenarioError(
-                f"disk: this run writes about {_gb(total)} of buffer and queue samples to {' and '.join(whats)}, "
-                f"but only {_gb(free)} is free there: sample less often (record.buffer_interval, "
+                f"disk: this run writes about {fmt_bytes(total)} of buffer and queue samples to {' and '.join(whats)}, "
+                f"but only {fmt_bytes(free)} is free there: sample less often (record.buffer_interval, "
                 f"record.queue_interval) or stop sooner (duration)", source=source)
 
 
-def _gb(b: int) -> str:
+def fmt_bytes(b: int) -> str:
+    """``6.2 PB``, ``1.3 GB``, ``12.0 MB``: the core's style (powers of 1000)."""
     for unit, scale in (("PB", 1e15), ("TB", 1e12), ("GB", 1e9)):
         if b >= scale:
             return f"{b / scale:,.1f} {unit}"
