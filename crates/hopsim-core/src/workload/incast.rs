@@ -11,6 +11,7 @@ use super::{check_hosts, sort_flows, FlowSpec, DEFAULT_PRIO};
 use crate::rng::{stream, Rng};
 use crate::time::{Rate, Time, PS_PER_S};
 use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
 
 /// Size of the flows of one burst.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -195,23 +196,33 @@ pub fn incast_flows(
     let (mut pick, mut sizes, mut times, mut jitter) = (rng(0), rng(1), rng(2), rng(3));
     let bursts = burst_times(spec, hosts.len(), start, limit, &mut times)?;
     let mut flows = Vec::with_capacity(bursts.len().saturating_mul(spec.degree).min(1 << 24));
-    let mut pool = Vec::with_capacity(candidates.len());
+    // The senders' pool of a burst is `candidates` without the destination, partially shuffled.
+    // It is not built: slot k holds `candidates[k]` (or `[k + 1]` from the destination's slot on),
+    // unless this burst's shuffle moved something there (`moved`), so a burst costs O(degree)
+    // instead of O(hosts) and the draws, hence the flows, are those of the built pool.
+    let mut moved: HashMap<usize, u32> = HashMap::new();
     for t in bursts {
-        let dst = match spec.dst {
-            Some(d) => d,
-            None => candidates[pick.below(candidates.len() as u64) as usize],
+        let (dst, skip) = match spec.dst {
+            Some(d) => (d, usize::MAX), // not among the candidates
+            None => {
+                let k = pick.below(candidates.len() as u64) as usize;
+                (candidates[k], k)
+            }
         };
-        pool.clear();
-        pool.extend(candidates.iter().copied().filter(|&h| h != dst));
+        let len = candidates.len() - usize::from(skip != usize::MAX);
+        moved.clear();
+        let slot = |moved: &HashMap<usize, u32>, k: usize| moved.get(&k).copied().unwrap_or(candidates[k + usize::from(k >= skip)]);
         for i in 0..spec.degree {
             let src = match spec.senders {
                 // Partial Fisher-Yates: position i gets a uniform pick of the rest.
                 Senders::Distinct => {
-                    let j = i + pick.below((pool.len() - i) as u64) as usize;
-                    pool.swap(i, j);
-                    pool[i]
+                    let j = i + pick.below((len - i) as u64) as usize;
+                    let (at_i, at_j) = (slot(&moved, i), slot(&moved, j));
+                    moved.insert(j, at_i);
+                    moved.insert(i, at_j);
+                    at_j
                 }
-                Senders::WithReplacement => pool[pick.below(pool.len() as u64) as usize],
+                Senders::WithReplacement => slot(&moved, pick.below(len as u64) as usize),
             };
             let size = match spec.size {
                 IncastSize::PerFlowRange { min, max } => sizes.range_inclusive(min, max),
@@ -244,6 +255,57 @@ mod tests {
 
     fn hosts(n: u32) -> Vec<u32> {
         (100..100 + n).collect()
+    }
+
+    /// The flows as the generator made them when it built each burst's pool (O(hosts) a burst).
+    fn built_pools(spec: &IncastSpec, hosts: &[u32], start: Time, limit: Limit, seed: u64) -> Vec<FlowSpec> {
+        let candidates = spec.validate(hosts).unwrap();
+        let rng = |k: u64| Rng::stream(seed, stream::INCAST, k);
+        let (mut pick, mut sizes, mut times, mut jitter) = (rng(0), rng(1), rng(2), rng(3));
+        let mut flows = vec![];
+        for t in burst_times(spec, hosts.len(), start, limit, &mut times).unwrap() {
+            let dst = match spec.dst {
+                Some(d) => d,
+                None => candidates[pick.below(candidates.len() as u64) as usize],
+            };
+            let mut pool: Vec<u32> = candidates.iter().copied().filter(|&h| h != dst).collect();
+            for i in 0..spec.degree {
+                let src = match spec.senders {
+                    Senders::Distinct => {
+                        let j = i + pick.below((pool.len() - i) as u64) as usize;
+                        pool.swap(i, j);
+                        pool[i]
+                    }
+                    Senders::WithReplacement => pool[pick.below(pool.len() as u64) as usize],
+                };
+                let size = match spec.size {
+                    IncastSize::PerFlowRange { min, max } => sizes.range_inclusive(min, max),
+                    IncastSize::Total(b) => b / spec.degree as u64 + u64::from((i as u64) < b % spec.degree as u64),
+                };
+                let off = if spec.jitter.0 > 0 { jitter.below(spec.jitter.0) } else { 0 };
+                let (prio, dport) = (spec.prio, crate::workload::DEFAULT_DPORT);
+                flows.push(FlowSpec { src, dst, size, start: Time(t.0 + off), prio, incast: true, dport, sport: 0 });
+            }
+        }
+        sort_flows(&mut flows);
+        flows
+    }
+
+    #[test]
+    fn pools_are_not_built_but_draw_the_same_senders() {
+        for (dst, senders, degree) in [
+            (None, Senders::Distinct, 7),
+            (None, Senders::Distinct, 19), // every host but the destination
+            (Some(105), Senders::Distinct, 5),
+            (None, Senders::WithReplacement, 9),
+            (Some(100), Senders::WithReplacement, 30),
+        ] {
+            let mut s = IncastSpec::new(degree, IncastSize::PerFlowRange { min: 1, max: 1000 }, IncastTiming::Period(Time::from_us(3)));
+            (s.dst, s.senders, s.jitter) = (dst, senders, Time::from_ns(500));
+            let got = incast_flows(&s, &hosts(20), Time::ZERO, Limit::Count(40), 7, 0).unwrap();
+            assert_eq!(got, built_pools(&s, &hosts(20), Time::ZERO, Limit::Count(40), 7), "{dst:?} {senders:?} {degree}");
+            assert_eq!(got.len(), 40 * degree);
+        }
     }
 
     #[test]
