@@ -94,7 +94,10 @@ def check_disk(core_json: str, places: list[tuple[Path, str]], source: str | Non
     compression only makes smaller."""
     import shutil
 
-    disk = estimate_memory(core_json, spooled=True)["disk"]
+    try:
+        disk = estimate_memory(core_json, spooled=True)["disk"]
+    except ValueError:
+        return  # a scenario the core cannot read: building it says why
     if disk == 0:
         return
     need: dict[int, list[Any]] = {}
