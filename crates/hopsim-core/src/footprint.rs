@@ -29,8 +29,9 @@
 //! 1e6-host star 4.25 GB / 3.50 GB (validate 3.14 GB); fat-tree k=64, one 16-to-1 incast
 //! 1.11 GB / 1.03 GB (validate 0.82 GB); k=128 validate 8.9 GB / 5.6 GB; BFC Fig. 10 (330 k
 //! flows) 289 MB / 367 MB; HPCC benchmark 14 MB / 178 MB; Floodgate Fig. 9 26 MB / 228 MB; BFC
-//! Fig. 9 267 MB / 716 MB, where the 2.4 million control frames the run logs (about 100 bytes
-//! each) are the gap.
+//! Fig. 9 267 MB / 716 MB and Fig. 11 31 MB / 391 MB, where the control frames the runs log (2.4
+//! and 1 million, about 100 bytes each in the core and as much again as Python strings) are the
+//! gap.
 
 use crate::fc::FcConfig;
 use crate::net::host::{Flow, Host};
