@@ -31,7 +31,9 @@ impl Simulation {
         if topo.links.len() * 2 >= id_limit || flows.len() >= id_limit {
             return Err(format!("scenario too large: ports and flows must each be fewer than {id_limit}"));
         }
-        let routes = Routes::build_ordered(topo, cfg.routing.ecmp == crate::config::EcmpHash::Hpcc);
+        let hpcc_order = cfg.routing.ecmp == crate::config::EcmpHash::Hpcc;
+        let routes = Routes::build_ordered(topo, hpcc_order);
+        let faults = crate::faults::Faults::build(&cfg.faults, topo, cfg.seed, hpcc_order)?.map(Box::new);
         let nports_of = node_ports(topo);
         let mut node_ref = Vec::with_capacity(topo.nodes.len());
         let mut tiers = Vec::with_capacity(topo.nodes.len());
@@ -178,6 +180,7 @@ impl Simulation {
             nic_acks_pausable: false,
             ecmp_hpcc: false,
             rec: Default::default(),
+            faults,
         };
         sim.acks_as_data = sim.cfg.host.ack_priority == crate::config::AckPriority::Data;
         sim.nic_acks_pausable = sim.acks_as_data && sim.cfg.host.ack_pause_at_nic;
@@ -209,6 +212,9 @@ impl Simulation {
             sim.switch_port("record.queue_ports", node, local)?;
         }
         sim.init_recorders()?;
+        if let Some(t) = sim.faults.as_ref().and_then(|f| f.first_event()) {
+            sim.sched.push(t, Event::Fault);
+        }
         if sim.cfg.record.buffer_interval.is_some() || !sim.cfg.record.queue_ports.is_empty() {
             sim.sched.push(Time::ZERO, Event::Sample);
         }

@@ -109,6 +109,10 @@ impl Simulation {
                 NodeRef::Host(_) => 0,
             };
             pt.ein_marks.push(ein);
+            let d = self.faults.as_ref().map_or([0; 3], |f| f.port_drops[p]);
+            pt.drops_loss.push(d[0]);
+            pt.drops_link_down.push(d[1]);
+            pt.drops_unreachable.push(d[2]);
         }
         // module counters, summed over the network
         let mut named = vec![];

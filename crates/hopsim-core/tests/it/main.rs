@@ -21,3 +21,4 @@ mod watchdog;
 mod floodgate;
 mod record;
 mod spill;
+mod faults;
