@@ -181,6 +181,7 @@ impl Simulation {
             ecmp_hpcc: false,
             rec: Default::default(),
             faults,
+            idle_samples: 0,
         };
         sim.acks_as_data = sim.cfg.host.ack_priority == crate::config::AckPriority::Data;
         sim.nic_acks_pausable = sim.acks_as_data && sim.cfg.host.ack_pause_at_nic;

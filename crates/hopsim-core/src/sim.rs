@@ -65,6 +65,8 @@ pub struct Simulation {
     pub(crate) rec: crate::stats::record::Recorders,
     /// Loss and link failures (`faults.rs`); `None` in runs without faults.
     pub(crate) faults: Option<Box<crate::faults::Faults>>,
+    /// Consecutive samples that found the network idle (`stats::sample`).
+    pub(crate) idle_samples: u64,
 }
 
 impl Simulation {

@@ -2,13 +2,15 @@
 //! share of packets and flows finish by retransmission; a link that goes down mid-flow is routed
 //! around, and its return restores the path; a link with no alternative drops and counts what
 //! cannot be delivered until the watchdog ends the run; Floodgate's windows recover the credits
-//! of lost packets.
+//! of lost packets. And idle stretches cost nothing: an incast scheduled at 1e7 s runs in a
+//! bounded number of events and samples.
 
 use crate::common::*;
 use hopsim_core::config::{FaultsConfig, LinkEvent, LinkLoss, LinkState, NetConfig};
 use hopsim_core::fc::floodgate::FloodgateConfig;
 use hopsim_core::fc::{AnyFc, FcConfig};
 use hopsim_core::net::sched::SchedulerConfig;
+use hopsim_core::stats::sample::IDLE_SAMPLES;
 use hopsim_core::stats::{RunStats, StopReason};
 use hopsim_core::topo::{star, Routes, Topology};
 use hopsim_core::workload::FlowSpec;
@@ -261,4 +263,27 @@ fn floodgate_recovers_the_credits_of_lost_packets() {
     assert!(r.counters.drops_loss > 0);
     assert!(r.modules["floodgate_credits"] > 0 && r.modules["floodgate_syns"] > 0, "{:?}", r.modules);
     assert_eq!(floodgate_in_flight(&sim), vec![0; 5], "every window got its credits back");
+}
+
+#[test]
+fn an_incast_at_1e7_seconds_ends_in_a_bounded_number_of_events_and_samples() {
+    // nothing before the incast: the sampler takes IDLE_SAMPLES samples of the idle network, then
+    // sleeps until the flows start instead of sampling every 10 us for 1e7 s
+    let t = star(8, Rate::gbps(100), Time::from_us(1));
+    let start = Time::from_secs_f64(1e7);
+    let flows: Vec<FlowSpec> = (1..8).map(|s| flow(s, 0, 100_000, start)).collect();
+    let cfg = NetConfig::default();
+    assert_eq!(cfg.record.buffer_interval, Some(Time::from_us(10)));
+    let r = run(&t, &flows, cfg);
+    assert_conserved(&r);
+    assert!(r.counters.end_time_ps > start.0);
+    let samples = r.buffer.switch_time_ps.len() as u64;
+    eprintln!("{} events, {samples} samples", r.counters.events);
+    // 1000 idle samples, then about 60 us of incast at 10 us: a few more
+    assert!(samples >= IDLE_SAMPLES && samples < IDLE_SAMPLES + 20, "{samples}");
+    assert!(r.counters.events < 100_000, "{}", r.counters.events);
+    // the samples resume on the grid, at the first one at or after the flows' start
+    let resumed = r.buffer.switch_time_ps[IDLE_SAMPLES as usize];
+    assert!(resumed >= start.0 && resumed % Time::from_us(10).0 == 0 && resumed - start.0 < Time::from_us(10).0);
+    assert_eq!(r.buffer.switch_time_ps[IDLE_SAMPLES as usize - 1], (IDLE_SAMPLES - 1) * Time::from_us(10).0);
 }
