@@ -375,12 +375,17 @@ pub struct FaultsConfig {
     pub link_loss: Vec<LinkLoss>,
     /// Links going down and coming back up at given times (the HPCC simulator's LINK_DOWN).
     pub link_events: Vec<LinkEvent>,
+    /// Loss rates an HPCC topology file gives its links (`HpccFile::loss`), set by
+    /// `Scenario::build`, not by a scenario: they override `loss_rate`, and `link_loss`
+    /// overrides them.
+    #[serde(skip)]
+    pub file_loss: Vec<LinkLoss>,
 }
 
 impl FaultsConfig {
     /// Whether no fault is configured (the run is the plain one, bit for bit).
     pub fn is_off(&self) -> bool {
-        self.loss_rate == 0.0 && self.link_loss.is_empty() && self.link_events.is_empty()
+        self.loss_rate == 0.0 && self.link_loss.is_empty() && self.link_events.is_empty() && self.file_loss.is_empty()
     }
 }
 

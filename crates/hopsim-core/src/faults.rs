@@ -110,6 +110,13 @@ impl Faults {
         };
         let nports = topo.links.len() * 2;
         let mut loss = vec![cfg.loss_rate; nports];
+        for ll in &cfg.file_loss {
+            // checked by the file's reader: a probability, of a link the file lists
+            for l in by_pair.get(&(ll.link.0.min(ll.link.1), ll.link.0.max(ll.link.1))).into_iter().flatten() {
+                loss[2 * *l as usize] = ll.rate;
+                loss[2 * *l as usize + 1] = ll.rate;
+            }
+        }
         for (i, ll) in cfg.link_loss.iter().enumerate() {
             if !rate_ok(ll.rate) {
                 return Err(format!("faults.link_loss[{i}].rate: {} is not a probability; allowed: 0 to 1 (0% to 100%)", ll.rate));
