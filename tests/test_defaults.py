@@ -35,6 +35,8 @@ TABLES: dict[str, dict[str, Any]] = {
     "control": NET["control"],
     "aqm": NET["aqm"],
     "routing": NET["routing"],
+    # off by default, so absent from the core's `net`: its defaults are published beside it
+    "faults": CORE["faults"],
     **{f"flow_control.{s}": _untag(c, "scheme") for s, c in CORE["flow_control"].items()},
     # the pfc scheme has no parameters beside its tag: `flow_control.pfc` is the core's `pfc`
     "flow_control.pfc": NET["pfc"],

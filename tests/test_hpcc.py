@@ -80,7 +80,9 @@ def test_import_every_cc_mode(hpcc_dir, tmp_path, cli, mode, algo, check):
 @pytest.mark.parametrize("edit,needle", [
     (("CC_MODE 1", "CC_MODE 10"), "CC_MODE: 10 (HPCC-PINT) needs PINT's log-encoded utilisation field"),
     (("CC_MODE 1", "CC_MODE 5"), "CC_MODE: 5 is not a mode of that simulator; allowed: 1 (DCQCN), 3 (HPCC)"),
-    (("ERROR_RATE_PER_LINK 0.0000", "ERROR_RATE_PER_LINK 0.01"), "ERROR_RATE_PER_LINK: must be 0"),
+    (("ERROR_RATE_PER_LINK 0.0000", "ERROR_RATE_PER_LINK 1.5"), "ERROR_RATE_PER_LINK: 1.5 is not a probability"),
+    (("LINK_DOWN 0 0 0", "LINK_DOWN 100 4"), "LINK_DOWN: expected `time_us node_a node_b`"),
+    (("LINK_DOWN 0 0 0", "LINK_DOWN 100 0 1"), "faults.link_events[0].link: no link joins nodes 0 and 1"),
     (("L2_BACK_TO_ZERO 0", "L2_BACK_TO_ZERO 1"), "L2_BACK_TO_ZERO: hopsim goes back to the first unacknowledged byte"),
     (("KMAX_MAP 3 25000000000 400 100000000000 1600", "KMAX_MAP 3 25000000000 400 100000000000 1000"),
      "KMAX_MAP: 1000 KB at 100Gbps is not linear in rate"),

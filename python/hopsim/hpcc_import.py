@@ -75,8 +75,11 @@ HONOURED = {
                      "switches' AckHighPrio)",
     "QLEN_MON_START": "record.qlen_monitor.start (ns, absolute: the 2 s offset is kept in time_offset)",
     "QLEN_MON_END": "record.qlen_monitor.end",
-    "ERROR_RATE_PER_LINK": "must be 0 (hopsim links do not corrupt packets)",
-    "LINK_DOWN": "must be '0 0 0' (no link failures)",
+    "ERROR_RATE_PER_LINK": "faults.loss_rate: each packet crossing any link is lost with this probability, in each "
+                           "direction (its RateErrorModel per packet on every device; a link's own non-zero error rate "
+                           "in the topology file takes its place there, as hopsim's reader of that file does too)",
+    "LINK_DOWN": "`t a b` with t > 0: faults.link_events = the link a-b goes down at 2 s + t us (less the time "
+                 "offset), for good; routes are computed again without it (its TakeDownLink); '0 0 0': none",
     "L2_ACK_INTERVAL": "must be 1: an ACK per packet (0 turns ACKs off there, which only works without loss)",
     "L2_BACK_TO_ZERO": "must be 0: go-back-N from the first unacknowledged byte",
     "L2_CHUNK_SIZE": "no effect with L2_ACK_INTERVAL 1 (an ACK per packet either way), as in that simulator",
@@ -95,7 +98,7 @@ IGNORED = {
     "PINT_PROB": "HPCC-PINT parameter (CC_MODE 10)",
     "ENABLE_PFC": "PFC is always on in that simulator's switches",
 }
-REJECTED = {"ERROR_RATE_PER_LINK", "LINK_DOWN", "L2_ACK_INTERVAL", "L2_BACK_TO_ZERO"}
+REJECTED = {"L2_ACK_INTERVAL", "L2_BACK_TO_ZERO"}
 CC_MODES = {1: "DCQCN", 3: "HPCC", 7: "TIMELY", 8: "DCTCP", 10: "HPCC-PINT"}
 SUPPORTED_CC_MODES = {1: "dcqcn", 3: "hpcc", 7: "timely", 8: "dctcp_rate"}
 """CC_MODE -> hopsim's algorithm. 10 (HPCC-PINT) is refused: it needs PINT's probabilistic,
@@ -236,6 +239,17 @@ def _topology_facts(text: str) -> tuple[int, set[int], Adjacency, set[int]]:
     return nic, rates, adj, switches
 
 
+def _topology_has_loss(text: str) -> bool:
+    """Whether a link line of an HPCC topology file (read by the core already) has a non-zero
+    error rate."""
+    lines = [l.split() for l in text.splitlines() if l.strip()]
+    try:
+        n_links = int(lines[0][2])
+        return any(len(f) == 5 and float(f[4]) > 0 for f in lines[2:2 + n_links])
+    except (ValueError, IndexError):
+        return False
+
+
 def _delay_ns(s: str) -> int:
     return parse_time(s) // 1000
 
@@ -306,10 +320,14 @@ def _refusals(cfg: Config) -> list[str]:
     elif cc_mode not in SUPPORTED_CC_MODES:
         problems.append(f"{_key(cfg, 'CC_MODE')}: {cc_mode} is not a mode of that simulator; allowed: "
                         + ", ".join(f"{k} ({CC_MODES[k]})" for k in SUPPORTED_CC_MODES))
-    if _one(cfg, "ERROR_RATE_PER_LINK", _real, 0.0) != 0.0:
-        problems.append(f"{_key(cfg, 'ERROR_RATE_PER_LINK')}: must be 0; hopsim links do not corrupt packets")
-    if "LINK_DOWN" in cfg and cfg["LINK_DOWN"][:1] not in ([], ["0"]):
-        problems.append(f"{_key(cfg, 'LINK_DOWN')}: link failures are not simulated; allowed: 0 0 0")
+    if not 0.0 <= _one(cfg, "ERROR_RATE_PER_LINK", _real, 0.0) <= 1.0:
+        problems.append(f"{_key(cfg, 'ERROR_RATE_PER_LINK')}: {cfg['ERROR_RATE_PER_LINK'][0]} is not a probability; "
+                        "allowed: 0 to 1")
+    if "LINK_DOWN" in cfg:
+        vals = cfg["LINK_DOWN"]
+        if len(vals) != 3 or not all(v.isdigit() for v in vals):
+            problems.append(f"{_key(cfg, 'LINK_DOWN')}: expected `time_us node_a node_b` (whole numbers; "
+                            f"'0 0 0' for none), got {' '.join(vals) or 'none'}")
     if _one(cfg, "L2_ACK_INTERVAL", int, 1) != 1:
         problems.append(f"{_key(cfg, 'L2_ACK_INTERVAL')}: hopsim ACKs every packet; allowed: 1")
     if _one(cfg, "L2_BACK_TO_ZERO", int, 0) != 0:
@@ -509,6 +527,23 @@ def _import(config: Path, cfg: Config, out: Path) -> tuple[str, list[str]]:
         warnings.append("GLOBAL_T: 0 gives each flow hopsim's per-path BDP (one packet out, one ACK back), "
                         "close to but not exactly the simulator's pairBdp")
     sc["transport"] = transport
+
+    faults: dict[str, Any] = {}
+    loss = _one(cfg, "ERROR_RATE_PER_LINK", _real, 0.0)
+    if loss > 0:
+        faults["loss_rate"] = loss
+    if "LINK_DOWN" in cfg:
+        t_us, a, b = (int(v) for v in cfg["LINK_DOWN"])
+        if t_us > 0:
+            # third.cc: Seconds(2) + MicroSeconds(link_down_time), absolute; the link stays down
+            at_ps = 2 * 10**12 + t_us * 10**6 - offset_ps
+            faults["link_events"] = [{"at": f"{at_ps}ps", "link": [a, b], "state": "down"}]
+    if faults:
+        sc["faults"] = faults
+    if loss > 0 or _topology_has_loss(topo_text):
+        notes.append("ERROR_RATE_PER_LINK: with losses and no retransmission timeout (transport.rto = 'off', as in "
+                         "that simulator) a lost last packet of a flow is never repaired there nor here; the watchdog "
+                         "ends such a run (set transport.rto to repair it)")
 
     record: dict[str, Any] = {}
     if "QLEN_MON_START" in cfg or "QLEN_MON_END" in cfg:

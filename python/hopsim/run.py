@@ -100,6 +100,10 @@ def results_from_native(raw: dict[str, Any], scenario_hash: str = "", name: str 
         "other_ctrl_frames": p["other_ctrl_frames"],
         "markers_inserted": p["markers_inserted"], "markers_matched": p["markers_matched"],
         "ein_marks": p["ein_marks"],
+        # packets dropped by faults ([faults]): lost on this port's wire, dropped when its link
+        # went down, dropped on arrival here for a destination no route led to any more
+        "drops_loss": p["drops_loss"], "drops_link_down": p["drops_link_down"],
+        "drops_unreachable": p["drops_unreachable"],
     })
     hop_names = list(p["hop_class"]) + ["other"]  # "other": a row naming no known port
     pkey = p["node"].astype(np.int64) * 65536 + p["port"]

@@ -217,7 +217,7 @@ def core_error_lines(msg: str, model: S.ScenarioModel | None = None) -> list[str
             if line:
                 return [f"workload.file {model.workload.file}: line {line}: {msg}"]
     for section in ("topology", "workload", "scenario", "flow_control", "congestion_control", "buffer", "record",
-                    "memory", *S.CC_ALGORITHMS):
+                    "memory", "faults", *S.CC_ALGORITHMS):
         if msg.startswith(section):
             return [msg]
     if msg.startswith(("flow ", "incast", "need at least", "load", "lognormal", "long-lived", "host ")):
@@ -425,6 +425,9 @@ def _net(m: S.ScenarioModel) -> dict[str, Any]:
         # the watchdog's limit (crates/hopsim-core/src/watchdog.rs): left out when "auto", so the
         # scenario hash of every scenario that does not set it stays what it was; "off" = never
         **({} if m.stall_timeout == "auto" else {"stall_timeout": 2**64 - 1 if m.stall_timeout == "off" else m.stall_timeout}),
+        # faults (crates/hopsim-core/src/faults.rs): left out while off, as the core leaves them
+        # out of its own JSON, so the hash of every scenario without faults stays what it was
+        **({} if m.faults.is_off() else {"faults": _core(m.faults)}),
     }
 
 

@@ -1059,6 +1059,37 @@ class Record(Strict):
         return v
 
 
+class LinkLoss(Strict):
+    link: tuple[NodeId, NodeId] = Field(description="the link's two end nodes (every parallel link between them)")
+    rate: Fraction = Field(ge=0, le=1, description="probability that a packet crossing it is lost, each direction")
+
+
+class LinkEvent(Strict):
+    at: Time = Field(ge=0, description="run time of the event")
+    link: tuple[NodeId, NodeId] = Field(description="the link's two end nodes (every parallel link between them)")
+    state: Literal["down", "up"] = Field(description="'down': the link fails; 'up': it comes back")
+
+
+class Faults(Strict):
+    """Faults in the simulated network (the core's ``faults.rs``): random loss of the packets
+    crossing links (any packet: data, ACKs, control frames; drawn from a stream per link
+    direction, derived from the master seed) and links going down and up. A link going down loses
+    what is queued at both its ends and on its wire, routes are computed again without it (ECMP
+    leaves it out; packets for a destination left unreachable are dropped), and its pauses are
+    lifted. Drops are counted by cause (``drops_loss``, ``drops_link_down``,
+    ``drops_unreachable``) in the summary's counters and per port. Off by default."""
+
+    loss_rate: Fraction = Field(default=0.0, ge=0, le=1, description="loss probability of every link, each direction "
+                                "(the HPCC simulator's ERROR_RATE_PER_LINK)")
+    link_loss: list[LinkLoss] = Field(default_factory=list, description="links with a loss rate of their own, "
+                                      "overriding loss_rate: [{link = [a, b], rate = '1%'}]")
+    link_events: list[LinkEvent] = Field(default_factory=list, description="links going down or up: "
+                                         "[{at = '1ms', link = [a, b], state = 'down'}] (the HPCC simulator's LINK_DOWN)")
+
+    def is_off(self) -> bool:
+        return self.loss_rate == 0 and not self.link_loss and not self.link_events
+
+
 # ----------------------------------------------------------------------------- scenario
 
 
@@ -1087,6 +1118,7 @@ class ScenarioModel(Strict):
     transport: Transport = Field(default_factory=Transport)
     routing: Routing = Field(default_factory=Routing)
     record: Record = Field(default_factory=Record)
+    faults: Faults = Field(default_factory=Faults)
 
     @model_validator(mode="after")
     def _cross(self) -> "ScenarioModel":

@@ -31,9 +31,12 @@ impl Simulation {
         if topo.links.len() * 2 >= id_limit || flows.len() >= id_limit {
             return Err(format!("scenario too large: ports and flows must each be fewer than {id_limit}"));
         }
-        // routes to the flows' ends only: packets go nowhere else
+        // routes to the flows' ends only: packets go nowhere else (a link fault rebuilds them
+        // for every host: `Routes::build_without`)
+        let hpcc_order = cfg.routing.ecmp == crate::config::EcmpHash::Hpcc;
         let ends: Vec<u32> = flows.iter().flat_map(|f| [f.src, f.dst]).collect();
-        let routes = Routes::build_for(topo, cfg.routing.ecmp == crate::config::EcmpHash::Hpcc, &ends)?;
+        let routes = Routes::build_for(topo, hpcc_order, &ends, &[])?;
+        let faults = crate::faults::Faults::build(&cfg.faults, topo, cfg.seed, hpcc_order)?.map(Box::new);
         let nports_of = node_ports(topo);
         let mut node_ref = Vec::with_capacity(topo.nodes.len());
         let mut tiers = Vec::with_capacity(topo.nodes.len());
@@ -180,6 +183,8 @@ impl Simulation {
             nic_acks_pausable: false,
             ecmp_hpcc: false,
             rec: Default::default(),
+            faults,
+            idle_samples: 0,
         };
         sim.acks_as_data = sim.cfg.host.ack_priority == crate::config::AckPriority::Data;
         sim.nic_acks_pausable = sim.acks_as_data && sim.cfg.host.ack_pause_at_nic;
@@ -211,6 +216,9 @@ impl Simulation {
             sim.switch_port("record.queue_ports", node, local)?;
         }
         sim.init_recorders()?;
+        if let Some(t) = sim.faults.as_ref().and_then(|f| f.first_event()) {
+            sim.sched.push(t, Event::Fault);
+        }
         if sim.cfg.record.buffer_interval.is_some() || !sim.cfg.record.queue_ports.is_empty() {
             sim.sched.push(Time::ZERO, Event::Sample);
         }

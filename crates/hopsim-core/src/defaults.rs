@@ -12,8 +12,9 @@ use serde_json::json;
 /// `{"net": NetConfig::default(), "flow_control": {scheme: ...}, "congestion_control":
 /// {algorithm: ...}}`: the whole default network, then every flow-control scheme and every
 /// congestion control with its default parameters as it would be selected (tag included), so that
-/// the defaults of the schemes a default run does not select are published too; and under
-/// `"record"` the settings of the recorders that are off by default. Field names are
+/// the defaults of the schemes a default run does not select are published too; under
+/// `"record"` the settings of the recorders that are off by default; and under `"faults"` the
+/// faults table's (off, so absent from `net`). Field names are
 /// the scenario's (see `config`), values in the core's units (bytes, bits/s, picoseconds).
 pub fn defaults_json() -> String {
     let fc = [
@@ -52,7 +53,10 @@ pub fn defaults_json() -> String {
         "qlen_monitor": crate::stats::record::QlenMonitorConfig::default(),
         "trace": crate::stats::record::TraceConfig::default(),
     });
-    json!({"net": NetConfig::default(), "flow_control": by_tag("scheme", &fc), "congestion_control": by_tag("algorithm", &cc), "record": record})
+    // faults are off by default and then absent from `net` (scenario hashes stay): their defaults
+    // are published on their own
+    let faults = crate::config::FaultsConfig::default();
+    json!({"net": NetConfig::default(), "flow_control": by_tag("scheme", &fc), "congestion_control": by_tag("algorithm", &cc), "record": record, "faults": faults})
         .to_string()
 }
 
@@ -74,6 +78,8 @@ mod tests {
         assert_eq!(net["flow_control"], json!({"scheme": "pfc"}));
         assert_eq!(net["congestion_control"], json!({"algorithm": "none"}));
         assert_eq!(net["duration"], Value::Null);
+        assert!(net.get("faults").is_none(), "off: left out of the net, so scenario hashes stay");
+        assert_eq!(v["faults"], json!({"loss_rate": 0.0, "link_loss": [], "link_events": []}));
         // recorders off by default are left out of `net.record` (scenario hashes stay), and
         // published on their own
         assert!(net["record"].get("qlen_monitor").is_none() && net["record"].get("trace").is_none());

@@ -25,6 +25,8 @@ pub enum Event {
     FcTimer { sw: u32, gen: u32 },
     /// Periodic statistics sample.
     Sample,
+    /// The next link event of the scenario's faults (`crate::faults`).
+    Fault,
 }
 
 /// Ids of ports, flows and switches must fit in 29 bits (536 million) to pack an event in a word.
@@ -42,6 +44,7 @@ impl Event {
             Event::FlowTimer { flow, gen } => (3, flow, gen),
             Event::FcTimer { sw, gen } => (4, sw, gen),
             Event::Sample => (5, 0, 0),
+            Event::Fault => (6, 0, 0),
         };
         debug_assert!((id as u64) <= ID_MASK, "id {id} does not fit in {ID_BITS} bits");
         (kind << 61) | ((id as u64 & ID_MASK) << 32) | gen as u64
@@ -57,7 +60,8 @@ impl Event {
             2 => Event::FlowArrival,
             3 => Event::FlowTimer { flow: id, gen },
             4 => Event::FcTimer { sw: id, gen },
-            _ => Event::Sample,
+            5 => Event::Sample,
+            _ => Event::Fault,
         }
     }
 }
@@ -303,6 +307,7 @@ mod tests {
             Event::FlowTimer { flow: 123_456, gen: 9 },
             Event::FcTimer { sw: 3, gen: 0 },
             Event::Sample,
+            Event::Fault,
         ] {
             assert_eq!(Event::unpack(e.pack()), e);
         }

@@ -13,6 +13,7 @@ pub mod cc;
 pub mod config;
 pub mod defaults;
 pub mod event;
+pub mod faults;
 pub mod fc;
 pub mod footprint;
 pub mod net;

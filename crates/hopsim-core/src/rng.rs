@@ -27,9 +27,12 @@ pub mod stream {
     pub const BFC: u64 = 11;
     /// FlowSail's random queue when none is empty (`fc::flowsail`), one per switch.
     pub const FLOWSAIL: u64 = 12;
+    /// Random loss on a link (`faults`), one stream per link direction (the index is the sending
+    /// port's id), so a lossy link added or removed shifts no other link's draws.
+    pub const LOSS: u64 = 13;
 
     /// Every key with its owner.
-    pub const ALL: [(&str, u64); 8] = [
+    pub const ALL: [(&str, u64); 9] = [
         ("incast", INCAST),
         ("red", RED),
         ("flow_size", FLOW_SIZE),
@@ -38,6 +41,7 @@ pub mod stream {
         ("ppfc", PPFC),
         ("bfc", BFC),
         ("flowsail", FLOWSAIL),
+        ("loss", LOSS),
     ];
 }
 

@@ -6,8 +6,8 @@
 use crate::config::NetConfig;
 use crate::stats::RunStats;
 use crate::time::{Rate, Time};
-use crate::topo::hpcc_file::read_hpcc_topology;
-use crate::topo::{dumbbell, parse_hpcc_topology, star, FatTree, LeafSpine, MultiDc, NodeKind, Topology};
+use crate::topo::hpcc_file::{read_hpcc_file, read_hpcc_topology};
+use crate::topo::{dumbbell, star, FatTree, LeafSpine, MultiDc, NodeKind, Topology};
 use crate::workload::arrivals::{Arrival, LoadBasis, Limit};
 use crate::workload::background::{background_flows, BackgroundSpec};
 use crate::workload::cdf::Cdf;
@@ -34,6 +34,13 @@ pub enum TopologySpec {
 
 impl TopologySpec {
     pub fn build(&self) -> Result<Topology, String> {
+        self.build_with_loss().map(|(t, _)| t)
+    }
+
+    /// `build`, and the links an HPCC topology file gives a non-zero error rate, as loss rates
+    /// (`HpccFile::loss`; empty for every other kind).
+    pub fn build_with_loss(&self) -> Result<(Topology, Vec<crate::config::LinkLoss>), String> {
+        let mut loss = vec![];
         let t = match self {
             TopologySpec::Star { hosts, rate, delay } => star(*hosts, *rate, *delay),
             TopologySpec::Dumbbell { left, right, host_rate, bottleneck_rate, delay } => dumbbell(*left, *right, *host_rate, *bottleneck_rate, *delay),
@@ -41,11 +48,15 @@ impl TopologySpec {
             TopologySpec::FatTree(f) => f.build()?,
             TopologySpec::MultiDc(m) => m.build(),
             // "topology.file": the front puts the file's name in its place
-            TopologySpec::Hpcc { text } => parse_hpcc_topology(text).map_err(|e| format!("topology.file: {e}"))?,
+            TopologySpec::Hpcc { text } => {
+                let f = read_hpcc_file(text).map_err(|e| format!("topology.file: {e}"))?;
+                loss = f.loss.iter().map(|&(a, b, rate)| crate::config::LinkLoss { link: (a, b), rate }).collect();
+                f.topo
+            }
             TopologySpec::Explicit(t) => t.clone(),
         };
         t.validate().map_err(|e| format!("topology: {e}"))?;
-        Ok(t)
+        Ok((t, loss))
     }
 }
 
@@ -182,9 +193,12 @@ impl Scenario {
     /// Build the topology, the flows and the simulation.
     pub fn build(&self) -> Result<Simulation, String> {
         self.net.cc.validate().map_err(|e| format!("congestion_control: {e}"))?;
-        let topo = self.topology.build()?;
+        let (topo, file_loss) = self.topology.build_with_loss()?;
         let flows = self.workload.build(&topo, self.net.seed)?;
-        Simulation::new(&topo, &flows, self.net.clone())
+        let mut net = self.net.clone();
+        // an HPCC topology file's per-link error rates (overridden by `faults.link_loss`)
+        net.faults.file_loss = file_loss;
+        Simulation::new(&topo, &flows, net)
     }
 
     /// What the input files' readers accepted but did not use (text after an HPCC topology's

@@ -63,6 +63,10 @@ pub struct Simulation {
     pub(crate) ecmp_hpcc: bool,
     /// Queue-length monitor and packet trace (`stats::record`).
     pub(crate) rec: crate::stats::record::Recorders,
+    /// Loss and link failures (`faults.rs`); `None` in runs without faults.
+    pub(crate) faults: Option<Box<crate::faults::Faults>>,
+    /// Consecutive samples that found the network idle (`stats::sample`).
+    pub(crate) idle_samples: u64,
 }
 
 impl Simulation {
@@ -100,6 +104,7 @@ impl Simulation {
                 Event::FlowTimer { flow, gen } => self.on_flow_timer(flow, gen),
                 Event::FcTimer { sw, gen } => self.on_fc_timer(sw, gen),
                 Event::Sample => self.on_sample(),
+                Event::Fault => self.on_fault(),
             }
             if self.all_done() {
                 break;
@@ -183,9 +188,9 @@ impl Simulation {
         }
     }
 
-    /// Global id of local port `local` of node `node`.
     /// The egress port at `node` of a packet towards its destination: hopsim's flow hash, or with
-    /// `routing.ecmp = "hpcc"` the HPCC simulator's hash of the packet's header.
+    /// `routing.ecmp = "hpcc"` the HPCC simulator's hash of the packet's header. `NO_ROUTE`
+    /// (`topo::routes`) where a link failure left no route (`faults.rs`).
     #[inline]
     pub(crate) fn route(&self, node: u32, pkt: &crate::packet::Packet) -> u32 {
         if !self.ecmp_hpcc {
@@ -197,6 +202,7 @@ impl Simulation {
         self.routes.pick_index(node, pkt.dst, h)
     }
 
+    /// Global id of local port `local` of node `node`.
     pub fn port_of(&self, node: u32, local: u16) -> Option<u32> {
         match self.node_ref.get(node as usize)? {
             NodeRef::Switch(s) => self.switches[*s as usize].info.ports.get(local as usize).copied(),

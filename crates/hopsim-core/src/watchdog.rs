@@ -125,7 +125,10 @@ impl Simulation {
                     if pkt.kind != PktKind::Data {
                         continue;
                     }
-                    let out = self.routes.pick(peer, pkt.dst, pkt.hash as u64);
+                    let out = self.route(peer, pkt);
+                    if out == crate::topo::routes::NO_ROUTE {
+                        continue; // cut off by a link failure: dropped when it gets there
+                    }
                     if is_stuck[out as usize] && !next[p].contains(&out) {
                         next[p].push(out);
                     }

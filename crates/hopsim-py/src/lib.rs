@@ -126,7 +126,10 @@ fn stats_to_py<'py>(py: Python<'py>, s: &RunStats) -> PyResult<Bound<'py, PyDict
             other_ctrl_frames,
             markers_inserted,
             markers_matched,
-            ein_marks
+            ein_marks,
+            drops_loss,
+            drops_link_down,
+            drops_unreachable
         ],
         text [hop_class]
     );

@@ -168,6 +168,12 @@ impl Floodgate {
         self.initial[p as usize]
     }
 
+    /// Packets charged to this switch's windows and not yet credited, over every (egress port,
+    /// destination): zero once every credit has come back, however many packets were lost.
+    pub fn in_flight(&self) -> u64 {
+        self.win.values().map(|w| Self::used(w) as u64).sum()
+    }
+
     /// `inflight` of §4.3 plus what is charged and queued.
     fn used(w: &Win) -> u32 {
         w.next_psn.wrapping_sub(w.credited) + w.queued
@@ -391,6 +397,24 @@ impl FlowControl for Floodgate {
 
     fn next_timer(&self) -> Option<Time> {
         self.timer
+    }
+
+    /// The link of `port` went down (`crate::faults`): its windows (what was in flight on it is
+    /// lost, and its VOQs were emptied), the credits owed to the upstream behind it and the
+    /// dstPauses sent to a host behind it are forgotten. When the link comes back its windows
+    /// start afresh.
+    fn on_link_down(&mut self, _now: Time, port: u16, _view: &SwitchView, _out: &mut Actions) {
+        self.win.retain(|&(p, _), _| p != port);
+        self.owed.retain(|&(i, _), _| i != port);
+        self.voq_dsts.retain(|&(p, _), _| p != port);
+        for v in self.dst_voqs.values_mut() {
+            v.retain(|&(p, _)| p != port);
+        }
+        self.dst_voqs.retain(|_, v| !v.is_empty());
+        for v in self.dst_paused.values_mut() {
+            v.retain(|&h| h != port);
+        }
+        self.dst_paused.retain(|_, v| !v.is_empty());
     }
 
     fn counters(&self, out: &mut Vec<(&'static str, u64)>) {

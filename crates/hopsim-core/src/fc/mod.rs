@@ -145,6 +145,12 @@ pub trait FlowControl {
     fn next_timer(&self) -> Option<Time> {
         None
     }
+    /// The link of local port `port` went down (`crate::faults`). The engine has already emptied
+    /// the port's queues, calling `on_dequeue` for every data packet in them, and lifted the
+    /// pauses and gates on both ends of the link; the neighbour is gone, so state kept about it
+    /// (pauses sent to it, credits owed to it or expected from it) should be forgotten. Frames
+    /// the module sends out of `port` are dropped while the link is down.
+    fn on_link_down(&mut self, _now: Time, _port: u16, _view: &SwitchView, _out: &mut Actions) {}
     /// Counters the module keeps, by name, for the run summary.
     fn counters(&self, _out: &mut Vec<(&'static str, u64)>) {}
     /// Whether the module reads or writes wide tags ([`Tags`]), so the run keeps the tag store.
@@ -322,6 +328,9 @@ impl FlowControl for AnyFc {
     }
     fn on_timer(&mut self, now: Time, view: &SwitchView, out: &mut Actions) {
         dispatch!(self, on_timer, now, view, out)
+    }
+    fn on_link_down(&mut self, now: Time, port: u16, view: &SwitchView, out: &mut Actions) {
+        dispatch!(self, on_link_down, now, port, view, out)
     }
     #[inline(always)]
     fn next_timer(&self) -> Option<Time> {

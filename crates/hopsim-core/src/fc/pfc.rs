@@ -147,6 +147,15 @@ impl FlowControl for Pfc {
     fn next_timer(&self) -> Option<Time> {
         self.timer
     }
+
+    /// The upstream on `port` is gone and its pauses were lifted with the link: nothing left to
+    /// resume or refresh there.
+    fn on_link_down(&mut self, _now: Time, port: u16, _view: &SwitchView, _out: &mut Actions) {
+        let p = port as usize;
+        if let Some(s) = self.paused_since.get_mut(p * self.nprio..(p + 1) * self.nprio) {
+            s.fill(None);
+        }
+    }
 }
 
 #[cfg(test)]

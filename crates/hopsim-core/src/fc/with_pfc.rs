@@ -34,6 +34,8 @@ pub trait OverPfc {
     fn next_timer(&self) -> Option<Time> {
         None
     }
+    /// The link of local `port` went down ([`FlowControl::on_link_down`]); PFC has forgotten it.
+    fn on_link_down(&mut self, _now: Time, _port: u16, _view: &SwitchView, _out: &mut Actions) {}
     /// Standard PFC wants to resume ingress (`port`, `prio`).
     fn on_pfc_resume(&self, _now: Time, _port: u16, _prio: u8, _view: &SwitchView) -> Resume {
         Resume::Send
@@ -135,6 +137,11 @@ impl<X: OverPfc> FlowControl for WithPfc<X> {
         super::earliest(self.pfc.next_timer(), self.inner.next_timer())
     }
 
+    fn on_link_down(&mut self, now: Time, port: u16, view: &SwitchView, out: &mut Actions) {
+        self.pfc.on_link_down(now, port, view, out);
+        self.inner.on_link_down(now, port, view, out);
+    }
+
     fn counters(&self, out: &mut Vec<(&'static str, u64)>) {
         self.inner.counters(out);
     }
@@ -174,6 +181,9 @@ impl<X: FlowControl> OverPfc for Plain<X> {
     }
     fn next_timer(&self) -> Option<Time> {
         self.0.next_timer()
+    }
+    fn on_link_down(&mut self, now: Time, port: u16, view: &SwitchView, out: &mut Actions) {
+        self.0.on_link_down(now, port, view, out)
     }
     fn counters(&self, out: &mut Vec<(&'static str, u64)>) {
         self.0.counters(out)

@@ -22,6 +22,14 @@ impl Simulation {
     /// Node `node` sends `msg` out of its local port `local`, asked for by `by`.
     pub(crate) fn send_control(&mut self, node: u32, local: u16, msg: CtrlMsg, by: Origin) {
         let Some(p) = self.port_of(node, local) else { return };
+        if self.faults.is_some() && self.port_is_down(p) {
+            // the link is down: the frame is lost (`faults.rs`); it never leaves, so no log has it
+            self.stats.counters.drops_link_down += 1;
+            if let Some(f) = self.faults.as_mut() {
+                f.port_drops[p as usize][crate::faults::Cause::LinkDown as usize] += 1;
+            }
+            return;
+        }
         let now = self.now;
         let peer = self.ports[(p ^ 1) as usize].node;
         let kind = msg.kind();

@@ -130,6 +130,9 @@ impl Simulation {
         if let Some(&(t, next)) = port.wire.front() {
             self.sched.push(t, Event::Wire { port: p, pkt: next });
         }
+        if self.faults.is_some() && self.fault_arrival(p, id) {
+            return; // lost on the way, or the link went down under it (`faults.rs`)
+        }
         let peer = p ^ 1;
         if self.slab.get(id).kind == PktKind::Ctrl {
             self.control_received(peer, id);

@@ -474,6 +474,40 @@ impl Port {
     }
 }
 
+impl Port {
+    /// Empty the port's queues because its link went down (`crate::faults`): the control queue's
+    /// packets (queue `None`), then each data queue's packets and markers in queue order. Byte
+    /// counts go to zero; gates, pauses and the scheduler's state are left as they are (a DRR
+    /// deficit left on an empty queue is reset when the scheduler next passes it).
+    pub fn drain_all(&mut self) -> Vec<(Option<usize>, PacketId)> {
+        let mut out: Vec<(Option<usize>, PacketId)> = self.ctrl.drain(..).map(|id| (None, id)).collect();
+        for q in 0..self.queues.len() {
+            out.extend(self.queues[q].drain(..).map(|id| (Some(q), id)));
+            self.qbytes[q] = 0;
+            self.nonempty.clear(q);
+            self.cold.held.clear(q);
+        }
+        self.total = 0;
+        self.markers = 0;
+        out
+    }
+
+    /// Lift every PFC pause and open every gate of the port at `now` (its link went down: the
+    /// frames that closed them came from a neighbour that is gone), closing their accounting.
+    pub fn open_all(&mut self, now: Time) {
+        for prio in 0..NPRIO {
+            if self.is_paused(prio, now) {
+                self.apply_pause(prio, now, now);
+            }
+        }
+        for q in 0..self.ngates() {
+            if self.gate_closed(q, now) {
+                self.set_gate(q, now, now);
+            }
+        }
+    }
+}
+
 /// The queue-to-priority map of a port with `n` data queues when the scenario gives none:
 /// queue q carries priority q mod 8 (one queue per priority on an 8-queue port, as on ASICs).
 pub fn default_prio_map(n: usize) -> Vec<u8> {

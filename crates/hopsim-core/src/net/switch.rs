@@ -80,6 +80,10 @@ impl Simulation {
         let tags_on = self.slab.tags.on;
         let tags = self.slab.tags.get(id);
         let out = self.route(self.switches[s as usize].node, self.slab.get(id));
+        if out == crate::topo::routes::NO_ROUTE {
+            // a link failure cut the destination off (`faults.rs`)
+            return self.drop_unreachable(inp, id);
+        }
         let pkt = self.slab.get_mut(id);
         // ACKs and NACKs ride the data path under `transport.ack_priority = "data"`
         if pkt.kind.is_control() && !(self.acks_as_data && matches!(pkt.kind, crate::packet::PktKind::Ack | crate::packet::PktKind::Nack)) {

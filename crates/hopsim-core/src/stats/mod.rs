@@ -160,6 +160,12 @@ pub struct PortTable {
     pub markers_matched: Vec<u64>,
     /// Packets Pulser's EIN marked at this port.
     pub ein_marks: Vec<u64>,
+    /// Packets of any kind dropped by faults (`faults.rs`): lost on this port's wire, dropped
+    /// from its queues or wire when its link went down (and frames sent to it while down), and
+    /// dropped on arrival by this port for a destination no route led to any more.
+    pub drops_loss: Vec<u64>,
+    pub drops_link_down: Vec<u64>,
+    pub drops_unreachable: Vec<u64>,
 }
 
 /// Whole-run counters.
@@ -169,8 +175,16 @@ pub struct Counters {
     pub packets_sent: u64,
     pub data_bytes_sent: u64,
     pub data_bytes_delivered: u64,
+    /// Payload bytes of the data packets dropped, by the buffer (`drops`) or by faults.
     pub data_bytes_dropped: u64,
+    /// Packets the switches' buffers refused.
     pub drops: u64,
+    /// Packets of any kind dropped by faults (`faults.rs`): lost on a link, dropped when a link
+    /// went down (queued at its ends, on its wire, or sent to it while down), or dropped at a
+    /// switch left without a route to their destination.
+    pub drops_loss: u64,
+    pub drops_link_down: u64,
+    pub drops_unreachable: u64,
     pub ack_bytes: u64,
     pub nack_bytes: u64,
     pub cnp_bytes: u64,

@@ -8,7 +8,23 @@ use crate::sim::{NodeRef, Simulation};
 use crate::stats::HopClass;
 use crate::time::Time;
 
+/// Samples an idle network gets before the sampler sleeps (see `on_sample`).
+pub const IDLE_SAMPLES: u64 = 1000;
+
 impl Simulation {
+    /// The periodic buffer and queue sample (`record.buffer_interval`, `record.queue_ports`), at
+    /// every multiple of the sampling step.
+    ///
+    /// Idle stretches. While the network is idle — no packet anywhere (queued, on a wire, or a
+    /// control frame) and every flow that has started has finished — every sample is the same
+    /// but for its time, and a run whose next flow starts much later (an incast at 1e7 s) would
+    /// take them for ever. So the sampler takes the first [`IDLE_SAMPLES`] samples of an idle
+    /// stretch as usual and then sleeps until the next flow starts (or the next link event,
+    /// `faults.rs`), resuming at the first sample time at or after it. The buffer and queue
+    /// tables thus have every sample of any idle stretch shorter than `IDLE_SAMPLES` steps (10 ms
+    /// at the default 10 us), bit for bit as before, and of a longer one its first
+    /// `IDLE_SAMPLES` rows: no rows between, where the network held nothing. Module and flow
+    /// timers need no such rule: they stop by themselves once nothing is queued or in flight.
     pub(crate) fn on_sample(&mut self) {
         let now = self.now;
         let rec = &self.cfg.record;
@@ -48,7 +64,32 @@ impl Simulation {
             (Some(b), false) => Time(gcd(b.0, rec.queue_interval.0)),
             (None, true) => return,
         };
-        self.sched.push(now + Time(step.0.max(1)), Event::Sample);
+        let step = step.0.max(1);
+        let mut next = now + Time(step);
+        if self.slab.live() == 0 && self.flows_done == self.next_flow {
+            self.idle_samples += 1;
+            if self.idle_samples >= IDLE_SAMPLES {
+                if let Some(wake) = self.next_activity().filter(|&w| w > next) {
+                    // the first sample time at or after it (none if that is beyond time itself)
+                    let Some(t) = wake.0.checked_next_multiple_of(step) else { return };
+                    next = Time(t);
+                }
+            }
+        } else {
+            self.idle_samples = 0;
+        }
+        self.sched.push(next, Event::Sample);
+    }
+
+    /// When something next happens to an idle network: the next flow starts, or the next link
+    /// event (`faults.rs`).
+    fn next_activity(&self) -> Option<Time> {
+        let flow = self.arrival_order.get(self.next_flow).map(|&f| self.flows[f as usize].spec.start);
+        let fault = self.faults.as_ref().and_then(|f| f.next_event());
+        match (flow, fault) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     /// Fill the per-flow and per-port tables at the end of the run.
@@ -109,6 +150,10 @@ impl Simulation {
                 NodeRef::Host(_) => 0,
             };
             pt.ein_marks.push(ein);
+            let d = self.faults.as_ref().map_or([0; 3], |f| f.port_drops[p]);
+            pt.drops_loss.push(d[0]);
+            pt.drops_link_down.push(d[1]);
+            pt.drops_unreachable.push(d[2]);
         }
         // module counters, summed over the network
         let mut named = vec![];

@@ -21,18 +21,36 @@ pub fn parse_hpcc_topology(text: &str) -> Result<Topology, String> {
     read_hpcc_topology(text).map(|(t, _)| t)
 }
 
+/// Parses an HPCC topology file, dropping the links' error rates (see [`read_hpcc_file`]).
+pub fn read_hpcc_topology(text: &str) -> Result<(Topology, Vec<String>), String> {
+    read_hpcc_file(text).map(|f| (f.topo, f.warnings))
+}
+
+/// What an HPCC topology file says: the network, the warnings of its reading, and the links
+/// with a non-zero error rate.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HpccFile {
+    pub topo: Topology,
+    pub warnings: Vec<String>,
+    /// `(a, b, error rate)` of each link line whose error rate is above 0: the probability that
+    /// a packet crossing it is lost (the simulator's `RateErrorModel` per packet on both ends,
+    /// in place of ERROR_RATE_PER_LINK's). Runs apply them as `faults.link_loss` (`faults.rs`).
+    pub loss: Vec<(u32, u32, f64)>,
+}
+
 /// Parses an HPCC topology file as the simulator reads it (`main` in its `scratch/third.cc`
-/// reads `N S L`, S switch ids, then L links, by count). Returns the topology and warnings.
+/// reads `N S L`, S switch ids, then L links, by count). Returns the topology, warnings and the
+/// links' non-zero error rates.
 ///
 /// Lenient where the simulator is: blank lines are skipped, the switch ids may wrap over several
 /// lines, a link line may omit the error rate, and text after the L-th link (the repository's
 /// `mix/topology.txt` ends with a format note) is ignored with a warning. Errors name the
 /// 1-based line and the field: a malformed line within the declared counts, fewer links than
-/// declared, a non-zero error rate (hopsim's links are lossless), a host with no link, or a
+/// declared, an error rate that is not a probability, a host with no link, or a
 /// host with several links (the simulator gives such a host one NIC per link; hopsim's hosts
 /// have exactly one NIC, so that is refused rather than simulated differently). The result
 /// passes `Topology::validate`.
-pub fn read_hpcc_topology(text: &str) -> Result<(Topology, Vec<String>), String> {
+pub fn read_hpcc_file(text: &str) -> Result<HpccFile, String> {
     let mut lines = content_lines(text);
 
     let header = "a header `N S L` (node, switch and link counts)";
@@ -98,6 +116,7 @@ pub fn read_hpcc_topology(text: &str) -> Result<(Topology, Vec<String>), String>
     }
 
     let mut links = Vec::with_capacity(nl.min(1 << 16));
+    let mut loss = Vec::new();
     let mut link_line = Vec::with_capacity(nl.min(1 << 16));
     for i in 0..nl {
         let Some((ln, l)) = lines.next() else {
@@ -132,14 +151,15 @@ pub fn read_hpcc_topology(text: &str) -> Result<(Topology, Vec<String>), String>
         if let Some(e) = f.get(4) {
             match e.parse::<f64>() {
                 Ok(0.0) => {}
-                Ok(v) if (0.0..=1.0).contains(&v) => {
+                Ok(v) if v > 0.0 && v <= 1.0 => loss.push((a, b, v)),
+                Ok(v) if v.is_finite() => {
                     return Err(format!(
-                        "line {ln}: error rate {e} is not supported (links are lossless); allowed: 0"
+                        "line {ln}: error rate {e} is not a probability; allowed: 0 (lossless) to 1"
                     ))
                 }
                 _ => {
                     return Err(format!(
-                        "line {ln}: error rate '{e}' is not a number; allowed: 0 (links are lossless)"
+                        "line {ln}: error rate '{e}' is not a number; allowed: 0 (lossless) to 1"
                     ))
                 }
             }
@@ -158,7 +178,7 @@ pub fn read_hpcc_topology(text: &str) -> Result<(Topology, Vec<String>), String>
     let mut topo = Topology { nodes, links };
     topo.validate()?;
     infer_tiers(&mut topo)?;
-    Ok((topo, warnings))
+    Ok(HpccFile { topo, warnings, loss })
 }
 
 /// Each host must have exactly one link: hopsim's host has one NIC port. The HPCC simulator
@@ -331,8 +351,10 @@ pub(crate) mod tests {
         assert!(err("3 1 2\n2\n0 2 25Gbit 1us 0\n1 2 10Gbps 1us 0\n").starts_with("line 3: rate '25Gbit' is not a link rate"));
         assert!(err("3 1 2\n2\n0 2 0Gbps 1us 0\n1 2 10Gbps 1us 0\n").starts_with("line 3: rate '0Gbps' must be positive"));
         assert!(err("3 1 2\n2\n0 2 25Gbps 1 0\n1 2 10Gbps 1us 0\n").starts_with("line 3: delay '1' is not a link delay"));
-        assert!(err("3 1 2\n2\n0 2 25Gbps 1us 0.1\n1 2 10Gbps 1us 0\n")
-            .starts_with("line 3: error rate 0.1 is not supported"));
+        assert!(err("3 1 2\n2\n0 2 25Gbps 1us 1.5\n1 2 10Gbps 1us 0\n")
+            .starts_with("line 3: error rate 1.5 is not a probability"));
+        let f = read_hpcc_file("3 1 2\n2\n0 2 25Gbps 1us 0.1\n1 2 10Gbps 1us 0\n").unwrap();
+        assert_eq!(f.loss, vec![(0, 2, 0.1)], "a non-zero error rate is the link's loss");
         assert!(err("3 1 2\n2\n0 2 25Gbps 1us x\n1 2 10Gbps 1us 0\n")
             .starts_with("line 3: error rate 'x' is not a number"));
         assert!(err("4000000000 1 0\n0\n").contains("node count"));

@@ -14,14 +14,26 @@ use std::collections::{HashMap, VecDeque};
 
 /// `(port at n, node at the other end)` per node `n`, in increasing port order.
 pub(crate) fn adjacency(topo: &Topology) -> Vec<Vec<(u32, u32)>> {
+    adjacency_up(topo, &[])
+}
+
+/// `adjacency` without the links marked down (`down[l]`; links beyond `down` are up).
+fn adjacency_up(topo: &Topology, down: &[bool]) -> Vec<Vec<(u32, u32)>> {
     let mut adj = vec![Vec::new(); topo.nodes.len()];
     for (l, s) in topo.links.iter().enumerate() {
+        if down.get(l).copied().unwrap_or(false) {
+            continue;
+        }
         let l = l as u32;
         adj[s.a as usize].push((2 * l, s.b));
         adj[s.b as usize].push((2 * l + 1, s.a));
     }
     adj
 }
+
+/// What `Routes::pick` and `Routes::pick_index` return when a node has no route to a destination
+/// (a link failure cut it off, `crate::faults`): not a port.
+pub const NO_ROUTE: u32 = u32::MAX;
 
 /// The ports of every node, in increasing port order (port numbering as in `topo`'s module doc).
 /// Panics if a link names an unknown node (`Topology::validate` catches that first).
@@ -120,16 +132,24 @@ impl Routes {
     /// `build`, with each candidate list in the order the HPCC simulator's `CalculateRoute` lists
     /// next hops when `hpcc_order` (see `topo::ecmp_hpcc`), else in increasing port order.
     pub fn build_ordered(topo: &Topology, hpcc_order: bool) -> Routes {
-        Routes::build_for(topo, hpcc_order, &topo.host_ids()).expect("routing table fits in memory")
+        Routes::build_without(topo, hpcc_order, &[])
     }
 
-    /// `build_ordered` with columns only for the destinations `dsts` (host node ids; others are
+    /// `build_ordered` over the links that are up: `down[l]` marks link `l` down (a link failure,
+    /// `crate::faults`); ports keep their numbers. Pairs the remaining links do not connect get
+    /// no next hops (`pick` then returns [`NO_ROUTE`]). Columns for every host: after a failure
+    /// any host may need a new route.
+    pub fn build_without(topo: &Topology, hpcc_order: bool, down: &[bool]) -> Routes {
+        Routes::build_for(topo, hpcc_order, &topo.host_ids(), down).expect("routing table fits in memory")
+    }
+
+    /// `build_without` with columns only for the destinations `dsts` (host node ids; others are
     /// ignored): `next_hops(_, d)` is empty for any other host `d`. A simulation needs columns
     /// only for its flows' ends, so a large network with few flows builds few columns. Errs
     /// (instead of aborting) when the table cannot be allocated.
-    pub fn build_for(topo: &Topology, hpcc_order: bool, dsts: &[u32]) -> Result<Routes, String> {
+    pub fn build_for(topo: &Topology, hpcc_order: bool, dsts: &[u32], down: &[bool]) -> Result<Routes, String> {
         let n = topo.nodes.len();
-        let adj = adjacency(topo);
+        let adj = adjacency_up(topo, down);
         let is_host = |i: u32| topo.nodes[i as usize] == NodeKind::Host;
         let host_node = topo.host_ids();
         let mut host_index = vec![NONE; n];
@@ -357,23 +377,25 @@ impl Routes {
     }
 
     /// One of `next_hops(node, dst_node)`, chosen by a per-switch mix of the flow hash so that
-    /// successive switches choose independently. Panics if there is no next hop.
+    /// successive switches choose independently; [`NO_ROUTE`] if there is no next hop.
     #[inline]
     pub fn pick(&self, node: u32, dst_node: u32, flow_hash: u64) -> u32 {
         let c = self.next_hops(node, dst_node);
         match c.len() {
-            0 => panic!("no route from node {node} to node {dst_node}"),
+            0 => NO_ROUTE,
             1 => c[0],
             n => c[(mix(&[flow_hash, node as u64]) % n as u64) as usize],
         }
     }
 
     /// The candidate at `index % n` of `next_hops(node, dst_node)` (a hash the caller computed,
-    /// as the HPCC simulator's ECMP does). Panics if there is no next hop.
+    /// as the HPCC simulator's ECMP does); [`NO_ROUTE`] if there is no next hop.
     #[inline]
     pub fn pick_index(&self, node: u32, dst_node: u32, index: u32) -> u32 {
         let c = self.next_hops(node, dst_node);
-        assert!(!c.is_empty(), "no route from node {node} to node {dst_node}");
+        if c.is_empty() {
+            return NO_ROUTE;
+        }
         c[index as usize % c.len()]
     }
 
@@ -541,7 +563,7 @@ mod tests {
         let ls = LeafSpine::bfc_nsdi22();
         let t = ls.build();
         let all = Routes::build(&t);
-        let r = Routes::build_for(&t, false, &[0, 20, 9999]).unwrap();
+        let r = Routes::build_for(&t, false, &[0, 20, 9999], &[]).unwrap();
         assert_eq!(r.col.iter().filter(|&&c| c != NONE).count(), 2);
         assert_eq!(r.table.len(), 2 * r.n_rows); // host 0 on ToR 0, host 20 on ToR 1
         for u in 0..t.nodes.len() as u32 {
