@@ -66,9 +66,6 @@ algorithm = "dcqcn"
 
 def one(toml: str, out: str) -> None:
     """Child mode: run one scenario as `hopsim run` does, print its numbers as JSON."""
-    from hopsim.cli import _lean_arrow_pool
-
-    _lean_arrow_pool()
     from hopsim.run import run
     from hopsim.scenario import load_scenario
     from hopsim.store import write_run
@@ -85,6 +82,36 @@ def one(toml: str, out: str) -> None:
         "events": s["events"], "flows": s["flows"], "flows_finished": s["flows_finished"],
         "peak_packets": s["counters"].get("peak_packets_alive", 0),
     }))
+
+
+def plot(rows: list[dict], loads: list[float]) -> None:
+    """benchmarks/scaling.png from the study's rows."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(1, 3, figsize=(13, 3.8))
+    for load in loads:
+        rs = [r for r in rows if r["load"] == load]
+        h = [r["hosts"] for r in rs]
+        ax[0].plot(h, [r["wall_s"] for r in rs], "o-", label=f"{int(load * 100)}% load")
+        ax[1].plot(h, [r["peak_rss_mb"] for r in rs], "o-", label=f"{int(load * 100)}% load")
+        ax[2].plot(h, [r["events_per_s_m"] for r in rs], "o-", label=f"{int(load * 100)}% load")
+    for a, t in zip(ax, ["wall time (s)", "peak RSS (MB)", "M events / s"]):
+        a.set_xscale("log")
+        a.set_xticks([r["hosts"] for r in rows if r["load"] == loads[0]])
+        a.set_xticklabels([str(r["hosts"]) for r in rows if r["load"] == loads[0]])
+        a.minorticks_off()
+        a.set_xlabel("hosts (fat-tree)")
+        a.set_title(t)
+        a.grid(alpha=0.3)
+    ax[0].set_yscale("log")
+    ax[2].set_ylim(bottom=0)
+    ax[0].legend()
+    fig.suptitle("hopsim scaling: 1 ms of WebSearch traffic, DCQCN + PFC")
+    fig.tight_layout()
+    fig.savefig(OUT / "scaling.png", dpi=110)
 
 
 def main(quick: bool) -> None:
@@ -125,34 +152,17 @@ def main(quick: bool) -> None:
         f.write("| " + " | ".join(cols) + " |\n|" + "---|" * len(cols) + "\n")
         for r in rows:
             f.write("| " + " | ".join(str(r[c]) for c in cols) + " |\n")
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(1, 3, figsize=(13, 3.8))
-    for load in loads:
-        rs = [r for r in rows if r["load"] == load]
-        h = [r["hosts"] for r in rs]
-        ax[0].plot(h, [r["wall_s"] for r in rs], "o-", label=f"{int(load * 100)}% load")
-        ax[1].plot(h, [r["peak_rss_mb"] for r in rs], "o-", label=f"{int(load * 100)}% load")
-        ax[2].plot(h, [r["events_per_s_m"] for r in rs], "o-", label=f"{int(load * 100)}% load")
-    for a, t in zip(ax, ["wall time (s)", "peak RSS (MB)", "M events / s"]):
-        a.set_xscale("log")
-        a.set_xlabel("hosts (fat-tree)")
-        a.set_title(t)
-        a.grid(alpha=0.3)
-    ax[0].set_yscale("log")
-    ax[2].set_ylim(bottom=0)
-    ax[0].legend()
-    fig.suptitle("hopsim scaling: 1 ms of WebSearch traffic, DCQCN + PFC")
-    fig.tight_layout()
-    fig.savefig(OUT / "scaling.png", dpi=110)
+    plot(rows, loads)
     print(f"wrote {OUT / 'scaling.csv'}, scaling.md, scaling.png")
 
 
 if __name__ == "__main__":
     if len(sys.argv) == 4 and sys.argv[1] == "--one":
         one(sys.argv[2], sys.argv[3])
+    elif "--plot" in sys.argv:  # redraw from benchmarks/scaling.csv
+        with open(OUT / "scaling.csv") as f:
+            rows = [{k: (float(v) if k in ("load", "wall_s", "sim_wall_s", "events_per_s_m", "peak_rss_mb") else int(v))
+                     for k, v in r.items()} for r in csv.DictReader(f)]
+        plot(rows, sorted({r["load"] for r in rows}))
     else:
         main("--quick" in sys.argv)

@@ -401,21 +401,7 @@ def version() -> None:
     out_console.print(json.dumps({"hopsim": v("hopsim"), "core": _native.version()}))
 
 
-def _lean_arrow_pool() -> None:
-    """Give Arrow the jemalloc pool where the wheel has it. Why: Arrow's default (mimalloc) keeps
-    the memory of every freed buffer, and a run hands over its samples in hundreds of chunks
-    (`hopsim.spool`); with jemalloc the standard benchmark's `hopsim run` peaks about 65 MB
-    lower (256 -> 191 MB). Only the CLI does this: a library must not change its host's pool."""
-    import pyarrow as pa
-
-    try:
-        pa.set_memory_pool(pa.jemalloc_memory_pool())
-    except (NotImplementedError, AttributeError):  # a build without jemalloc keeps its default
-        pass
-
-
 def main() -> None:
-    _lean_arrow_pool()
     try:
         app()
     except OSError as e:
