@@ -248,6 +248,8 @@ impl FcConfig {
             FcConfig::Floodgate(_) if nqueues < 2 => {
                 Err(format!("queues.count: Floodgate needs at least 2 queues per port (queue 0 and a VOQ); got {nqueues}"))
             }
+            FcConfig::Floodgate(f) => f.validate(),
+            FcConfig::Ppfc(p) => p.validate(),
             _ => Ok(()),
         }
     }
