@@ -22,3 +22,4 @@ mod floodgate;
 mod record;
 mod spill;
 mod faults;
+mod fuzz;
