@@ -118,12 +118,13 @@ pub fn arrival_times(
         Limit::Count(n) => n as f64,
         Limit::Duration(d) => d.0 as f64 / mean_gap_ps,
     };
-    if !(expected < MAX_FLOWS as f64) {
+    // (NaN, from a zero mean gap over no time, fails this too)
+    if expected.is_nan() || expected >= MAX_FLOWS as f64 {
         return Err(format!(
             "workload: about {expected:.0} flows would start (a mean gap of {mean_gap_ps:.3} ps); a run holds fewer than {MAX_FLOWS}"
         ));
     }
-    let cap = ((expected * 16.0) as u64).max(1 << 20).min(MAX_FLOWS) as usize;
+    let cap = ((expected * 16.0) as u64).clamp(1 << 20, MAX_FLOWS) as usize;
     let mut out = Vec::new();
     let mut t = start.0 as f64;
     loop {
