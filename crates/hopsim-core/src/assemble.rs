@@ -26,6 +26,7 @@ impl Simulation {
         topo.validate()?;
         cfg.switch.validate()?;
         cfg.fc.validate(cfg.switch.nqueues)?;
+        cfg.aqm.validate()?;
         check_sizes(&cfg)?;
         let id_limit = 1usize << crate::event::ID_BITS;
         if topo.links.len() * 2 >= id_limit || flows.len() >= id_limit {
@@ -237,6 +238,9 @@ impl Simulation {
         if f.size == 0 {
             return Err(format!("flow {id}: size must be at least 1 byte"));
         }
+        if f.prio as usize >= crate::net::port::NPRIO {
+            return Err(format!("flow {id}: priority {} is not a priority; allowed: 0 to {}", f.prio, crate::net::port::NPRIO - 1));
+        }
         let hash = mix(&[f.src as u64, f.dst as u64, id as u64, self.cfg.seed]) as u32;
         let path = self.flow_path(f, hash);
         if path.is_empty() {
@@ -248,7 +252,10 @@ impl Simulation {
         // unloaded RTT: one full packet out, one ACK back, over the same links
         let mut base_rtt = Time::ZERO;
         for hop in &hops {
-            base_rtt += hop.rate.tx_time((h.mtu + h.header_bytes) as u64) + hop.rate.tx_time(h.ack_bytes as u64) + hop.delay + hop.delay;
+            // saturating: delays and rates no datacenter has (years) give Time::MAX, not a wrap
+            for t in [hop.rate.tx_time((h.mtu + h.header_bytes) as u64), hop.rate.tx_time(h.ack_bytes as u64), hop.delay, hop.delay] {
+                base_rtt = Time(base_rtt.0.saturating_add(t.0));
+            }
         }
         let line_rate = hops[0].rate;
         let win_cap = match h.window {
@@ -284,12 +291,32 @@ impl Simulation {
 /// the field and what is allowed.
 fn check_sizes(cfg: &NetConfig) -> Result<(), String> {
     let sw = &cfg.switch;
+    // packet sizes in bytes fit a u32 with room to add headers, INT and padding
+    const MAX_BYTES: u32 = 1 << 24;
+    let h = &cfg.host;
+    for (field, v, min) in [("transport.mtu", h.mtu, 1), ("transport.header", h.header_bytes, 0), ("transport.ack", h.ack_bytes, 1), ("transport.ack_min", h.ack_min, 0), ("queues.quantum", sw.quantum, 1)] {
+        if v < min || v > MAX_BYTES {
+            return Err(format!("{field}: {v} bytes is out of range; allowed: {min} to {MAX_BYTES}"));
+        }
+    }
+    h.rto.check_setting("transport.rto")?;
+    h.nack_interval.check_setting("transport.nack_interval")?;
+    h.cnp_interval.check_setting("transport.cnp_interval")?;
+    let r = &cfg.record;
+    if let Some(iv) = r.buffer_interval {
+        iv.check_setting("record.buffer_interval")?;
+    }
+    r.queue_interval.check_setting("record.queue_interval")?;
     let packet = (cfg.host.mtu + cfg.host.header_bytes) as u64;
     if sw.buffer_bytes < packet {
         return Err(format!(
             "buffer.size: {} bytes cannot hold one packet ({packet} bytes: transport.mtu {} + {} header bytes); allowed: at least {packet}",
             sw.buffer_bytes, cfg.host.mtu, cfg.host.header_bytes
         ));
+    }
+    let max = crate::net::port::MAX_QUEUES;
+    if cfg.host.nic_queues == 0 || cfg.host.nic_queues > max {
+        return Err(format!("transport.nic_queues: {} is out of range; allowed: 1 to {max}", cfg.host.nic_queues));
     }
     if sw.reserve_bytes > sw.buffer_bytes {
         return Err(format!("buffer.reserve: {} bytes exceeds buffer.size {}; allowed: 0 to {}", sw.reserve_bytes, sw.buffer_bytes, sw.buffer_bytes));

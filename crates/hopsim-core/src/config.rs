@@ -460,6 +460,15 @@ impl SwitchConfig {
         if let Some(p) = self.queue_prio.iter().find(|&&p| p as usize >= crate::net::port::NPRIO) {
             return Err(format!("queues.priority: {p} is not a priority; allowed: 0 to 7"));
         }
+        if self.ecn.ref_rate.is_some_and(|r| r.0 == 0) {
+            return Err("ecn.ref_rate: 0 bits/s; allowed: a positive rate or none".into());
+        }
+        if !(self.ecn.pmax.is_finite() && (0.0..=1.0).contains(&self.ecn.pmax)) {
+            return Err(format!("ecn.pmax: {} is not a probability; allowed: 0 to 1", self.ecn.pmax));
+        }
+        if !(self.alpha.is_finite() && self.alpha > 0.0) {
+            return Err(format!("buffer.alpha: {} must be a positive number", self.alpha));
+        }
         if let crate::net::sched::SchedulerConfig::Strict { queues } = &self.scheduler {
             if let Some(q) = queues.iter().find(|&&q| q as usize >= self.nqueues) {
                 return Err(format!("queues.strict: queue {q} does not exist; allowed: 0 to {}", self.nqueues - 1));

@@ -40,6 +40,7 @@ impl TopologySpec {
     /// `build`, and the links an HPCC topology file gives a non-zero error rate, as loss rates
     /// (`HpccFile::loss`; empty for every other kind).
     pub fn build_with_loss(&self) -> Result<(Topology, Vec<crate::config::LinkLoss>), String> {
+        self.check_size()?;
         let mut loss = vec![];
         let t = match self {
             TopologySpec::Star { hosts, rate, delay } => star(*hosts, *rate, *delay),
@@ -57,6 +58,50 @@ impl TopologySpec {
         };
         t.validate().map_err(|e| format!("topology: {e}"))?;
         Ok((t, loss))
+    }
+}
+
+/// Node and link counts of a leaf-spine (`None` on overflow).
+fn leaf_spine_size(l: &LeafSpine) -> Option<(u64, u64)> {
+    let hosts = (l.hosts_per_tor as u64).checked_mul(l.tors as u64)?;
+    let nodes = hosts.checked_add(l.tors as u64)?.checked_add(l.spines as u64)?;
+    let fabric = (l.tors as u64).checked_mul(l.spines as u64)?.checked_mul(l.links_per_spine as u64)?;
+    Some((nodes, hosts.checked_add(fabric)?))
+}
+
+impl TopologySpec {
+    /// Refuse a network whose node or link count is beyond what a run can number (ports and
+    /// nodes are 32-bit, events carry 29-bit port ids), before building it: a count such as
+    /// `hosts = 4294967295` would otherwise take all memory (or wrap) first.
+    fn check_size(&self) -> Result<(), String> {
+        let size = match self {
+            TopologySpec::Star { hosts, .. } => Some(((*hosts as u64).saturating_add(1), *hosts as u64)),
+            TopologySpec::Dumbbell { left, right, .. } => {
+                let h = (*left as u64).checked_add(*right as u64);
+                h.map(|h| (h.saturating_add(2), h.saturating_add(1)))
+            }
+            TopologySpec::LeafSpine(l) => leaf_spine_size(l),
+            TopologySpec::FatTree(f) => (|| {
+                let (k, h) = (f.k as u64, (f.k / 2) as u64);
+                let hosts = k.checked_mul(h)?.checked_mul(f.hosts_per_edge as u64)?;
+                let switches = k.checked_mul(h)?.checked_mul(2)?.checked_add(h.checked_mul(h)?)?;
+                let fabric = k.checked_mul(h)?.checked_mul(h)?.checked_mul(2)?;
+                Some((hosts.checked_add(switches)?, hosts.checked_add(fabric)?))
+            })(),
+            TopologySpec::MultiDc(m) => leaf_spine_size(&m.dc).and_then(|(n, l)| {
+                let gw = (m.dc.spines as u64).checked_mul(2)?;
+                Some((n.checked_mul(2)?.checked_add(2)?, l.checked_mul(2)?.checked_add(gw)?.checked_add(1)?))
+            }),
+            TopologySpec::Hpcc { .. } | TopologySpec::Explicit(_) => return Ok(()),
+        };
+        let max_links = 1u64 << (crate::event::ID_BITS - 1);
+        match size {
+            Some((nodes, links)) if links < max_links && nodes <= u32::MAX as u64 / 2 => Ok(()),
+            Some((nodes, links)) => Err(format!(
+                "topology: {nodes} nodes and {links} links are too many; a run holds fewer than {max_links} links"
+            )),
+            None => Err("topology: the node and link counts overflow; a run holds fewer than 2^28 links".to_string()),
+        }
     }
 }
 
@@ -136,7 +181,9 @@ impl Background {
         let hosts = t.host_ids();
         let basis = match self.load_on {
             LoadOn::HostLinks => {
-                let h0 = hosts[0];
+                let Some(&h0) = hosts.first() else {
+                    return Err("workload: the topology has no hosts to send or receive".to_string());
+                };
                 let rate = t.links.iter().find(|l| l.a == h0 || l.b == h0).map(|l| l.rate).unwrap_or(Rate(0));
                 LoadBasis::HostLinks { hosts: hosts.len(), host_rate: rate }
             }

@@ -20,9 +20,22 @@ pub const PS_PER_US: u64 = 1_000_000;
 pub const PS_PER_MS: u64 = 1_000_000_000;
 pub const PS_PER_S: u64 = 1_000_000_000_000;
 
+/// The longest a configured delay or interval may be (1000 s): the engine adds such settings to
+/// the clock without checks, and this leaves any run of up to 200 days of simulated time far from
+/// overflowing the picosecond clock (`Time::check_setting`).
+pub const MAX_SETTING: Time = Time(1000 * PS_PER_S);
+
 impl Time {
     pub const ZERO: Time = Time(0);
     pub const MAX: Time = Time(u64::MAX);
+
+    /// `Ok` if this setting is at most [`MAX_SETTING`]; else an error naming `field`.
+    pub fn check_setting(self, field: &str) -> Result<(), String> {
+        if self > MAX_SETTING {
+            return Err(format!("{field}: {self} is longer than the {MAX_SETTING} a delay or interval may be"));
+        }
+        Ok(())
+    }
     pub const fn ps(v: u64) -> Time {
         Time(v)
     }

@@ -48,8 +48,8 @@ impl Default for EinConfig {
 
 impl EinConfig {
     pub fn validate(&self) -> Result<(), String> {
-        if self.n == 0 {
-            return Err("pulser: ein.n must be at least 1".into());
+        if self.n == 0 || self.n > 1_000_000 {
+            return Err(format!("pulser: ein.n must be 1 to 1000000, got {}", self.n));
         }
         if !(self.threshold.is_finite() && self.threshold >= 0.0) {
             return Err(format!("pulser: ein.threshold must be a non-negative fraction of line rate, got {}", self.threshold));

@@ -37,6 +37,17 @@ impl AqmConfig {
             _ => AqmConfig::default(),
         }
     }
+
+    /// Errors name the setting and what is allowed.
+    pub fn validate(&self) -> Result<(), String> {
+        if let Some(e) = &self.ein {
+            e.validate().map_err(|m| format!("aqm.ein: {m}"))?;
+        }
+        if self.int_max_hops as usize > int::MAX_INT_HOPS {
+            return Err(format!("aqm.int: {} hop records per packet; allowed: 0 (off) to {}", self.int_max_hops, int::MAX_INT_HOPS));
+        }
+        Ok(())
+    }
 }
 
 /// Per-switch marking state beyond ECN.

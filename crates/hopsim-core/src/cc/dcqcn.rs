@@ -196,6 +196,9 @@ impl DcqcnConfig {
         if self.model == DcqcnModel::Mlx && self.rate_decrease_interval == Time::ZERO {
             return Err("dcqcn: the mlx model needs a positive rate_decrease_interval".into());
         }
+        self.rate_increase_timer.check_setting("dcqcn: rate_increase_timer")?;
+        self.alpha_timer.check_setting("dcqcn: alpha_timer")?;
+        self.rate_decrease_interval.check_setting("dcqcn: rate_decrease_interval")?;
         Ok(())
     }
 

@@ -125,11 +125,14 @@ impl BfcConfig {
     }
 
     pub fn validate(&self) -> Result<(), String> {
-        if self.table_factor == 0 {
-            return Err("flow_control.bfc.table_factor: must be at least 1".into());
+        if self.table_factor == 0 || self.table_factor > 1_000_000 {
+            return Err(format!("flow_control.bfc.table_factor: {} is out of range; allowed: 1 to 1000000", self.table_factor));
         }
         if !(self.sampling > 0.0 && self.sampling <= 1.0) {
             return Err(format!("flow_control.bfc.sampling: {} is out of range; allowed: above 0 up to 1", self.sampling));
+        }
+        if let Some(r) = self.refresh {
+            r.check_setting("flow_control.bfc.refresh")?;
         }
         if !(self.th_hrtt > 0.0) || !(self.sticky_hrtt >= 0.0) {
             return Err("flow_control.bfc: th_hrtt must be positive and sticky_hrtt not negative".into());

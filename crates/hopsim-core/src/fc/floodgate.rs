@@ -83,6 +83,26 @@ impl Default for FloodgateConfig {
     }
 }
 
+impl FloodgateConfig {
+    /// Errors name the field and what is allowed.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.t.0 == 0 {
+            return Err("flow_control.floodgate.T: must be a positive time (the credit timer would never advance)".into());
+        }
+        if self.syn_timeout.0 == 0 {
+            return Err("flow_control.floodgate.syn_timeout: must be a positive time".into());
+        }
+        self.t.check_setting("flow_control.floodgate.T")?;
+        self.syn_timeout.check_setting("flow_control.floodgate.syn_timeout")?;
+        for (name, v) in [("thre_credit_bdp", self.thre_credit_bdp), ("thre_off_bdp", self.thre_off_bdp), ("thre_on_bdp", self.thre_on_bdp)] {
+            if !(v.is_finite() && v >= 0.0) {
+                return Err(format!("flow_control.floodgate.{name}: {v} must be a number of BDPs, 0 or more"));
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Upstream state per (egress port, destination).
 #[derive(Clone, Copy, Debug, Default)]
 struct Win {

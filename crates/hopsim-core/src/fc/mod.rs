@@ -248,6 +248,8 @@ impl FcConfig {
             FcConfig::Floodgate(_) if nqueues < 2 => {
                 Err(format!("queues.count: Floodgate needs at least 2 queues per port (queue 0 and a VOQ); got {nqueues}"))
             }
+            FcConfig::Floodgate(f) => f.validate(),
+            FcConfig::Ppfc(p) => p.validate(),
             _ => Ok(()),
         }
     }
@@ -312,7 +314,9 @@ impl FlowControl for AnyFc {
     fn on_enqueue(&mut self, now: Time, pkt: &mut PktMeta, view: &SwitchView, out: &mut Actions) {
         dispatch!(self, on_enqueue, now, pkt, view, out)
     }
-    #[inline]
+    // always: a second caller (a link going down, `faults.rs`) must not make the compiler keep
+    // it out of line on the dequeue path
+    #[inline(always)]
     fn on_dequeue(&mut self, now: Time, pkt: &PktMeta, view: &SwitchView, out: &mut Actions) {
         dispatch!(self, on_dequeue, now, pkt, view, out)
     }

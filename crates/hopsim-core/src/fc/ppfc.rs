@@ -119,6 +119,30 @@ pub struct PpfcConfig {
     pub pause: PauseTime,
 }
 
+impl PpfcConfig {
+    /// Errors name the field and what is allowed (the module itself assumes these hold).
+    pub fn validate(&self) -> Result<(), String> {
+        if self.interval.0 == 0 {
+            return Err("flow_control.ppfc.interval: must be a positive time".into());
+        }
+        if self.pause == PauseTime::Fixed(Time::ZERO) {
+            return Err("flow_control.ppfc.pause: a fixed pause must be a positive time (0 quanta would resume)".into());
+        }
+        self.interval.check_setting("flow_control.ppfc.interval")?;
+        self.t.check_setting("flow_control.ppfc.T")?;
+        if let Some(h) = self.hold {
+            h.check_setting("flow_control.ppfc.hold")?;
+        }
+        if let PauseTime::Fixed(p) = self.pause {
+            p.check_setting("flow_control.ppfc.pause")?;
+        }
+        if !(self.r.is_finite() && self.r > 0.0 && self.r <= 1.0) {
+            return Err(format!("flow_control.ppfc.R: {} is out of range; allowed: above 0 up to 1", self.r));
+        }
+        Ok(())
+    }
+}
+
 impl Default for PpfcConfig {
     fn default() -> Self {
         PpfcConfig {

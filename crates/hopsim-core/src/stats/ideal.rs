@@ -33,12 +33,13 @@ pub fn ideal_fct(size: u64, mtu: u32, header: u32, hops: &[Hop]) -> Time {
     for (i, h) in hops.iter().enumerate() {
         let s_full = h.rate.tx_time(full as u64).0;
         let s_last = h.rate.tx_time(last as u64).0;
+        // saturating: a flow too long for the clock (years at its rate) gets Time::MAX
         let d_prev = if n >= 2 {
             // D(1,i) then (n-2) more full packets paced by the slowest hop so far
-            let arrive1 = if i == 0 { 0 } else { d1 + hops[i - 1].delay.0 };
-            d1 = arrive1 + s_full;
+            let arrive1 = if i == 0 { 0 } else { d1.saturating_add(hops[i - 1].delay.0) };
+            d1 = arrive1.saturating_add(s_full);
             max_ser = max_ser.max(s_full);
-            Some(d1 + (n - 2) * max_ser)
+            Some(d1.saturating_add((n - 2).saturating_mul(max_ser)))
         } else {
             None
         };
@@ -46,7 +47,7 @@ pub fn ideal_fct(size: u64, mtu: u32, header: u32, hops: &[Hop]) -> Time {
             Some(p) => arrive_last.max(p),
             None => arrive_last,
         };
-        arrive_last = start + s_last + h.delay.0;
+        arrive_last = start.saturating_add(s_last).saturating_add(h.delay.0);
     }
     Time(arrive_last)
 }

@@ -71,7 +71,7 @@ pub fn read_hpcc_file(text: &str) -> Result<HpccFile, String> {
     if s > n {
         return Err(format!("line {hl}: switch count {s} exceeds node count {n}"));
     }
-    if n > nl + 1 {
+    if n - 1 > nl {
         return Err(format!(
             "line {hl}: {n} nodes need at least {} links to be connected, but the header declares {nl}",
             n - 1

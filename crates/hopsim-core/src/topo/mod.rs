@@ -164,6 +164,7 @@ impl Topology {
             if s.rate.0 == 0 {
                 return Err(format!("link {l} ({}-{}) has zero rate", s.a, s.b));
             }
+            s.delay.check_setting(&format!("link {l} ({}-{}) delay", s.a, s.b))?;
         }
         let adj = routes::adjacency(self);
         let start = (0..n as u32).find(|&i| !self.is_host(i));

@@ -96,16 +96,35 @@ pub enum Limit {
     Count(usize),
 }
 
+/// Most flows a workload may have: a run numbers its flows in `event::ID_BITS` bits.
+pub const MAX_FLOWS: u64 = 1 << crate::event::ID_BITS;
+
 /// Arrival instants of a renewal process from `start`: the first at `start + gap`, as HPCC's
 /// traffic_gen does. Times accumulate in f64 picoseconds and are rounded once each, so no
 /// rounding error builds up over a run.
+///
+/// Errors (instead of taking every byte of memory) when the window holds more than
+/// [`MAX_FLOWS`] arrivals on average, or when the draws overrun 16 times that average (at least a
+/// million): a lognormal of a very large sigma draws gaps that round to 0 ps almost always, so
+/// its arrivals pile up at one instant without end.
 pub fn arrival_times(
     arrival: Arrival,
     mean_gap_ps: f64,
     start: Time,
     limit: Limit,
     rng: &mut Rng,
-) -> Vec<Time> {
+) -> Result<Vec<Time>, String> {
+    let expected = match limit {
+        Limit::Count(n) => n as f64,
+        Limit::Duration(d) => d.0 as f64 / mean_gap_ps,
+    };
+    // (NaN, from a zero mean gap over no time, fails this too)
+    if expected.is_nan() || expected >= MAX_FLOWS as f64 {
+        return Err(format!(
+            "workload: about {expected:.0} flows would start (a mean gap of {mean_gap_ps:.3} ps); a run holds fewer than {MAX_FLOWS}"
+        ));
+    }
+    let cap = ((expected * 16.0) as u64).clamp(1 << 20, MAX_FLOWS) as usize;
     let mut out = Vec::new();
     let mut t = start.0 as f64;
     loop {
@@ -113,6 +132,11 @@ pub fn arrival_times(
             if out.len() >= n {
                 break;
             }
+        }
+        if out.len() >= cap {
+            return Err(format!(
+                "workload: the arrivals ({arrival:?}) overran {cap} flows where about {expected:.0} were expected; the arrival process is too bursty to draw"
+            ));
         }
         t += arrival.gap(rng, mean_gap_ps);
         if t.is_nan() || t >= u64::MAX as f64 {
@@ -126,7 +150,7 @@ pub fn arrival_times(
         }
         out.push(at);
     }
-    out
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -159,7 +183,7 @@ mod tests {
         for a in [Arrival::Poisson, Arrival::BFC] {
             let mut r = Rng::stream(9, stream::ARRIVAL, 0);
             let mean = 1_000_000.0; // 1 us
-            let ts = arrival_times(a, mean, Time::ZERO, Limit::Count(400_000), &mut r);
+            let ts = arrival_times(a, mean, Time::ZERO, Limit::Count(400_000), &mut r).unwrap();
             let avg = ts.last().unwrap().0 as f64 / ts.len() as f64;
             // sigma = 2 lognormal has a heavy tail: allow 5%.
             assert!((avg / mean - 1.0).abs() < 0.05, "{a:?}: {avg}");
@@ -171,11 +195,11 @@ mod tests {
         let mut r = Rng::stream(1, stream::ARRIVAL, 0);
         let start = Time::from_us(5);
         let ts =
-            arrival_times(Arrival::Poisson, 1e5, start, Limit::Duration(Time::from_us(100)), &mut r);
+            arrival_times(Arrival::Poisson, 1e5, start, Limit::Duration(Time::from_us(100)), &mut r).unwrap();
         assert!(!ts.is_empty());
         assert!(ts.iter().all(|t| *t > start && *t < Time::from_us(105)));
         assert!(ts.windows(2).all(|w| w[0] <= w[1]));
-        let ts = arrival_times(Arrival::Poisson, 1e5, start, Limit::Count(7), &mut r);
+        let ts = arrival_times(Arrival::Poisson, 1e5, start, Limit::Count(7), &mut r).unwrap();
         assert_eq!(ts.len(), 7);
         assert!(Arrival::LogNormal { sigma: f64::NAN }.validate().is_err());
     }

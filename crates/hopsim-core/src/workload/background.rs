@@ -42,7 +42,7 @@ pub fn background_flows(spec: &BackgroundSpec, cdf: &Cdf) -> Result<Vec<FlowSpec
     let mut arrivals = Rng::stream(spec.seed, stream::ARRIVAL, spec.stream_index);
     let mut sizes = Rng::stream(spec.seed, stream::FLOW_SIZE, spec.stream_index);
     let mut pairs = Rng::stream(spec.seed, stream::PAIRS, spec.stream_index);
-    let times = arrival_times(spec.arrival, gap, spec.start, spec.limit, &mut arrivals);
+    let times = arrival_times(spec.arrival, gap, spec.start, spec.limit, &mut arrivals)?;
     if times.is_empty() {
         // a run with no flows would end at once and look like a success
         return Err(format!(

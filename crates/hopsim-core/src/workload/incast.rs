@@ -159,9 +159,25 @@ fn burst_times(
     limit: Limit,
     rng: &mut Rng,
 ) -> Result<Vec<Time>, String> {
+    // refuse before drawing what a run could not hold (a count or a window of very many bursts)
+    let max = super::arrivals::MAX_FLOWS;
+    let too_many = |bursts: u64| (bursts as u128) * (spec.degree as u128) >= max as u128;
+    let refuse = |bursts: String| format!("incast: {bursts} bursts of {} flows are too many; a run holds fewer than {max} flows", spec.degree);
     Ok(match spec.timing {
-        IncastTiming::Once(at) => vec![at],
+        IncastTiming::Once(at) => {
+            if too_many(1) {
+                return Err(refuse("1".into()));
+            }
+            vec![at]
+        }
         IncastTiming::Period(p) => {
+            let count = match limit {
+                Limit::Count(n) => n as u64,
+                Limit::Duration(d) => d.0 / p.0.max(1) + 1,
+            };
+            if too_many(count) {
+                return Err(refuse(count.to_string()));
+            }
             // start + k*p for k = 0, 1, ... until the limit (or u64 overflow).
             let inside = |k: u64, t: u64| match limit {
                 Limit::Count(n) => k < n as u64,
@@ -175,7 +191,11 @@ fn burst_times(
         }
         IncastTiming::LoadShare { .. } => {
             let mean = spec.mean_period(n_hosts)?.map_or(0, |t| t.0) as f64;
-            arrival_times(Arrival::Poisson, mean, start, limit, rng)
+            let bursts = arrival_times(Arrival::Poisson, mean, start, limit, rng)?;
+            if too_many(bursts.len() as u64) {
+                return Err(refuse(bursts.len().to_string()));
+            }
+            bursts
         }
     })
 }

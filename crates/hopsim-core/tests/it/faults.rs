@@ -188,8 +188,7 @@ fn a_dead_link_without_an_alternative_drops_and_counts_until_the_watchdog_ends_t
     let ls = leaf_spine_100g(2, 2, 1);
     let t = ls.build();
     let (tor0, spine) = (ls.tor_id(0), ls.spine_id(0));
-    let mut cfg = NetConfig::default();
-    cfg.stall_timeout = Some(Time::from_ms(3));
+    let mut cfg = NetConfig { stall_timeout: Some(Time::from_ms(3)), ..Default::default() };
     cfg.faults.link_events = vec![event(Time::from_us(10), (tor0, spine), LinkState::Down)];
     let flows = vec![flow(0, 2, 5_000_000, Time::ZERO), flow(3, 1, 5_000_000, Time::ZERO), flow(0, 1, 100_000, Time::ZERO)];
     let r = run(&t, &flows, cfg);
@@ -205,8 +204,7 @@ fn a_dead_link_without_an_alternative_drops_and_counts_until_the_watchdog_ends_t
 
     // a host whose own link dies: its flow stops, the run ends the same way
     let t = star(3, Rate::gbps(100), Time::from_us(1));
-    let mut cfg = NetConfig::default();
-    cfg.stall_timeout = Some(Time::from_ms(3));
+    let mut cfg = NetConfig { stall_timeout: Some(Time::from_ms(3)), ..Default::default() };
     cfg.faults.link_events = vec![event(Time::from_us(10), (0, 3), LinkState::Down)];
     let r = run(&t, &[flow(0, 1, 5_000_000, Time::ZERO), flow(2, 1, 100_000, Time::ZERO)], cfg);
     assert_eq!(r.stop.reason, StopReason::NoProgress, "{}", r.stop.message);
@@ -280,10 +278,10 @@ fn an_incast_at_1e7_seconds_ends_in_a_bounded_number_of_events_and_samples() {
     let samples = r.buffer.switch_time_ps.len() as u64;
     eprintln!("{} events, {samples} samples", r.counters.events);
     // 1000 idle samples, then about 60 us of incast at 10 us: a few more
-    assert!(samples >= IDLE_SAMPLES && samples < IDLE_SAMPLES + 20, "{samples}");
+    assert!((IDLE_SAMPLES..IDLE_SAMPLES + 20).contains(&samples), "{samples}");
     assert!(r.counters.events < 100_000, "{}", r.counters.events);
     // the samples resume on the grid, at the first one at or after the flows' start
     let resumed = r.buffer.switch_time_ps[IDLE_SAMPLES as usize];
-    assert!(resumed >= start.0 && resumed % Time::from_us(10).0 == 0 && resumed - start.0 < Time::from_us(10).0);
+    assert!(resumed >= start.0 && resumed.is_multiple_of(Time::from_us(10).0) && resumed - start.0 < Time::from_us(10).0);
     assert_eq!(r.buffer.switch_time_ps[IDLE_SAMPLES as usize - 1], (IDLE_SAMPLES - 1) * Time::from_us(10).0);
 }

@@ -23,3 +23,4 @@ mod record;
 mod spill;
 mod footprint;
 mod faults;
+mod fuzz;
