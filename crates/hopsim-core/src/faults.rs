@@ -10,7 +10,9 @@
 //! PFC resume under `flow_control.pfc.until_resume` holds its priority until the watchdog ends the
 //! run, as it would in that simulator. The draws of each direction come from a stream of their
 //! own ([`crate::rng::stream::LOSS`], indexed by the sending port), so making one more link lossy
-//! changes no other link's losses.
+//! changes no other link's losses. A link's rate is `faults.link_loss`'s for it, else the rate an
+//! HPCC topology file gives it (its fifth column, as that simulator reads it), else
+//! `faults.loss_rate`.
 //!
 //! Link down. Both ends lose at once what the link held: the packets queued at both of its ports
 //! (control and data queues, their buffer released as if they had left, so the switch's
