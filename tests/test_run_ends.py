@@ -186,3 +186,14 @@ def test_piped_progress_prints_plain_lines():
         assert not prog.live
         prog.update(p)
     assert "x: sim 5 ms / 10 ms, flows 1/4 finished, 0.5 M events/s, 50%, about 0:00:02 left" in buf.getvalue()
+
+
+def test_progress_counts_the_earlier_of_stop_time_and_last_flow():
+    # the imported standard benchmark: stop time 200 ms, flows nearly all finished at 11 ms
+    p = {"now_ns": 11e6, "end_ns": 200e6, "last_start_ns": 10e6, "events": 1, "flows": 6706,
+         "flows_started": 6706, "flows_done": 6639, "wall_s": 20.0}
+    assert fraction(p) == pytest.approx(6639 / 6706)
+    assert "about 0:00:00 left" in describe(p)
+    # long-lived flows that never finish: the stop time tells
+    q = dict(p, flows_done=0, flows=3, now_ns=50e6)
+    assert fraction(q) == pytest.approx(0.25)

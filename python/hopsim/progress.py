@@ -19,11 +19,13 @@ __all__ = ["RunProgress", "SweepProgress", "fraction", "describe"]
 
 
 def fraction(p: dict[str, Any]) -> float:
-    """How far a run is, 0..1."""
+    """How far a run is, 0..1. A run ends at its stop time or when its last flow finishes,
+    whichever comes first, so this is the further of the two. (The simulated time alone
+    estimated the standard benchmark, whose imported stop time is 200 ms and whose flows all
+    finish by 19 ms, at six minutes left when it had seconds.)"""
+    done = p["flows_done"] / p["flows"] if p["flows"] else 1.0
     end = p.get("end_ns")
-    if end:
-        return min(1.0, p["now_ns"] / end)
-    return p["flows_done"] / p["flows"] if p["flows"] else 1.0
+    return max(min(1.0, p["now_ns"] / end), done) if end else done
 
 
 def _time(ns: float) -> str:
