@@ -20,7 +20,7 @@ import numpy as np
 import pyarrow as pa
 
 from .errors import RunInterrupted, ScenarioError
-from .spool import Spool, Tables, _np
+from .spool import RAW, Spool, Tables, _np
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -213,8 +213,8 @@ def results_from_native(raw: dict[str, Any], scenario_hash: str = "", name: str 
     mem: dict[str, pa.Table] = {"flows": flows, "pauses": pauses, "control": control, "ports": ports,
                                 "pfc_received": pfc_received, "qlen": qlen}
     files: dict[str, Path] = {}
-    cols = {k: {c: _np(v) for c, v in t[k].items()} for k in ("buffer_switch", "buffer_port", "queues", "trace")}
     if spool is None:
+        cols = {k: {c: _np(v) for c, v in t[k].items()} for k in RAW}
         mem["buffer"] = buffer_part(cols["buffer_switch"], cols["buffer_port"])
         mem["queues"] = queues_part(cols["queues"])
         mem["trace"] = trace_part(cols["trace"])

@@ -57,7 +57,6 @@ impl Simulation {
         // a sample of a large network adds a row per port: hand full chunks over now rather than
         // at the next checkpoint, which may be many samples away in a quiet network
         self.watch.spill(&mut self.stats);
-        let rec = &self.cfg.record;
         let step = match (rec.buffer_interval, rec.queue_ports.is_empty()) {
             (Some(b), true) => b,
             (None, false) => rec.queue_interval,
