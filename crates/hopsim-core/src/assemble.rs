@@ -27,6 +27,7 @@ impl Simulation {
         cfg.switch.validate()?;
         cfg.fc.validate(cfg.switch.nqueues)?;
         cfg.aqm.validate()?;
+        crate::net::tcp::validate_mode(&cfg)?;
         check_sizes(&cfg)?;
         let id_limit = 1usize << crate::event::ID_BITS;
         if topo.links.len() * 2 >= id_limit || flows.len() >= id_limit {

@@ -32,6 +32,26 @@ pub struct EcnConfig {
     pub ref_rate: Option<Rate>,
 }
 
+/// When the switch decides a packet's ECN mark.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum MarkAt {
+    /// At dequeue, against the queue the packet leaves behind (the HPCC simulator's
+    /// `ShouldSendCN` in `SwitchNode::SwitchNotifyDequeue`).
+    #[default]
+    Dequeue,
+    /// On arrival, against the queue the packet finds (DCTCP §3.1: "an arriving packet is marked
+    /// with the CE codepoint if the queue occupancy is greater than K upon its arrival"; ns-3's
+    /// RED queue disc marks at enqueue too).
+    Enqueue,
+}
+
+impl MarkAt {
+    pub fn is_dequeue(&self) -> bool {
+        *self == MarkAt::Dequeue
+    }
+}
+
 impl Default for EcnConfig {
     /// HPCC simulator's DCQCN setting at 100 Gb/s: Kmin 400 KB, Kmax 1600 KB, Pmax 0.2.
     fn default() -> Self {
@@ -109,6 +129,11 @@ pub struct SwitchConfig {
     /// default follows whether the scheme pauses senders).
     pub lossless: bool,
     pub ecn: EcnConfig,
+    /// A scenario's `ecn.mark_at`: when a packet is marked (see `MarkAt`). Beside `ecn`, not in
+    /// it, so that `EcnConfig` literals stay as they are; left out of the JSON at its default, so
+    /// scenarios that do not set it keep their hash.
+    #[serde(default, skip_serializing_if = "MarkAt::is_dequeue")]
+    pub ecn_mark_at: MarkAt,
 }
 
 impl Default for SwitchConfig {
@@ -127,6 +152,7 @@ impl Default for SwitchConfig {
             scheduler: Default::default(),
             lossless: true,
             ecn: EcnConfig::default(),
+            ecn_mark_at: MarkAt::Dequeue,
         }
     }
 }
@@ -193,6 +219,21 @@ pub struct HostConfig {
     /// Pace each flow at its congestion control's rate. Off: pace at line rate and let only
     /// windows limit the flow (the HPCC simulator's `RATE_BOUND 0`, "for test only").
     pub pace_at_rate: bool,
+    /// `transport.mode = "tcp"`: the TCP transport with these settings (`net::tcp`: cumulative
+    /// ACKs, fast retransmit, NewReno recovery, RFC 6298 timer) instead of RoCE's go-back-N.
+    /// `None`: RoCE (the default), and then left out of the JSON so scenario hashes stay.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tcp: Option<crate::net::tcp::TcpConfig>,
+}
+
+impl HostConfig {
+    /// The longest a stalled flow waits before its first retransmission: the watchdog's unit.
+    pub fn first_rto(&self) -> Time {
+        match &self.tcp {
+            Some(t) => t.first_rto(),
+            None => self.rto,
+        }
+    }
 }
 
 /// How receivers signal ECN marks back (RoCE's notification point).
@@ -267,6 +308,7 @@ impl Default for HostConfig {
             window_by_rate: false,
             repace_on_rate_change: false,
             pace_at_rate: true,
+            tcp: None,
         }
     }
 }

@@ -8,3 +8,4 @@ pub mod mmu;
 pub mod port;
 pub mod sched;
 pub mod switch;
+pub mod tcp;

@@ -164,6 +164,9 @@ impl Simulation {
         }
         for f in &self.flows {
             f.cc.counters(&mut named);
+            if let Some(t) = &f.tcp {
+                t.counters(&mut named);
+            }
         }
         let m = &mut self.stats.modules;
         for (k, v) in named {
