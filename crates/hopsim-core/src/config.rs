@@ -331,6 +331,10 @@ pub struct RecordConfig {
     /// left out of the JSON then.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trace: Option<crate::stats::record::TraceConfig>,
+    /// Flows whose congestion window is sampled every `buffer_interval` into the `cwnd` table
+    /// (Pulser's Fig. 6); empty = none, and left out of the JSON then.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cwnd_flows: Vec<u32>,
 }
 
 impl Default for RecordConfig {
@@ -341,6 +345,7 @@ impl Default for RecordConfig {
             queue_interval: Time::from_us(1),
             qlen_monitor: None,
             trace: None,
+            cwnd_flows: vec![],
         }
     }
 }

@@ -104,6 +104,8 @@ fn stats_to_py<'py>(py: Python<'py>, s: &RunStats) -> PyResult<Bound<'py, PyDict
     table!(py, tables, "pfc_received", r, [time_ps, node, is_switch, port, prio, pause]);
     let h = &s.qlen;
     table!(py, tables, "qlen", h, [dump_time_ps, node, port, kb, count]);
+    let cw = &s.cwnd;
+    table!(py, tables, "cwnd", cw, [time_ps, flow, cwnd_bytes]);
     let pt = &s.ports;
     table!(
         py,

@@ -229,6 +229,10 @@ impl Simulation {
         let ngates = self.ports[host.port as usize].ngates();
         flow.nic_queue = host.nic.nic_queue(now, &nf, ngates).min(ngates.saturating_sub(1) as u16);
         host.active.push(f);
+        if self.ideal.is_some() {
+            // Pulser's Ideal: the first packet waits for its booked queue-free path
+            self.ideal_book_next(f, now);
+        }
         self.arm_flow_timer(f);
         let p = self.hosts[h as usize].port;
         self.kick(p);
@@ -352,6 +356,10 @@ impl Simulation {
         }
         if self.slab.tags.on && self.hosts[h as usize].nic.stamps() {
             self.nic_stamp(h, id);
+        }
+        if self.ideal.is_some() {
+            // Pulser's Ideal: the next packet waits for its booked queue-free path
+            self.ideal_book_next(f, now);
         }
         id
     }

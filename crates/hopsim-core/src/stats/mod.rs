@@ -95,6 +95,17 @@ pub struct QueueSeries {
     pub bytes: Vec<u64>,
 }
 
+/// Congestion window over time of the flows `record.cwnd_flows` names (Pulser's Fig. 6): the
+/// window the flow's congestion control sets (`CongestionControl::window`; for a control without
+/// one, the host's in-flight cap), sampled every `record.buffer_interval` from the flow's start
+/// until its sender holds the last ACK.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct CwndSeries {
+    pub time_ps: Vec<u64>,
+    pub flow: Vec<u32>,
+    pub cwnd_bytes: Vec<u64>,
+}
+
 /// Hop class of a port, for the papers' "buffer by hop" figures.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum HopClass {
@@ -265,6 +276,8 @@ pub struct RunStats {
     pub qlen: record::QlenHist,
     /// Switch events of chosen packets (`record.trace`).
     pub trace: record::PacketTrace,
+    /// Congestion windows of chosen flows (`record.cwnd_flows`).
+    pub cwnd: CwndSeries,
     pub counters: Counters,
     pub stop: StopInfo,
 }

@@ -42,6 +42,16 @@ impl Simulation {
                     b.port_active.push(self.ports[p as usize].active_queues() as u32);
                 }
             }
+            for &f in &rec.cwnd_flows {
+                let flow = &self.flows[f as usize];
+                if flow.spec.start > now || flow.sender_done {
+                    continue;
+                }
+                let c = &mut self.stats.cwnd;
+                c.time_ps.push(now.0);
+                c.flow.push(f);
+                c.cwnd_bytes.push(flow.cc.window().unwrap_or(flow.win_cap));
+            }
         }
         if !rec.queue_ports.is_empty() && now.0 % rec.queue_interval.0.max(1) == 0 {
             for &(node, local) in &rec.queue_ports {
