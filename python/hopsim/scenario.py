@@ -431,7 +431,7 @@ def _net(m: S.ScenarioModel) -> dict[str, Any]:
     }
 
 
-OFF_RECORDERS = ("qlen_monitor", "trace")
+OFF_RECORDERS = ("qlen_monitor", "trace", "latency")
 """Recorders that are left out of the core's JSON while off (as the core leaves them out of its
 own), so that the hash of every scenario that does not turn them on stays what it was."""
 
