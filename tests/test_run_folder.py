@@ -14,7 +14,7 @@ from hopsim.scenario import load_scenario
 FILES = {
     "scenario.toml", "scenario.json", "scenario.sha256", "params.json", "summary.json",
     "flows.parquet", "pauses.parquet", "control.parquet", "buffer.parquet", "queues.parquet", "ports.parquet",
-    "pfc_received.parquet", "qlen.parquet", "trace.parquet", "latency.parquet",
+    "pfc_received.parquet", "qlen.parquet", "trace.parquet", "module_samples.parquet", "latency.parquet",
 }
 COLUMNS = {
     "flows": ["flow_id", "src", "dst", "size_bytes", "start_ns", "finish_ns", "fct_ns", "ideal_fct_ns", "slowdown",
