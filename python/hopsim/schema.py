@@ -687,6 +687,9 @@ class Ppfc(Strict):
     hold: Optional[Time] = Field(default=None, ge=0)
     pause: TimeOrPredicted = Field(default="predicted", description="'predicted' = Algorithm 3's (packets + "
                                    "increment) / egress rate; a time = Fig. 10's fixed pause time")
+    increment: Literal["net", "arrivals"] = Field(default="net", description="what increment[port][priority] counts "
+                                                  "in Algorithms 1 and 3: 'net' = bytes in less bytes out (§6.3), "
+                                                  "'arrivals' = bytes in (§6.1's T_min = B / (P V), §4.4's 'packets in flight')")
 
     @field_validator("pause")
     @classmethod

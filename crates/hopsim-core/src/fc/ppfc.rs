@@ -39,6 +39,10 @@
 //!   (bytes enqueued minus bytes dequeued), so it can be negative; dropped bytes never entered the
 //!   buffer and do not count. `Increment_total` is their signed sum, the growth of the whole
 //!   switch memory (§4.2, §4.3; Definition 3.3 uses the net rate `v(t)`).
+//!   `increment = "arrivals"` counts the bytes that arrived instead in Algorithms 1 and 3 (the
+//!   filter of Algorithm 2 line 3 stays on the net change): §6.1's `T_min = B / (P V)` and §4.4's
+//!   "packets in flight" read that way, and it is what reproduces Table 3 and Fig. 6a's peak
+//!   (see [`Increment`] and scenarios/papers/ppfc/).
 //! - `switch_space_left` is the free *shared* buffer by default (§4.2 "the free space in the
 //!   shared buffer"); [`SpaceLeft::Buffer`] switches to the free space of the whole buffer.
 //! - `packets[port][priority]` is counted in bytes (Algorithm 3 divides it by a rate).
@@ -68,6 +72,26 @@ pub enum SpaceLeft {
     /// Free bytes of the whole buffer, `Mmu::buffer_free()` (§6.3 "the left buffer of switch";
     /// §6.1 sizes `T` with the total 9 MB buffer).
     Buffer,
+}
+
+/// What `increment[port][priority]` counts in Algorithms 1 and 3 (Algorithm 2's growth filter
+/// always reads the net change: §4.3 rules out "ingress queues with negative buffer increase
+/// speeds").
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Increment {
+    /// The net change of the ingress queue over the interval, bytes in less bytes out (§6.3: "the
+    /// increment of the ingress queue length in the past 1 us"; Definition 3.3's net rate `v(t)`).
+    #[default]
+    Net,
+    /// The bytes that arrived at the ingress over the interval, whatever left. Three passages
+    /// read this way: §6.1 sizes `T` by `T_min = B / (P V)`, the buffer over the *sum of the
+    /// ingress rates* (the arrivals of P ports at line rate, not their excess over the drain);
+    /// §4.4 says Algorithm 3's second part, `increment / Transmission_speed`, is "used to absorb
+    /// the packets in flight", which over a 1 us interval are the bytes the link delivered in it;
+    /// and Table 3's 6:1 row (0 / 5 / 43 pauses for T = 50 / 100 / 150 us) follows from arrivals
+    /// of 6 x 40 Gb/s against the free shared buffer of a queue peaking at 1.7 MB.
+    Arrivals,
 }
 
 /// How long Algorithm 3 pauses a chosen ingress.
@@ -117,6 +141,8 @@ pub struct PpfcConfig {
     pub hold: Option<Time>,
     /// Algorithm 3's computed duration (default) or Fig. 10's fixed one; see [`PauseTime`].
     pub pause: PauseTime,
+    /// What `increment` counts in Algorithms 1 and 3; see [`Increment`].
+    pub increment: Increment,
 }
 
 impl PpfcConfig {
@@ -153,6 +179,7 @@ impl Default for PpfcConfig {
             space_left: SpaceLeft::Shared,
             hold: None,
             pause: PauseTime::Predicted,
+            increment: Increment::Net,
         }
     }
 }
@@ -241,6 +268,9 @@ pub struct Ppfc {
     /// `increment[port][priority]`: net bytes the ingress queue grew by since the interval began
     /// (§4.2; §6.3 "a counter for each port and priority").
     increment: Vec<i64>,
+    /// Bytes that arrived at each ingress (port, priority) since the interval began (what
+    /// `increment` counts with [`Increment::Arrivals`]).
+    arrived: Vec<i64>,
     /// `packets[port][priority]` for every egress queue, in bytes (Algorithm 3).
     packets: EgressComposition,
     /// Egress queues seen above `Kmax` and not yet seen back below it, with their flags.
@@ -277,6 +307,7 @@ impl Ppfc {
             nqueues: 0,
             rng: Rng::stream(seed, stream::PPFC, node as u64),
             increment: vec![0; n],
+            arrived: vec![0; n],
             packets: EgressComposition::new(nports, nprio),
             hot: Vec::new(),
             hot_list: Vec::new(),
@@ -304,6 +335,15 @@ impl Ppfc {
         self.bit_until[port * self.nprio + prio] > now
     }
 
+    /// `increment[port][priority]` as Algorithms 1 and 3 read it ([`Increment`]).
+    #[inline]
+    fn alg_increment(&self) -> &[i64] {
+        match self.cfg.increment {
+            Increment::Net => &self.increment,
+            Increment::Arrivals => &self.arrived,
+        }
+    }
+
     /// The gate's `Kmax` for egress port `egress`: the override, else the port's ECN Kmax (§4.1).
     #[inline]
     fn kmax(&self, view: &SwitchView, egress: usize) -> u64 {
@@ -324,6 +364,7 @@ impl Ppfc {
     /// exactly the span `now - interval_start` (§6.3 "the increment ... in the past 1 us").
     fn start_interval(&mut self, now: Time) {
         self.increment.fill(0);
+        self.arrived.fill(0);
         self.interval_start = now;
     }
 
@@ -347,7 +388,7 @@ impl Ppfc {
             // ingress; negative terms (draining ingresses) count, so the sum is the net growth
             // of the whole switch memory (§4.2), the v(t) of Definition 3.3.
             let mut increment_total: i64 = 0;
-            for &inc in &self.increment {
+            for &inc in self.alg_increment() {
                 increment_total += inc;
             }
             // A buffer that is not growing is never used up: remaining_time is infinite.
@@ -469,7 +510,7 @@ impl Ppfc {
             // Transmission_speed: drain what it holds in the egress queue plus what is in flight
             // (§4.4), at the egress port's rate (see above). A draining ingress (negative
             // increment) is never chosen (Algorithm 2 line 3), so the max only guards the type.
-            PauseTime::Predicted => view.rate(egress as u16).tx_time(packets + self.increment[ip].max(0) as u64),
+            PauseTime::Predicted => view.rate(egress as u16).tx_time(packets + self.alg_increment()[ip].max(0) as u64),
             // Fig. 10's fixed pause time.
             PauseTime::Fixed(t) => t,
         };
@@ -508,7 +549,9 @@ impl OverPfc for Ppfc {
             }
         }
         // §4.2: increment[port][priority], the buffer increase of the ingress queue.
-        self.increment[pkt.ingress as usize * self.nprio + pkt.prio as usize] += pkt.size as i64;
+        let ip = pkt.ingress as usize * self.nprio + pkt.prio as usize;
+        self.increment[ip] += pkt.size as i64;
+        self.arrived[ip] += pkt.size as i64;
         self.packets.add(view.nqueues(), pkt);
     }
 
@@ -611,6 +654,7 @@ mod tests {
         assert_eq!(c.r, 0.8);
         assert_eq!(c.space_left, SpaceLeft::Shared);
         assert_eq!(c.hold, None);
+        assert_eq!(c.increment, Increment::Net);
     }
 
     #[test]
@@ -676,6 +720,23 @@ mod tests {
         let expect = quanta_for(Rate::gbps(40).tx_time(320_000), Rate::gbps(40));
         assert_eq!(expect, 5000);
         assert_eq!(pauses(&out), vec![(1, PRIO, 5000)]);
+    }
+
+    #[test]
+    fn arrivals_count_what_came_in_whatever_left() {
+        // 60 packets in and 50 out of ingress 1 in the interval: net 10 KB, arrivals 60 KB.
+        // Against ~3.5 MB free, 10 KB/us predicts ~350 us (> T: no pause) and 60 KB/us ~58 us
+        // (< T: pause), whose duration counts the 60 KB in flight.
+        for (inc, expect) in [(Increment::Net, None), (Increment::Arrivals, Some(260_000 - 50_000 + 60_000))] {
+            let mut sw = Sw::new();
+            let mut p = ppfc(PpfcConfig { increment: inc, ..Default::default() }, 1);
+            let mut out = scenario(&mut p, &mut sw, &[(1, 200)], &[(1, 0, 60)]);
+            sw.deq(&mut p, T0, 1, 0, 50, &mut out);
+            assert_eq!(p.increment(1, PRIO as usize), 10_000);
+            let (_, out) = tick(&mut p, &sw);
+            let want = expect.map(|b: u64| (1, PRIO, quanta_for(Rate::gbps(40).tx_time(b), Rate::gbps(40))));
+            assert_eq!(pauses(&out).first().copied(), want, "{inc:?}");
+        }
     }
 
     #[test]
