@@ -31,10 +31,10 @@ def test_on_off_and_hash():
     assert "latency" not in plain.core["net"]["record"]
     assert scenario_from_dict(_with(False)).hash == plain.hash, "false is off: the hash stays"
     on = scenario_from_dict(_with(True))
-    assert on.core["net"]["record"]["latency"] == {"size_edges": []}
+    assert on.core["net"]["record"]["latency"] == {"size_edges": [], "sent_from": 0, "sent_until": None}
     assert on.hash != plain.hash
     edges = scenario_from_dict(_with({"size_edges": ["10KB", "1MB"]}))
-    assert edges.core["net"]["record"]["latency"] == {"size_edges": [10_000, 1_000_000]}
+    assert edges.core["net"]["record"]["latency"]["size_edges"] == [10_000, 1_000_000]
     again = scenario_from_dict(edges.model.model_dump(mode="json", exclude_none=True))
     assert again.hash == edges.hash, "the resolved scenario loads back to the same run"
 
@@ -43,6 +43,7 @@ def test_on_off_and_hash():
     ({"size_edges": ["1MB", "10KB"]}, "record.latency.size_edges"),
     ({"size_edge": []}, "size_edge"),
     ("yes", "record.latency"),
+    ({"sent_from": "10us", "sent_until": "5us"}, "sent_until"),
 ])
 def test_bad_settings_name_the_field(bad, says):
     with pytest.raises(ScenarioError) as e:
@@ -65,6 +66,13 @@ def test_lone_flow_table_file_and_view(tmp_path):
     assert load_run(d).tables["latency"].equals(r.tables["latency"])
     q = query(tmp_path, "SELECT class, count, max_ns FROM latency WHERE class = 'all'")
     assert q["count"].tolist() == [100] and q["max_ns"].tolist() == pytest.approx([FULL_NS])
+
+
+def test_a_send_time_window_counts_only_the_packets_sent_in_it():
+    # the flow sends a packet every 209.6 ns from 0: 10 us to 20 us holds 48 of its 100 packets
+    r = run(scenario_from_dict(_with({"sent_from": "10us", "sent_until": "20us"})))
+    a = r.latency.set_index("class").loc["all"]
+    assert a["count"] == 48 and a["max_ns"] == pytest.approx(FULL_NS)
 
 
 def test_off_gives_an_empty_table():

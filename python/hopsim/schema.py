@@ -690,6 +690,10 @@ class Ppfc(Strict):
     increment: Literal["net", "arrivals"] = Field(default="net", description="what increment[port][priority] counts "
                                                   "in Algorithms 1 and 3: 'net' = bytes in less bytes out (§6.3), "
                                                   "'arrivals' = bytes in (§6.1's T_min = B / (P V), §4.4's 'packets in flight')")
+    transmission_speed: Literal["egress", "share"] = Field(
+        default="egress", description="Algorithm 3's Transmission_speed: 'egress' = the egress port's rate; 'share' = "
+        "the ingress's share of it (its bytes / the queue's), so a pause lasts until the whole queue has drained "
+        "(Theorem 3.2's bound)")
 
     @field_validator("pause")
     @classmethod
@@ -1053,6 +1057,9 @@ class Latency(Strict):
 
     size_edges: list[Size] = Field(default_factory=list, description="flow-size bucket edges, rising (e.g. "
                                    "['100KB', '1MB']); empty = classes by incast tag only")
+    sent_from: Time = Field(default="0us", ge=0, description="count packets sent at or after this run time")
+    sent_until: TimeOrRunEnd = Field(default="run_end", description="... and before this one (P-PFC Fig. 19: 'the "
+                                     "first 1500 microseconds'); 'run_end' = to the end of the run")
 
     @field_validator("size_edges")
     @classmethod
@@ -1064,6 +1071,13 @@ class Latency(Strict):
         if v and v[0] <= 0:
             raise PydanticCustomError("rising", "allowed: sizes above 0, strictly rising", {})
         return v
+
+    @model_validator(mode="after")
+    def _window(self) -> "Latency":
+        if isinstance(self.sent_until, int) and self.sent_until <= self.sent_from:
+            raise PydanticCustomError("window", "sent_until ({u} ps) is not after sent_from ({f} ps)",
+                                      {"u": self.sent_until, "f": self.sent_from})
+        return self
 
 
 def _on_off_table(x: Any) -> Any:

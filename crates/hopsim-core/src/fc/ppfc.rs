@@ -94,6 +94,23 @@ pub enum Increment {
     Arrivals,
 }
 
+/// What `Transmission_speed` of Algorithm 3 line 3 is.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum TransmissionSpeed {
+    /// The line rate of the congested egress port: the ingress's bytes (plus its increment) drain
+    /// as if they had the port to themselves (see `Ppfc::pause`).
+    #[default]
+    Egress,
+    /// The ingress's share of that rate, `rate x packets[port][priority] / queue`: the speed at
+    /// which *its* packets leave a FIFO egress queue that all the ingresses share in proportion to
+    /// their bytes (§4.3, Fig. 5). Then `packets / speed` is the time the whole queue takes to
+    /// drain, which is Theorem 3.2's bound on a pause that costs no throughput,
+    /// `(q(t*) + v(t*) d*) / v_r(t*)`, with the queue `q` in full (§3): §4.4's "empty the
+    /// packets buffered in the egress queue" then means the ingress's last packet has left.
+    Share,
+}
+
 /// How long Algorithm 3 pauses a chosen ingress.
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
 #[serde(rename_all = "lowercase")]
@@ -143,6 +160,8 @@ pub struct PpfcConfig {
     pub pause: PauseTime,
     /// What `increment` counts in Algorithms 1 and 3; see [`Increment`].
     pub increment: Increment,
+    /// Algorithm 3's `Transmission_speed`; see [`TransmissionSpeed`].
+    pub transmission_speed: TransmissionSpeed,
 }
 
 impl PpfcConfig {
@@ -180,6 +199,7 @@ impl Default for PpfcConfig {
             hold: None,
             pause: PauseTime::Predicted,
             increment: Increment::Net,
+            transmission_speed: TransmissionSpeed::Egress,
         }
     }
 }
@@ -461,7 +481,7 @@ impl Ppfc {
             let (ip, b) = cand.remove(k);
             // Lines 4-5: mark the port, fraction_total += fraction[port][priority].
             chosen_bytes += b;
-            self.pause(now, view, pfc, egress, ip, b, out);
+            self.pause(now, view, pfc, egress, ip, b, total, out);
         }
         self.cand = cand;
     }
@@ -493,7 +513,7 @@ impl Ppfc {
     /// longer than over the ingress rate, and one to a 10 Gb/s host for the 40 Gb/s uplink 4x
     /// shorter.
     #[allow(clippy::too_many_arguments)]
-    fn pause(&mut self, now: Time, view: &SwitchView, pfc: &Pfc, egress: usize, ip: usize, packets: u64, out: &mut Actions) {
+    fn pause(&mut self, now: Time, view: &SwitchView, pfc: &Pfc, egress: usize, ip: usize, packets: u64, queue: u64, out: &mut Actions) {
         let (port, prio) = (ip / self.nprio, ip % self.nprio);
         // §6.3: "PFC messages sending is only allowed when the bit is unset". Selection still
         // happened above, so a port already paused keeps counting towards R.
@@ -510,7 +530,16 @@ impl Ppfc {
             // Transmission_speed: drain what it holds in the egress queue plus what is in flight
             // (§4.4), at the egress port's rate (see above). A draining ingress (negative
             // increment) is never chosen (Algorithm 2 line 3), so the max only guards the type.
-            PauseTime::Predicted => view.rate(egress as u16).tx_time(packets + self.alg_increment()[ip].max(0) as u64),
+            PauseTime::Predicted => {
+                let bytes = packets + self.alg_increment()[ip].max(0) as u64;
+                let bytes = match self.cfg.transmission_speed {
+                    TransmissionSpeed::Egress => bytes,
+                    // over `rate x packets / queue`: the same time as `bytes x queue / packets`
+                    // over the whole rate (`packets > 0`: only holders of the queue are chosen)
+                    TransmissionSpeed::Share => (bytes as u128 * queue as u128 / packets.max(1) as u128).min(u64::MAX as u128) as u64,
+                };
+                view.rate(egress as u16).tx_time(bytes)
+            }
             // Fig. 10's fixed pause time.
             PauseTime::Fixed(t) => t,
         };
@@ -655,6 +684,7 @@ mod tests {
         assert_eq!(c.space_left, SpaceLeft::Shared);
         assert_eq!(c.hold, None);
         assert_eq!(c.increment, Increment::Net);
+        assert_eq!(c.transmission_speed, TransmissionSpeed::Egress);
     }
 
     #[test]
@@ -720,6 +750,35 @@ mod tests {
         let expect = quanta_for(Rate::gbps(40).tx_time(320_000), Rate::gbps(40));
         assert_eq!(expect, 5000);
         assert_eq!(pauses(&out), vec![(1, PRIO, 5000)]);
+    }
+
+    #[test]
+    fn share_speed_pauses_for_the_whole_queue_to_drain() {
+        // Ingress 1 holds 100 KB and ingress 2 300 KB of egress 0's 400 KB, half and all of it
+        // come in this interval (increments 50 KB and 150 KB). Over its share of 40 Gb/s,
+        // ingress 1's 150 KB take 150 x 400 / 100 = 600 KB of line-rate time, and so do ingress
+        // 2's 450 KB (450 x 400 / 300): 120 us = 9375 quanta each; over the whole rate they would
+        // be 30 us and 90 us.
+        let mut sw = Sw::new();
+        let cfg = PpfcConfig { transmission_speed: TransmissionSpeed::Share, r: 1.0, ..Default::default() };
+        let mut p = ppfc(cfg, 1);
+        let mut out = scenario(&mut p, &mut sw, &[(1, 50), (2, 150)], &[(1, 0, 50), (2, 0, 150)]);
+        assert!(out.is_empty());
+        assert_eq!((p.increment(1, PRIO as usize), p.increment(2, PRIO as usize)), (50_000, 150_000));
+        let (_, sent) = tick(&mut p, &sw);
+        out = sent;
+        let mut got = pauses(&out);
+        got.sort();
+        assert_eq!(got, vec![(1, PRIO, 9375), (2, PRIO, 9375)]);
+        // the egress reading of the same: 30 us and 90 us
+        let mut sw = Sw::new();
+        let mut p = ppfc(PpfcConfig { r: 1.0, ..Default::default() }, 1);
+        scenario(&mut p, &mut sw, &[(1, 50), (2, 150)], &[(1, 0, 50), (2, 0, 150)]);
+        let (_, out) = tick(&mut p, &sw);
+        let mut got = pauses(&out);
+        got.sort();
+        let qf = |b: u64| quanta_for(Rate::gbps(40).tx_time(b), Rate::gbps(40));
+        assert_eq!(got, vec![(1, PRIO, qf(150_000)), (2, PRIO, qf(450_000))]);
     }
 
     #[test]

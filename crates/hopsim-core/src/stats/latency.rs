@@ -29,16 +29,22 @@
 //!   its own transmission, not the first one of its bytes, so counting it would hide the loss.
 //!   The sender tags them (`packet::tag::RETX`). Lossless runs (the P-PFC paper's) have none.
 //! - Packets still on their way when the run stops are not counted.
+//! - A time window (`sent_from`, `sent_until`) selects packets by their send time, so a packet sent inside
+//!   it and delivered after `until` counts with its whole latency.
 
 use crate::time::Time;
 use serde::{Deserialize, Serialize};
 
 /// `record.latency`: on when present. `size_edges`: flow-size bucket edges in bytes, rising
-/// (empty: classes by incast tag only).
+/// (empty: classes by incast tag only). `sent_from` / `sent_until`: only packets sent in `[sent_from, sent_until)`
+/// count (the P-PFC paper reads "the first 1500 microseconds", Fig. 19, and "the first 1700",
+/// Figs. 11b and 12b); `sent_until = None`: to the end of the run.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct LatencyConfig {
     pub size_edges: Vec<u64>,
+    pub sent_from: Time,
+    pub sent_until: Option<Time>,
 }
 
 impl LatencyConfig {
@@ -54,6 +60,9 @@ impl LatencyConfig {
                     w[0]
                 ));
             }
+        }
+        if self.sent_until.is_some_and(|u| u <= self.sent_from) {
+            return Err("record.latency.sent_until: not after record.latency.sent_from; allowed: a time after `sent_from`, or omitted (the run's end)".into());
         }
         if self.size_edges.first() == Some(&0) {
             return Err("record.latency.size_edges: 0 bytes; allowed: sizes above 0, strictly rising".into());
@@ -158,6 +167,8 @@ pub struct LatencyTable {
 #[derive(Clone, Debug)]
 pub struct LatencyRec {
     edges: Vec<u64>,
+    from: Time,
+    until: Time,
     all: LogHist,
     /// `[incast][bucket]`: bucket 0 = the tag's whole class, 1.. = size buckets (when edges).
     by: [Vec<LogHist>; 2],
@@ -166,12 +177,15 @@ pub struct LatencyRec {
 impl LatencyRec {
     pub fn new(cfg: &LatencyConfig) -> LatencyRec {
         let n = if cfg.size_edges.is_empty() { 1 } else { cfg.size_edges.len() + 2 };
-        LatencyRec { edges: cfg.size_edges.clone(), all: LogHist::default(), by: [vec![LogHist::default(); n], vec![LogHist::default(); n]] }
+        LatencyRec { edges: cfg.size_edges.clone(), from: cfg.sent_from, until: cfg.sent_until.unwrap_or(Time::MAX), all: LogHist::default(), by: [vec![LogHist::default(); n], vec![LogHist::default(); n]] }
     }
 
     /// One delivered packet of a flow of `size` bytes, sent at `sent`, arrived at `now`.
     #[inline(never)]
     pub fn record(&mut self, sent: Time, now: Time, incast: bool, size: u64) {
+        if sent < self.from || sent >= self.until {
+            return;
+        }
         let v = now.0.saturating_sub(sent.0);
         self.all.add(v);
         let by = &mut self.by[incast as usize];
@@ -274,7 +288,7 @@ mod tests {
 
     #[test]
     fn classes_split_by_incast_tag_and_size_bucket() {
-        let mut r = LatencyRec::new(&LatencyConfig { size_edges: vec![1000, 100_000] });
+        let mut r = LatencyRec::new(&LatencyConfig { size_edges: vec![1000, 100_000], ..Default::default() });
         r.record(Time(0), Time(10), true, 500);
         r.record(Time(0), Time(20), false, 1000);
         r.record(Time(0), Time(30), false, 5_000_000);
@@ -294,9 +308,20 @@ mod tests {
     }
 
     #[test]
+    fn the_window_selects_packets_by_send_time() {
+        let mut r = LatencyRec::new(&LatencyConfig { sent_from: Time(100), sent_until: Some(Time(200)), ..Default::default() });
+        for (sent, now) in [(99, 150), (100, 500), (199, 210), (200, 205)] {
+            r.record(Time(sent), Time(now), false, 1);
+        }
+        let t = r.table();
+        assert_eq!((t.count[0], t.min_ps[0], t.max_ps[0]), (2, 11, 400));
+        assert!(LatencyConfig { sent_from: Time(5), sent_until: Some(Time(5)), ..Default::default() }.check().unwrap_err().contains("sent_until"));
+    }
+
+    #[test]
     fn edges_must_rise() {
-        assert!(LatencyConfig { size_edges: vec![10, 10] }.check().unwrap_err().contains("record.latency.size_edges"));
-        assert!(LatencyConfig { size_edges: vec![0] }.check().is_err());
-        assert!(LatencyConfig { size_edges: vec![1, 2] }.check().is_ok());
+        assert!(LatencyConfig { size_edges: vec![10, 10], ..Default::default() }.check().unwrap_err().contains("record.latency.size_edges"));
+        assert!(LatencyConfig { size_edges: vec![0], ..Default::default() }.check().is_err());
+        assert!(LatencyConfig { size_edges: vec![1, 2], ..Default::default() }.check().is_ok());
     }
 }

@@ -106,7 +106,7 @@ fn lone_flow_packets_take_their_store_and_forward_delay_across_a_leaf_spine() {
 fn classes_follow_incast_tags_and_size_buckets() {
     let t = star(4, Rate::gbps(40), Time::from_us(1));
     let mut cfg = on();
-    cfg.record.latency = Some(LatencyConfig { size_edges: vec![10_000] });
+    cfg.record.latency = Some(LatencyConfig { size_edges: vec![10_000], ..Default::default() });
     let mut a = flow(0, 3, 50_000, Time::ZERO);
     a.incast = true;
     let mut b = flow(1, 3, 50_000, Time::ZERO);
