@@ -30,6 +30,7 @@ COLUMNS = {
     "pfc_received": ["time_ns", "node", "is_switch", "port", "peer_node", "hop_class", "prio", "pause"],
     "qlen": ["dump_time_ns", "node", "port", "kb", "count"],
     "trace": ["time_ns", "node", "port", "queue", "event", "flow", "seq", "size", "qlen_bytes"],
+    "module_samples": ["time_ns", "node", "port", "peer_node", "hop_class", "metric", "value"],
     "latency": ["class", "count", "min_ns", "p50_ns", "p95_ns", "p99_ns", "max_ns", "mean_ns"],
 }
 
