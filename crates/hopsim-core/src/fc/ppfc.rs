@@ -54,7 +54,7 @@
 
 use super::pfc::{Pfc, PfcConfig};
 use super::with_pfc::{OverPfc, Resume, WithPfc};
-use super::{quanta_duration, quanta_for, Actions, CtrlMsg, FcAction, Origin, PktMeta, SwitchView};
+use super::{quanta_duration, quanta_for, Actions, CtrlMsg, FcAction, Origin, PktMeta, Samples, SwitchView, SWITCH_WIDE};
 use crate::rng::{stream, Rng};
 use crate::time::Time;
 use serde::{Deserialize, Serialize};
@@ -308,6 +308,9 @@ pub struct Ppfc {
     cand: Vec<(usize, u64)>,
     /// Predictive pause frames sent.
     pub pauses_sent: u64,
+    /// Algorithm 1's `remaining_time` at the last tick that computed one (`None`: the buffer was
+    /// not growing), for the module time series.
+    last_remaining: Option<Time>,
 }
 
 impl Ppfc {
@@ -337,6 +340,7 @@ impl Ppfc {
             bit_until: vec![Time::ZERO; n],
             cand: Vec::new(),
             pauses_sent: 0,
+            last_remaining: None,
         }
     }
 
@@ -412,6 +416,7 @@ impl Ppfc {
                 increment_total += inc;
             }
             // A buffer that is not growing is never used up: remaining_time is infinite.
+            self.last_remaining = None;
             if increment_total > 0 {
                 let switch_space_left = match self.cfg.space_left {
                     SpaceLeft::Shared => view.mmu.shared_free(),
@@ -422,6 +427,7 @@ impl Ppfc {
                 let elapsed = now.saturating_sub(self.interval_start).0.max(1);
                 let remaining_time =
                     Time((switch_space_left as u128 * elapsed as u128 / increment_total as u128).min(u64::MAX as u128) as u64);
+                self.last_remaining = Some(remaining_time);
                 // Algorithm 1 line 6: if remaining_time < T, run Algorithms 2 and 3 for every
                 // congested egress queue.
                 if remaining_time < self.cfg.t {
@@ -618,6 +624,34 @@ impl OverPfc for Ppfc {
         out.push(("ppfc_predictive_pauses", self.pauses_sent));
     }
 
+    /// The module time series while some egress queue is above Kmax (nothing otherwise): per
+    /// ingress port, `egress_share_bytes`, its bytes in those queues (what Algorithm 2 draws by:
+    /// Fig. 9b's "occupation of each host in egress port") and `paused` (1 while a predictive
+    /// pause to it runs); switch-wide, `remaining_time_us`, Algorithm 1's prediction at the last
+    /// tick (absent while the buffer was not growing).
+    fn sample(&self, now: Time, _view: &SwitchView, out: &mut Samples) {
+        if self.hot_list.is_empty() {
+            return;
+        }
+        let nq = self.nqueues;
+        for port in 0..self.nports {
+            let mut bytes = 0u64;
+            for &qi in &self.hot_list {
+                for prio in 0..self.nprio {
+                    bytes += self.packets.get(qi / nq, qi % nq, port, prio);
+                }
+            }
+            let paused = (0..self.nprio).any(|prio| self.pause_until[port * self.nprio + prio] > now);
+            if bytes > 0 || paused {
+                out.push((port as u16, "egress_share_bytes", bytes as f64));
+                out.push((port as u16, "paused", if paused { 1.0 } else { 0.0 }));
+            }
+        }
+        if let Some(r) = self.last_remaining {
+            out.push((SWITCH_WIDE, "remaining_time_us", r.as_us_f64()));
+        }
+    }
+
     fn origin(&self) -> Origin {
         Origin::Ppfc
     }
@@ -750,6 +784,25 @@ mod tests {
         let expect = quanta_for(Rate::gbps(40).tx_time(320_000), Rate::gbps(40));
         assert_eq!(expect, 5000);
         assert_eq!(pauses(&out), vec![(1, PRIO, 5000)]);
+    }
+
+    #[test]
+    fn samples_report_each_ingress_share_of_the_hot_queues_and_its_pause() {
+        let mut sw = Sw::new();
+        let mut p = ppfc(PpfcConfig { r: 1.0, ..Default::default() }, 1);
+        let mut s: Samples = vec![];
+        p.sample(T0, &sw.view(), &mut s);
+        assert!(s.is_empty(), "nothing while no queue is above Kmax");
+        scenario(&mut p, &mut sw, &[(1, 50), (2, 150)], &[(1, 0, 50), (2, 0, 50)]);
+        let (t, out) = tick(&mut p, &sw);
+        assert!(!out.is_empty());
+        p.sample(t, &sw.view(), &mut s);
+        let get = |port: u16, m: &str| s.iter().find(|x| x.0 == port && x.1 == m).map(|x| x.2);
+        assert_eq!(get(1, "egress_share_bytes"), Some(100_000.0));
+        assert_eq!(get(2, "egress_share_bytes"), Some(200_000.0));
+        assert_eq!((get(1, "paused"), get(2, "paused")), (Some(1.0), Some(1.0)));
+        assert_eq!(get(3, "egress_share_bytes"), None, "an ingress with nothing in them is left out");
+        assert!(get(SWITCH_WIDE, "remaining_time_us").is_some_and(|r| r > 0.0 && r < 100.0));
     }
 
     #[test]
