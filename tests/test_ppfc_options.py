@@ -32,6 +32,7 @@ def test_bad_values_name_the_field(repo):
 def test_the_papers_sweeps_plan_and_every_claim_names_a_run(repo):
     """scenarios/papers/ppfc: every sweep validates, and each reported label or ratio names one of
     its runs (a typo would leave a claim unchecked on the reproduction page)."""
+    from hopsim.query import _varying_within_names, label_of, param_columns
     from hopsim.reproduce import paper_sweeps
     from hopsim.sweep import plan_sweep
 
@@ -40,8 +41,11 @@ def test_the_papers_sweeps_plan_and_every_claim_names_a_run(repo):
     ids = []
     for path, m in sweeps:
         _, points = plan_sweep(path)
-        names = {p.params.get("name") for p in points}
-        assert None not in names, f"{path.name}: every run is named"
+        assert all("name" in p.params for p in points), f"{path.name}: every run is named"
+        params = [p.params for p in points]
+        cols = param_columns(sorted({k for p in params for k in p}))
+        varying = _varying_within_names(params)
+        names = {label_of(p, cols, varying=varying) for p in params}
         for fig in m.paper.figures:
             ids.append(fig.id)
             for r in fig.reported:
