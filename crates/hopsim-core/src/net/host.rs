@@ -235,7 +235,7 @@ impl Simulation {
         let host = &mut self.hosts[h as usize];
         let port = &self.ports[host.port as usize];
         let flows = &self.flows;
-        if !host.pauses_seen && !port.any_prio_paused(now) {
+        if !self.nic_plain && !host.pauses_seen && !port.any_prio_paused(now) {
             let f = host.sched.pick(now, |f| {
                 let flow = &flows[f as usize];
                 if !flow.has_window_and_data(by_rate) {
@@ -269,7 +269,7 @@ impl Simulation {
         let now = self.now;
         let host = &mut self.hosts[h as usize];
         let port = &self.ports[host.port as usize];
-        if !host.pauses_seen && !port.any_prio_paused(now) {
+        if !self.nic_plain && !host.pauses_seen && !port.any_prio_paused(now) {
             // after a pick that found nothing, every flow with data and window is paced
             return host.sched.next_paced().map(|t| t.max(now));
         }

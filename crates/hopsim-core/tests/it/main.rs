@@ -25,3 +25,4 @@ mod footprint;
 mod faults;
 mod fuzz;
 mod latency;
+mod nic_sched;
