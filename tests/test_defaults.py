@@ -67,6 +67,7 @@ LAYOUT = {
     # checked in tests/test_record.py)
     "record.qlen_monitor": NET["record"].get("qlen_monitor"),
     "record.trace": NET["record"].get("trace"),
+    "record.latency": NET["record"].get("latency"),
     "aqm.int": "auto" if NET["aqm"]["int_max_hops"] == 0 and NET["congestion_control"]["algorithm"] != "hpcc" else None,
 }
 # Scenario settings the core has no field for, and why.

@@ -416,7 +416,7 @@ def _net(m: S.ScenarioModel) -> dict[str, Any]:
         "switch": {**_core(m.buffer, exclude={"lossless"}), **_core(m.queues, exclude={"scheduler", "strict", "priority"}),
                    "ecn": _core(m.ecn)},
         "transport": _core(m.transport),
-        "flow_control": {"scheme": fc.scheme, **(_core(getattr(fc, fc.scheme)) if fc.scheme in ("ppfc", "capfc", "bfc", "flowsail", "floodgate") else {})},
+        "flow_control": {"scheme": fc.scheme, **(_scheme_core(fc) if fc.scheme in ("ppfc", "capfc", "bfc", "flowsail", "floodgate") else {})},
         "pfc": {"threshold": threshold, "pause_quanta": pfc.pause_quanta, "until_resume": pfc.until_resume},
         "routing": _core(m.routing),
         "congestion_control": {"algorithm": cc.algorithm, **(_core(getattr(cc, cc.algorithm)) if cc.algorithm != "none" else {})},
@@ -431,7 +431,20 @@ def _net(m: S.ScenarioModel) -> dict[str, Any]:
     }
 
 
-OFF_RECORDERS = ("qlen_monitor", "trace")
+UNSET_AT_DEFAULT = {"ppfc": {"increment": "net", "transmission_speed": "egress"}}
+"""Scheme settings left out of the core's JSON while at their default (the core's serde default is
+the same), so that the hash of every scenario written before they existed stays what it was."""
+
+
+def _scheme_core(fc: S.FlowControl) -> dict[str, Any]:
+    d = _core(getattr(fc, fc.scheme))
+    for k, v in UNSET_AT_DEFAULT.get(fc.scheme, {}).items():
+        if d.get(k) == v:
+            del d[k]
+    return d
+
+
+OFF_RECORDERS = ("qlen_monitor", "trace", "latency")
 """Recorders that are left out of the core's JSON while off (as the core leaves them out of its
 own), so that the hash of every scenario that does not turn them on stays what it was."""
 

@@ -687,6 +687,13 @@ class Ppfc(Strict):
     hold: Optional[Time] = Field(default=None, ge=0)
     pause: TimeOrPredicted = Field(default="predicted", description="'predicted' = Algorithm 3's (packets + "
                                    "increment) / egress rate; a time = Fig. 10's fixed pause time")
+    increment: Literal["net", "arrivals"] = Field(default="net", description="what increment[port][priority] counts "
+                                                  "in Algorithms 1 and 3: 'net' = bytes in less bytes out (§6.3), "
+                                                  "'arrivals' = bytes in (§6.1's T_min = B / (P V), §4.4's 'packets in flight')")
+    transmission_speed: Literal["egress", "share"] = Field(
+        default="egress", description="Algorithm 3's Transmission_speed: 'egress' = the egress port's rate; 'share' = "
+        "the ingress's share of it (its bytes / the queue's), so a pause lasts until the whole queue has drained "
+        "(Theorem 3.2's bound)")
 
     @field_validator("pause")
     @classmethod
@@ -1039,6 +1046,49 @@ class Trace(Strict):
     )
 
 
+class Latency(Strict):
+    """Per-packet one-way latency (the core's ``stats/latency.rs``): from the start of a data
+    packet's first transmission at the sender's NIC to the arrival of its last bit at the receiver,
+    kept per class (``all``, ``incast``, ``non-incast``, and with ``size_edges`` each of those by
+    flow-size bucket) in log-linear histograms whose quantiles are within 1/256 of the exact
+    sample's value; the ``latency`` table has count, min, p50, p95, p99, max and mean per class.
+    The P-PFC paper's "tail latency" (§5.1 Fig. 6, §5.6 Fig. 16) and average / 50%ile latency
+    (Fig. 19)."""
+
+    size_edges: list[Size] = Field(default_factory=list, description="flow-size bucket edges, rising (e.g. "
+                                   "['100KB', '1MB']); empty = classes by incast tag only")
+    sent_from: Time = Field(default="0us", ge=0, description="count packets sent at or after this run time")
+    sent_until: TimeOrRunEnd = Field(default="run_end", description="... and before this one (P-PFC Fig. 19: 'the "
+                                     "first 1500 microseconds'); 'run_end' = to the end of the run")
+
+    @field_validator("size_edges")
+    @classmethod
+    def _rising(cls, v: list[int]) -> list[int]:
+        for i, (a, b) in enumerate(zip(v, v[1:])):
+            if b <= a:
+                raise PydanticCustomError("rising", "edge {i} ({b} bytes) is not above edge {j} ({a} bytes); allowed: "
+                                          "sizes above 0, strictly rising", {"i": i + 1, "j": i, "a": a, "b": b})
+        if v and v[0] <= 0:
+            raise PydanticCustomError("rising", "allowed: sizes above 0, strictly rising", {})
+        return v
+
+    @model_validator(mode="after")
+    def _window(self) -> "Latency":
+        if isinstance(self.sent_until, int) and self.sent_until <= self.sent_from:
+            raise PydanticCustomError("window", "sent_until ({u} ps) is not after sent_from ({f} ps)",
+                                      {"u": self.sent_until, "f": self.sent_from})
+        return self
+
+
+def _on_off_table(x: Any) -> Any:
+    """``true`` = on with every default (``{}``), ``false`` = off, a table = on with its settings."""
+    if x is True:
+        return {}
+    if x is False:
+        return None
+    return x
+
+
 class Record(Strict):
     buffer_interval: TimeOrOff = Field(default="10us", description="switch and port buffer samples; 'off' = none")
     queue_ports: list[tuple[NodeId, Annotated[Int, Field(ge=0, le=65535)]]] = Field(
@@ -1050,6 +1100,10 @@ class Record(Strict):
         "every default)"
     )
     trace: Optional[Trace] = Field(default=None, description="per-packet switch events of chosen flows and ports; omitted = off")
+    latency: Annotated[Optional[Latency], BeforeValidator(_on_off_table)] = Field(
+        default=None, description="per-packet one-way latency by flow class (the `latency` table); true or a table "
+        "(`{ size_edges = [...] }`) = on, omitted or false = off"
+    )
 
     @field_validator("buffer_interval")
     @classmethod

@@ -289,6 +289,10 @@ pub struct RecordConfig {
     /// left out of the JSON then.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trace: Option<crate::stats::record::TraceConfig>,
+    /// Per-packet one-way latency by flow class (`stats::latency`); `None` = off, and left out
+    /// of the JSON then.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency: Option<crate::stats::latency::LatencyConfig>,
 }
 
 impl Default for RecordConfig {
@@ -299,6 +303,7 @@ impl Default for RecordConfig {
             queue_interval: Time::from_us(1),
             qlen_monitor: None,
             trace: None,
+            latency: None,
         }
     }
 }

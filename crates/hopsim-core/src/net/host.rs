@@ -307,9 +307,10 @@ impl Simulation {
         let payload = (flow.spec.size - flow.snd_nxt).min(hcfg.mtu as u64) as u32;
         let size = payload + hcfg.header_bytes + flow.hdr_extra;
         let int = flow.int;
+        let retx = flow.snd_nxt < flow.snd_max;
         let pkt = Packet {
             kind: PktKind::Data,
-            tag_flags: if flow.spec.incast { tag::INCAST } else { 0 },
+            tag_flags: if flow.spec.incast { tag::INCAST } else { 0 } | if retx { tag::RETX } else { 0 },
             queue: flow.nic_queue,
             prio: flow.spec.prio,
             flow: f,
@@ -322,7 +323,7 @@ impl Simulation {
             ts: now,
             ..Default::default()
         };
-        if flow.snd_nxt < flow.snd_max {
+        if retx {
             flow.retx_bytes += payload as u64;
         }
         flow.snd_nxt += payload as u64;
@@ -404,6 +405,12 @@ impl Simulation {
         let cnp_clock = hcfg.cnp_timing == crate::config::CnpTiming::FlowClock;
         self.stats.counters.data_bytes_delivered += pkt.payload as u64;
         let flow = &mut self.flows[pkt.flow as usize];
+        // `record.latency` (stats::latency): first transmissions only
+        if let Some(l) = self.rec.latency.as_deref_mut() {
+            if pkt.tag_flags & tag::RETX == 0 {
+                l.record(pkt.ts, now, flow.spec.incast, flow.spec.size);
+            }
+        }
         let (cnp, int) = (flow.cnp, flow.int);
         let in_order = pkt.seq == flow.rcv_nxt;
         let finishing = in_order && flow.rcv_nxt + pkt.payload as u64 == flow.spec.size;

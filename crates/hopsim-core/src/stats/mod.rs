@@ -4,6 +4,7 @@
 //! `Vec` per field) make the hand-over to Arrow/Parquet a copy, not a transformation.
 
 pub mod ideal;
+pub mod latency;
 pub mod record;
 pub mod sample;
 
@@ -281,6 +282,8 @@ pub struct RunStats {
     pub qlen: record::QlenHist,
     /// Switch events of chosen packets (`record.trace`).
     pub trace: record::PacketTrace,
+    /// Per-packet one-way latency by flow class (`record.latency`; empty when off).
+    pub latency: latency::LatencyTable,
     pub counters: Counters,
     pub stop: StopInfo,
 }

@@ -24,4 +24,5 @@ mod spill;
 mod footprint;
 mod faults;
 mod fuzz;
+mod latency;
 mod nic_sched;
