@@ -41,9 +41,15 @@
 //!   available for dynamic queue assignment by 1"): flows are assigned among `nqueues - 1` queues.
 //!   With IncastLabel, the last of those is the incast queue.
 //! - The sticky threshold and `Th` use the largest HRTT over the switch's ports, computed once.
-//! - The refresh bitmap is sent only to upstreams with at least one paused queue: frames are never
-//!   lost in the simulated network, so the refresh only costs bandwidth, and an upstream with
-//!   nothing paused has nothing to refresh.
+//! - The refresh bitmap is sent only to upstreams with at least one paused queue (an upstream
+//!   with nothing paused has nothing to refresh), and by default only in runs that can lose
+//!   frames (a scenario with `[faults]`; `refresh_when = "always"` is the paper's switch). Where
+//!   no frame is lost, pauses and resumes reach the upstream in order on one FIFO control queue,
+//!   so the bitmap would always equal the upstream's gates and change nothing but the 64 B it
+//!   takes on the wire: on the Fig. 9 run it was ~250 k frames in 3 ms.
+//! - "BFC + stochastic" hashes the FID with a salt drawn from the run's seed: the same hash at
+//!   every switch (§3.2), a different one per seed, so Fig. 8's runs differ in collisions as the
+//!   testbed's did. Dynamic assignment's flow-table index keeps its fixed hash.
 //! - A collision is counted when a flow that needs a queue finds none empty (Fig. 10c's cause).
 
 use super::{Actions, CtrlMsg, FcAction, FlowControl, Origin, PktMeta, SwitchView};
@@ -65,6 +71,19 @@ pub enum Assignment {
     Single,
 }
 
+/// When the pause bitmap is re-sent (§3.3.2: "For reliability against pause/resume packets being
+/// dropped, we also periodically send a bitmap of the queues that should be paused").
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum RefreshWhen {
+    /// Only in runs where frames can be lost (a scenario with `[faults]`): elsewhere every pause
+    /// and resume arrives, in order, so the bitmap would only repeat the upstream's state.
+    #[default]
+    Faults,
+    /// Always, as the paper's switch does.
+    Always,
+}
+
 /// BFC parameters.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
@@ -78,6 +97,11 @@ pub struct BfcConfig {
     pub th_hrtt: f64,
     /// Period of the pause-bitmap refresh (§3.3.2; the issue's default 1 us); `None`: off.
     pub refresh: Option<Time>,
+    /// Whether the refresh runs in runs that cannot lose frames (`Always`: the paper's switch).
+    pub refresh_when: RefreshWhen,
+    /// Set by the engine, not by users: the run has faults, so control frames can be lost.
+    #[serde(skip)]
+    pub frames_lossy: bool,
     /// Share of packets that take part in the bookkeeping (App. E.1 "BFC + sampling": 0.5).
     pub sampling: f64,
     /// Incast-labelled flows at an egress share one queue (App. E.6, "BFC + IncastLabel").
@@ -106,6 +130,8 @@ impl Default for BfcConfig {
             sticky_hrtt: 2.0,
             th_hrtt: 1.0,
             refresh: Some(Time::from_us(1)),
+            refresh_when: RefreshWhen::Faults,
+            frames_lossy: false,
             sampling: 1.0,
             incast_label: false,
             nic_backpressure: true,
@@ -122,6 +148,15 @@ impl BfcConfig {
     /// front pairs it with an unlimited buffer and 1-BDP windows).
     pub fn ideal_fq() -> BfcConfig {
         BfcConfig { backpressure: false, refresh: None, ..Default::default() }
+    }
+
+    /// The refresh period this run uses: none where it could not change anything (frames are
+    /// never lost and `refresh_when` is `Faults`).
+    pub fn refresh_period(&self) -> Option<Time> {
+        match self.refresh_when {
+            RefreshWhen::Faults if !self.frames_lossy => None,
+            _ => self.refresh,
+        }
     }
 
     pub fn validate(&self) -> Result<(), String> {
@@ -168,6 +203,10 @@ pub struct Bfc {
     /// Rotating start of the empty-queue search, per egress (§4).
     rr: Vec<u16>,
     rng: Rng,
+    /// The run's salt of the stochastic hash: one hash function at every switch (§3.2's
+    /// strawman), a different one per seed, so seeds sample different collision patterns (§6.1,
+    /// Fig. 8: "In some runs, group 1 and 2 flows don't share a queue").
+    salt: u64,
     /// Per-flow variant: pause counters per `<ingress, flow>`.
     flow_counter: std::collections::HashMap<(u16, u32), u32>,
     /// Per-flow variant, upstream side: flows paused by the downstream on a port, with the queue
@@ -198,6 +237,7 @@ impl Bfc {
             paused: vec![0; nports],
             rr: vec![0; nports],
             rng: Rng::stream(seed, stream::BFC, node as u64),
+            salt: mix(&[seed, 0x5F0]),
             flow_counter: Default::default(),
             flow_paused: Default::default(),
             queue_holds: Default::default(),
@@ -279,7 +319,7 @@ impl Bfc {
         if self.cfg.per_flow {
             return;
         }
-        if let (Some(iv), None) = (self.cfg.refresh, self.timer) {
+        if let (Some(iv), None) = (self.cfg.refresh_period(), self.timer) {
             self.timer = Some(now + iv);
         }
     }
@@ -321,7 +361,7 @@ impl FlowControl for Bfc {
             Assignment::Single => 0,
             Assignment::Stochastic => {
                 let n = if incast_q.is_some() && nd > 1 { nd - 1 } else { nd };
-                (Self::fid_hash(pkt.flow) % n as u64) as u16
+                (mix(&[pkt.flow as u64, self.salt]) % n as u64) as u16
             }
             Assignment::Dynamic => {
                 let key = self.key(view, pkt.egress, pkt.flow);
@@ -600,6 +640,38 @@ mod tests {
         let mut m = sent[29];
         b.stamp(Time(20), &mut m, &rig.view());
         assert_eq!((m.tags.upstream_q, m.flags & (tag::COUNTER_INCR | SAMPLED)), (m.queue, 0));
+    }
+
+    /// §3.3.2's refresh re-sends the pause bitmap every `refresh` to upstreams with a paused
+    /// queue; by default only where frames can be lost (`refresh_when = "faults"`).
+    #[test]
+    fn the_bitmap_refresh_runs_where_frames_can_be_lost_or_when_asked_always() {
+        let pause_queue_7 = |cfg: BfcConfig| {
+            let mut rig = Rig::new();
+            let mut b = bfc(cfg);
+            let mut out = vec![];
+            for _ in 0..30 {
+                rig.enq(&mut b, Time(10), 42, 1, 7, &mut out);
+            }
+            assert_eq!(out.len(), 1, "one pause frame");
+            out.clear();
+            let t = b.next_timer();
+            if let Some(t) = t {
+                b.on_timer(t, &rig.view(), &mut out);
+            }
+            (t, out)
+        };
+        let (t, out) = pause_queue_7(BfcConfig::default());
+        assert_eq!((t, out.len()), (None, 0), "lossless run: no refresh");
+        let bitmap = vec![FcAction::Send { port: 1, msg: CtrlMsg::QueueBitmap { base: 0, bits: 1 << 7 }, by: Origin::Scheme }];
+        for cfg in [
+            BfcConfig { refresh_when: RefreshWhen::Always, ..Default::default() },
+            BfcConfig { frames_lossy: true, ..Default::default() },
+        ] {
+            let (t, out) = pause_queue_7(cfg);
+            assert_eq!(t, Some(Time(10) + Time::from_us(1)));
+            assert_eq!(out, bitmap);
+        }
     }
 
     #[test]
