@@ -50,9 +50,11 @@
 //! - "BFC + stochastic" hashes the FID with a salt drawn from the run's seed: the same hash at
 //!   every switch (§3.2), a different one per seed, so Fig. 8's runs differ in collisions as the
 //!   testbed's did. Dynamic assignment's flow-table index keeps its fixed hash.
-//! - A collision is counted when a flow that needs a queue finds none empty (Fig. 10c's cause).
+//! - A collision is counted when a flow that needs a queue finds none empty (Fig. 10c's cause),
+//!   and when a flow kept on its queue by the sticky threshold finds another flow's packets there
+//!   (a new flow took the queue while it was empty): both leave two flows in one queue.
 
-use super::{Actions, CtrlMsg, FcAction, FlowControl, Origin, PktMeta, SwitchView};
+use super::{Actions, CtrlMsg, FcAction, FlowControl, Origin, PktMeta, Samples, SwitchView};
 use crate::packet::tag;
 use crate::rng::{mix, stream, Rng};
 use crate::time::Time;
@@ -202,6 +204,11 @@ pub struct Bfc {
     paused: Vec<u32>,
     /// Rotating start of the empty-queue search, per egress (§4).
     rr: Vec<u16>,
+    /// Flow-table entries with packets in the switch, per egress: its active flows (§3.3.1,
+    /// Fig. 10c), flows whose FIDs share an entry counted once.
+    active_entries: Vec<u32>,
+    /// Collisions (a flow needing a queue found none empty), per egress.
+    port_collisions: Vec<u64>,
     rng: Rng,
     /// The run's salt of the stochastic hash: one hash function at every switch (§3.2's
     /// strawman), a different one per seed, so seeds sample different collision patterns (§6.1,
@@ -236,6 +243,8 @@ impl Bfc {
             counter: vec![0; nports * upq.max(1)],
             paused: vec![0; nports],
             rr: vec![0; nports],
+            active_entries: vec![0; nports],
+            port_collisions: vec![0; nports],
             rng: Rng::stream(seed, stream::BFC, node as u64),
             salt: mix(&[seed, 0x5F0]),
             flow_counter: Default::default(),
@@ -303,6 +312,7 @@ impl Bfc {
         self.assignments += 1;
         let (q, collided) = pick_empty_queue(view, p, nd, skip, &mut self.rr[p as usize], &mut self.rng);
         self.collisions += collided as u64;
+        self.port_collisions[p as usize] += collided as u64;
         q
     }
 
@@ -373,6 +383,11 @@ impl FlowControl for Bfc {
                 if !held && e.size == 0 && (e.ts == Time::ZERO || now >= e.ts + sticky) {
                     let q = self.pick_queue(view, pkt.egress, nd, incast_q);
                     self.table[key].q = q;
+                } else if e.size == 0 && view.queue_packets(pkt.egress, e.q) > 0 {
+                    // sticky (§3.3.2): the flow returns to its queue, which a new flow took as
+                    // empty meanwhile; the two now share it as after a collision, so count one
+                    self.collisions += 1;
+                    self.port_collisions[pkt.egress as usize] += 1;
                 }
                 self.table[key].q
             }
@@ -390,6 +405,9 @@ impl FlowControl for Bfc {
             let e = &mut self.table[key];
             e.size += 1;
             e.ts = now;
+            if e.size == 1 {
+                self.active_entries[pkt.egress as usize] += 1;
+            }
         }
         if !self.cfg.backpressure || !self.allowed(view, pkt.ingress, pkt.egress) {
             return;
@@ -424,6 +442,9 @@ impl FlowControl for Bfc {
         if self.cfg.assignment == Assignment::Dynamic && !(self.cfg.incast_label && pkt.incast()) {
             let key = self.key(view, pkt.egress, pkt.flow);
             let e = &mut self.table[key];
+            if e.size == 1 {
+                self.active_entries[pkt.egress as usize] -= 1;
+            }
             e.size = e.size.saturating_sub(1);
             e.ts = now;
         }
@@ -511,6 +532,27 @@ impl FlowControl for Bfc {
         out.push(("bfc_refreshes", self.refreshes));
         out.push(("bfc_assignments", self.assignments));
         out.push(("bfc_collisions", self.collisions));
+    }
+
+    /// The outputs over time, per port (the `module_samples` table): `active_flows` at
+    /// each egress (flow-table entries with packets here, dynamic assignment only: Fig. 10c's
+    /// CDF), `collisions` so far at each egress (new flows that found no empty queue, §3.3.1;
+    /// Fig. 21b), `paused_upstream_queues` (upstream queues this switch holds paused, by the
+    /// ingress they feed: §3.3.2's non-zero pause counters) and `longest_queue_bytes` (the fullest
+    /// data queue of the port; the port's total is in the buffer samples).
+    fn sample(&self, now: Time, view: &SwitchView, out: &mut Samples) {
+        let _ = now;
+        let dynamic = self.cfg.assignment == Assignment::Dynamic;
+        for p in 0..self.nports {
+            let port = p as u16;
+            if dynamic {
+                out.push((port, "active_flows", self.active_entries[p] as f64));
+            }
+            out.push((port, "collisions", self.port_collisions[p] as f64));
+            out.push((port, "paused_upstream_queues", self.paused[p] as f64));
+            let longest = (0..view.nqueues() as u16).map(|q| view.queue_bytes(port, q)).max().unwrap_or(0);
+            out.push((port, "longest_queue_bytes", longest as f64));
+        }
     }
 
     fn uses_tags(&self) -> bool {
@@ -733,6 +775,34 @@ mod tests {
         assert_eq!(dynamic, 0, "dynamic: collisions without a flow-table index clash");
         let clash = 1.0 - (0..5).map(|i| 1.0 - i as f64 / 3100.0).product::<f64>();
         assert!((index_clashes as f64 / trials as f64) < 3.0 * clash + 0.002, "{index_clashes} index clashes, expected ~{clash:.4}");
+    }
+
+    /// The per-port values over time: active flows come and go with their packets, a paused
+    /// upstream queue is counted at its ingress, and the longest queue is the paused flow's.
+    #[test]
+    fn samples_report_active_flows_paused_upstream_queues_and_the_longest_queue() {
+        let mut rig = Rig::new();
+        let mut b = bfc(BfcConfig::default());
+        let mut out = vec![];
+        let a: Vec<PktMeta> = (0..30).map(|_| rig.enq(&mut b, Time(10), 42, 1, 7, &mut out)).collect();
+        let c = rig.enq(&mut b, Time(10), 43, 2, 0, &mut out);
+        let get = |b: &Bfc, rig: &Rig, port: u16, metric: &str| {
+            let mut s = vec![];
+            b.sample(Time(11), &rig.view(), &mut s);
+            s.iter().find(|x| x.0 == port && x.1 == metric).map(|x| x.2)
+        };
+        assert_eq!(get(&b, &rig, 0, "active_flows"), Some(2.0));
+        assert_eq!(get(&b, &rig, 1, "paused_upstream_queues"), Some(1.0));
+        assert_eq!(get(&b, &rig, 2, "paused_upstream_queues"), Some(0.0));
+        assert_eq!(get(&b, &rig, 0, "longest_queue_bytes"), Some(30_000.0));
+        assert_eq!(get(&b, &rig, 0, "collisions"), Some(0.0));
+        rig.deq(&mut b, Time(12), &c, &mut out);
+        assert_eq!(get(&b, &rig, 0, "active_flows"), Some(1.0));
+        for m in &a {
+            rig.deq(&mut b, Time(13), m, &mut out);
+        }
+        assert_eq!(get(&b, &rig, 0, "active_flows"), Some(0.0));
+        assert_eq!(get(&b, &rig, 1, "paused_upstream_queues"), Some(0.0));
     }
 
     #[test]
