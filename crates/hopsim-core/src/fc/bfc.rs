@@ -371,7 +371,15 @@ impl FlowControl for Bfc {
             Assignment::Single => 0,
             Assignment::Stochastic => {
                 let n = if incast_q.is_some() && nd > 1 { nd - 1 } else { nd };
-                (mix(&[pkt.flow as u64, self.salt]) % n as u64) as u16
+                let q = (mix(&[pkt.flow as u64, self.salt]) % n as u64) as u16;
+                // the flow table only counts here: a flow becoming active in a queue that holds
+                // another flow's packets is a collision (App. E.4, Fig. 21b)
+                let key = self.key(view, pkt.egress, pkt.flow);
+                if self.table[key].size == 0 && view.queue_packets(pkt.egress, q) > 0 {
+                    self.collisions += 1;
+                    self.port_collisions[pkt.egress as usize] += 1;
+                }
+                q
             }
             Assignment::Dynamic => {
                 let key = self.key(view, pkt.egress, pkt.flow);
@@ -400,7 +408,7 @@ impl FlowControl for Bfc {
             return;
         }
         pkt.flags |= SAMPLED;
-        if self.cfg.assignment == Assignment::Dynamic && !(self.cfg.incast_label && pkt.incast()) {
+        if self.cfg.assignment != Assignment::Single && !(self.cfg.incast_label && pkt.incast()) {
             let key = self.key(view, pkt.egress, pkt.flow);
             let e = &mut self.table[key];
             e.size += 1;
@@ -439,7 +447,7 @@ impl FlowControl for Bfc {
         if pkt.flags & SAMPLED == 0 {
             return;
         }
-        if self.cfg.assignment == Assignment::Dynamic && !(self.cfg.incast_label && pkt.incast()) {
+        if self.cfg.assignment != Assignment::Single && !(self.cfg.incast_label && pkt.incast()) {
             let key = self.key(view, pkt.egress, pkt.flow);
             let e = &mut self.table[key];
             if e.size == 1 {
@@ -535,17 +543,17 @@ impl FlowControl for Bfc {
     }
 
     /// The outputs over time, per port (the `module_samples` table): `active_flows` at
-    /// each egress (flow-table entries with packets here, dynamic assignment only: Fig. 10c's
-    /// CDF), `collisions` so far at each egress (new flows that found no empty queue, §3.3.1;
-    /// Fig. 21b), `paused_upstream_queues` (upstream queues this switch holds paused, by the
+    /// each egress (flow-table entries with packets here; not with single assignment: Fig. 10c's
+    /// CDF), `collisions` so far at each egress (flows becoming active that share a queue:
+    /// §3.3.1, Fig. 21b; stochastic assignment keeps the table for this count only), `paused_upstream_queues` (upstream queues this switch holds paused, by the
     /// ingress they feed: §3.3.2's non-zero pause counters) and `longest_queue_bytes` (the fullest
     /// data queue of the port; the port's total is in the buffer samples).
     fn sample(&self, now: Time, view: &SwitchView, out: &mut Samples) {
         let _ = now;
-        let dynamic = self.cfg.assignment == Assignment::Dynamic;
+        let tracked = self.cfg.assignment != Assignment::Single;
         for p in 0..self.nports {
             let port = p as u16;
-            if dynamic {
+            if tracked {
                 out.push((port, "active_flows", self.active_entries[p] as f64));
             }
             out.push((port, "collisions", self.port_collisions[p] as f64));
@@ -749,7 +757,7 @@ mod tests {
         let expected = 1.0 - (0..5).map(|i| 1.0 - i as f64 / 31.0).product::<f64>();
         assert!((expected - 0.2874).abs() < 1e-3);
         let trials = 4000;
-        let (mut stoch, mut dynamic, mut index_clashes) = (0, 0, 0);
+        let (mut stoch, mut dynamic, mut index_clashes, mut counted) = (0, 0, 0, 0);
         let mut rng = Rng::stream(5, 0, 0);
         for t in 0..trials {
             let flows: Vec<u32> = (0..5).map(|_| rng.next_u64() as u32).collect();
@@ -768,10 +776,18 @@ mod tests {
                     continue;
                 }
                 *hits += (qs.len() < 5) as u32;
+                if cfg == Assignment::Stochastic {
+                    counted += (b.collisions > 0) as u32;
+                    // two flows in one flow-table entry are one active entry, counted once
+                    if keys.len() == 5 {
+                        assert_eq!(b.collisions as usize, 5 - qs.len(), "a collision per flow landing on a taken queue");
+                    }
+                }
             }
         }
         let measured = stoch as f64 / trials as f64;
         assert!((measured - expected).abs() < 0.03, "stochastic: measured {measured:.3}, expected {expected:.3}");
+        assert_eq!(counted, stoch, "every stochastic run with two flows in a queue counted a collision");
         assert_eq!(dynamic, 0, "dynamic: collisions without a flow-table index clash");
         let clash = 1.0 - (0..5).map(|i| 1.0 - i as f64 / 3100.0).product::<f64>();
         assert!((index_clashes as f64 / trials as f64) < 3.0 * clash + 0.002, "{index_clashes} index clashes, expected ~{clash:.4}");
