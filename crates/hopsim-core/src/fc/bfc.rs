@@ -31,6 +31,16 @@
 //!   (App. E.1), IncastLabel (App. E.6), NICs that ignore backpressure (App. E.1, in `fc::nic`),
 //!   and no backpressure at all with an unlimited buffer: Ideal-FQ (§6.2.1).
 //!
+//! Outputs (the list): per port over time through `FlowControl::sample` into the
+//! `module_samples` table, at every buffer sample: `active_flows` (Fig. 10c's CDF),
+//! `collisions` (cumulative, per egress; Fig. 21b), `paused_upstream_queues` (per ingress) and
+//! `longest_queue_bytes` (the port's total is the buffer table's `bytes`). Pause frames per
+//! queue come from the control table: rows of kind `queue_pause` are exactly the per-queue
+//! pauses (value 1) and resumes (value 0), `target` the upstream queue, `node`/`port` the sender
+//! and the port that leads to the upstream; refresh bitmaps are rows of kind `queue_bitmap`
+//! (target = first queue, value = the bits). Counters: `bfc_pauses`, `bfc_resumes`,
+//! `bfc_refreshes`, `bfc_assignments`, `bfc_collisions`.
+//!
 //! Interpretation choices (the paper leaves them open):
 //! - The flow table is per egress port, `table_factor x data queues` entries each (the paper's
 //!   76 K entries for a 24-port ToR with 32 queues is the same total). `hash(FID)` mixes the flow
