@@ -40,3 +40,11 @@ def test_table1_cross_traffic_all_crosses_the_long_flows_link(repo):
     assert (f["dst"] == 0).all(), "every flow ends at host 0"
     assert f["incast"].sum() == 1, "one long flow"
     assert (f.loc[~f["incast"], "src"] != 0).all()
+
+
+def test_a_background_destination_must_be_a_host_on_host_links(repo, cli):
+    t1 = repo / "scenarios" / "papers" / "bfc" / "table1-long-flow.toml"
+    code, msg = cli("validate", t1, "--set", "workload.dst=9")
+    assert code == 2 and "workload.dst: node 9 is not a host" in msg
+    code, msg = cli("validate", t1, "--set", "workload.load_on=core_links")
+    assert code == 2 and "workload.dst" in msg and "host_links" in msg
