@@ -406,9 +406,11 @@ impl FlowControl for Bfc {
                 if !held && e.size == 0 && (e.ts == Time::ZERO || now >= e.ts + sticky) {
                     let q = self.pick_queue(view, pkt.egress, nd, incast_q);
                     self.table[key].q = q;
-                } else if e.size == 0 && view.queue_packets(pkt.egress, e.q) > 0 {
+                } else if e.size == 0 && self.cfg.sampling >= 1.0 && view.queue_packets(pkt.egress, e.q) > 0 {
                     // sticky (§3.3.2): the flow returns to its queue, which a new flow took as
                     // empty meanwhile; the two now share it as after a collision, so count one
+                    // (not with sampling, where the packets there may be the flow's own unsampled
+                    // ones: 18x the collisions of BFC in the Fig. 18 run were such)
                     self.collisions += 1;
                     self.port_collisions[pkt.egress as usize] += 1;
                 }
