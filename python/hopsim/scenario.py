@@ -371,7 +371,8 @@ def _incast(i: S.Incast, topo: Any) -> dict[str, Any]:
 def _background(b: S.BackgroundParams) -> dict[str, Any]:
     arrival: Any = "Poisson" if b.arrival == "poisson" else {"LogNormal": {"sigma": b.sigma}}
     return {"cdf": read_text(b.cdf, "workload.cdf"), "load": b.load, "load_on": b.load_on, "arrival": arrival,
-            "start": b.start, "duration": b.duration, "prio": b.prio}
+            "start": b.start, "duration": b.duration, "prio": b.prio,
+            **({"dst": b.dst} if b.dst is not None else {})}  # absent when unset: scenario hashes stay
 
 
 def _workload(w: Any, topo: Any) -> dict[str, Any]:

@@ -485,6 +485,9 @@ class BackgroundParams(Strict):
     start: Time = Field(default="0us", ge=0)
     duration: Time = Field(gt=0, description="arrivals in [start, start + duration)")
     prio: Prio = 3
+    dst: Optional[NodeId] = Field(
+        default=None, description="every flow to this host, at `load` of its link (BFC Table 1: cross traffic on one link)"
+    )
 
     @field_validator("cdf")
     @classmethod
@@ -733,6 +736,10 @@ class Bfc(Strict):
     sticky_hrtt: Float = Field(default=2.0, ge=0, le=1_000_000, description="sticky threshold in hop RTTs")
     th_hrtt: Float = Field(default=1.0, gt=0, le=1_000_000, description="Th in hop BDPs at the fair drain rate")
     refresh: TimeOrOff = Field(default="1us", description="pause-bitmap refresh period; 'off' = none")
+    refresh_when: Literal["faults", "always"] = Field(
+        default="faults",
+        description="faults: refresh only in runs that can lose frames ([faults]); always: the paper's switch",
+    )
     sampling: Fraction = Field(default=1.0, gt=0, le=1, description="share of packets in the bookkeeping (App. E.1)")
     incast_label: Bool = Field(default=False, description="incast flows share one queue per egress (App. E.6)")
     nic_backpressure: Bool = Field(default=True, description="NICs obey pauses; false = BFC - NIC (App. E.1)")

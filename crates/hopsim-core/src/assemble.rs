@@ -126,7 +126,7 @@ impl Simulation {
                         mmu.set_port_alpha(port_rate.iter().map(|&r| alpha_for_rate(cfg.switch.alpha, r, nic_rate)).collect());
                     }
                     let upq = cfg.switch.nqueues.max(cfg.fc.nic_gates(cfg.host.nic_queues));
-                    let fc = AnyFc::build(&cfg.fc, i as u32, ps.len(), nprio, upq, cfg.seed, &cfg.pfc);
+                    let fc = AnyFc::build(&cfg.fc.for_run(!cfg.faults.is_off()), i as u32, ps.len(), nprio, upq, cfg.seed, &cfg.pfc);
                     let ecn = port_rate.iter().map(|&r| cfg.switch.ecn.thresholds(r)).collect();
                     let peers = ps.iter().map(|&p| Peer { tier: tiers[ports[(p ^ 1) as usize].node as usize] }).collect();
                     let aqm = crate::aqm::SwitchAqm::new(&cfg, &port_rate);

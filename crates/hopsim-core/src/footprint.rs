@@ -301,7 +301,8 @@ fn expected_traffic(w: &WorkloadSpec, shape: &Shape) -> Traffic {
     let bg = |b: &crate::scenario::Background| -> Option<(f64, f64)> {
         let cdf = Cdf::parse(&b.cdf).ok()?;
         let basis = match b.load_on {
-            LoadOn::HostLinks => LoadBasis::HostLinks { hosts: shape.hosts as usize, host_rate: Rate(shape.host_rate) },
+            // with a destination, the load is that of its one link
+            LoadOn::HostLinks => LoadBasis::HostLinks { hosts: if b.dst.is_some() { 1 } else { shape.hosts as usize }, host_rate: Rate(shape.host_rate) },
             LoadOn::CoreLinks => LoadBasis::Capacity { bps: shape.core_bps },
         };
         let gap = mean_gap_ps(b.load, &basis, cdf.mean()).ok()?;
@@ -718,6 +719,7 @@ mod tests {
             start: Time::ZERO,
             duration: Time::from_us(us),
             prio: 3,
+            dst: None,
         };
         let flows = |b| scenario(TopologySpec::Star { hosts: 10, rate: Rate::gbps(100), delay: Time::from_us(1) }, WorkloadSpec::Background(b)).estimate().unwrap().flows;
         // 10 hosts x 100 Gb/s x 50% over 100 us = 6.25 MB, in 1000-byte flows

@@ -81,6 +81,7 @@ mod tests {
             prio: DEFAULT_PRIO,
             seed: 5,
             stream_index: 0,
+            dst: None,
         }
     }
 

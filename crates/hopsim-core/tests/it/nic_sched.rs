@@ -27,7 +27,7 @@ fn scenario(cc: CcConfig, fc: FcConfig, buffer: u64) -> Scenario {
     Scenario {
         topology: TopologySpec::LeafSpine(leaf_spine_100g(8, 2, 1)),
         workload: WorkloadSpec::IncastMix {
-            background: Background { cdf, load: 0.8, load_on: LoadOn::HostLinks, arrival: Arrival::Poisson, start: Time::ZERO, duration: Time::from_us(600), prio: 3 },
+            background: Background { cdf, load: 0.8, load_on: LoadOn::HostLinks, arrival: Arrival::Poisson, start: Time::ZERO, duration: Time::from_us(600), prio: 3, dst: None },
             incast,
         },
         net,
