@@ -104,6 +104,16 @@ struct Cft {
     orig: Option<u16>,
 }
 
+/// Eq. 1 (§IV-B, Algorithm 1 line 22): the fair share of a queue of `q` bytes among `flow_num`
+/// active flows, `S_fair = Q >> ceil(log2 flowNum)`. Why a shift: the switch computes it in the
+/// data plane by counting bits, and rounding the logarithm up never under-regulates a flow when
+/// `flowNum` is not a power of two. `flowNum` 0 counts as 1 (the arriving flow itself).
+pub fn s_fair(q: u64, flow_num: u32) -> u64 {
+    let n = flow_num.max(1);
+    // ceil(log2 n) = the bit length of n - 1
+    q >> (32 - (n - 1).leading_zeros())
+}
+
 /// FlowSail on one switch.
 pub struct Flowsail {
     pub cfg: FlowsailConfig,
@@ -239,10 +249,8 @@ impl FlowControl for Flowsail {
         let contributor = if q > q_h {
             true
         } else if q > q_l {
-            // Eq. 1: S_fair = Q >> ceil(log2 flowNum)
-            let n = (*self.qt(pkt.egress, pkt.queue)).max(1);
-            let s_fair = q >> (32 - (n - 1).leading_zeros()).min(63);
-            flow_bytes > s_fair
+            // lines 22-23: the flow is a contributor above its fair share of the queue
+            flow_bytes > s_fair(q, *self.qt(pkt.egress, pkt.queue))
         } else {
             false
         };
@@ -364,5 +372,190 @@ impl FlowControl for Flowsail {
 
     fn uses_tags(&self) -> bool {
         true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fc::view::SwitchInfo;
+    use crate::net::mmu::{Mmu, MmuConfig};
+    use crate::net::port::Port;
+    use crate::packet::{Packet, Slab};
+    use crate::time::{Rate, TxClock};
+
+    /// A 4-port 100 Gb/s switch with 1 us links and real ports (so the view answers queue
+    /// questions), `nq` queues per port; packets go from ingress 1 to egress 0.
+    struct Rig {
+        mmu: Mmu,
+        info: SwitchInfo,
+        ports: Vec<Port>,
+        slab: Slab,
+    }
+
+    const PKT: u32 = 1000;
+    /// HRTT = 2 x 1 us + 1048 B at 100 Gb/s = 2.08384 us; one hop BDP at 100 Gb/s = 26,048 B.
+    const HBDP: u64 = 26_048;
+
+    impl Rig {
+        fn new(nq: usize) -> Rig {
+            let mut info = SwitchInfo::bare(vec![Rate::gbps(100); 4], nq);
+            info.ports = (0..4).collect();
+            let ports = (0..4).map(|p| Port::new(0, p as u16, TxClock::new(Rate::gbps(100)), Time::from_us(1), nq, 1500)).collect();
+            Rig { mmu: Mmu::new(MmuConfig::default(), vec![100_000; 4], 8, nq), info, ports, slab: Slab::default() }
+        }
+        fn view(&self) -> SwitchView<'_> {
+            SwitchView { info: &self.info, mmu: &self.mmu, ports: &self.ports }
+        }
+        /// Classify, queue and tell FlowSail about one packet of `flow`; the packet comes back.
+        fn enq(&mut self, fs: &mut Flowsail, now: Time, flow: u32, out: &mut Actions) -> PktMeta {
+            let mut m = PktMeta { flow, ingress: 1, egress: 0, size: PKT, prio: 3, ..Default::default() };
+            m.queue = fs.classify(now, &m, &self.view());
+            let id = self.slab.alloc(Packet { size: PKT, flow, ..Default::default() });
+            self.ports[0].enqueue_data(m.queue as usize, id, PKT);
+            fs.on_enqueue(now, &mut m, &self.view(), out);
+            m
+        }
+        fn deq(&mut self, fs: &mut Flowsail, now: Time, m: &PktMeta, out: &mut Actions) {
+            self.ports[0].dequeue_data(m.queue as usize, PKT);
+            fs.on_dequeue(now, m, &self.view(), out);
+        }
+    }
+
+    fn pause(flow: u32, pause: bool) -> FcAction {
+        FcAction::Send { port: 1, msg: CtrlMsg::FlowPause { flow, pause }, by: Origin::Scheme }
+    }
+
+    fn congested(m: &PktMeta) -> bool {
+        m.flags & tag::IF_CONGESTED != 0
+    }
+
+    #[test]
+    fn s_fair_shifts_the_queue_by_the_rounded_up_log_of_flownum() {
+        // Eq. 1 by hand: 1 flow keeps all of Q; 2 half; 3 and 4 a quarter (log2 3 = 1.58 rounds
+        // up); 5 to 8 an eighth; 9 a sixteenth
+        let q = 64_000;
+        let want = [(0, 64_000), (1, 64_000), (2, 32_000), (3, 16_000), (4, 16_000), (5, 8_000), (8, 8_000), (9, 4_000)];
+        for (n, s) in want {
+            assert_eq!(s_fair(q, n), s, "flowNum {n}");
+        }
+        assert_eq!(s_fair(1_000_000, 1 << 10), 976, "1024 flows: Q >> 10");
+        assert_eq!(s_fair(1_000_000, (1 << 10) + 1), 488, "1025 flows: Q >> 11");
+        assert_eq!(s_fair(u64::MAX, u32::MAX), u64::MAX >> 32);
+    }
+
+    #[test]
+    fn q_l_and_q_h_are_one_and_three_hop_bdps_over_the_open_active_queues() {
+        let mut rig = Rig::new(8);
+        let mut fs = Flowsail::new(FlowsailConfig::default(), 0, 4, 1);
+        let mut out = vec![];
+        // no queue active counts as one (§IV-B: HRTT x mu / N_active, 3 HRTT x mu / N_active)
+        let a = rig.enq(&mut fs, Time(1), 1, &mut out);
+        assert_eq!(fs.thresholds(Time(1), &rig.view(), 0), (HBDP, 3 * HBDP), "one active queue");
+        let b = rig.enq(&mut fs, Time(1), 2, &mut out);
+        assert_ne!(a.queue, b.queue, "a new flow takes an empty queue (BFC's mapping)");
+        assert_eq!(fs.thresholds(Time(1), &rig.view(), 0), (HBDP / 2, 3 * HBDP / 2));
+        rig.enq(&mut fs, Time(1), 3, &mut out);
+        let (q_l, q_h) = fs.thresholds(Time(1), &rig.view(), 0);
+        assert_eq!(q_l, HBDP / 3);
+        assert!(q_h.abs_diff(HBDP) <= 1, "3 HBDP / 3 = {q_h}");
+        // N_active counts non-paused queues: a closed gate takes its queue out
+        rig.ports[0].set_gate(b.queue as usize, Time(1), Time::MAX);
+        assert_eq!(fs.thresholds(Time(2), &rig.view(), 0), (HBDP / 2, 3 * HBDP / 2));
+        // both are settable in hop BDPs (§VI-C's sensitivity study)
+        let mut fs2 = Flowsail::new(FlowsailConfig { q_l_hrtt: 0.5, q_h_hrtt: 4.0, ..Default::default() }, 0, 4, 1);
+        fs2.setup(&rig.view());
+        assert_eq!(fs2.thresholds(Time(2), &rig.view(), 0), (HBDP / 2 / 2, 4 * HBDP / 2));
+        assert!(out.is_empty(), "three packets pause nobody");
+    }
+
+    /// Two queues: every flow shares queue 0 (queue 1 is rsvQ), N_active = 1, so Q_l = 26,048 B
+    /// and Q_h = 78,144 B.
+    #[test]
+    fn only_flows_above_s_fair_are_paused_until_q_passes_q_h() {
+        let mut rig = Rig::new(2);
+        let mut fs = Flowsail::new(FlowsailConfig::default(), 0, 4, 1);
+        let mut out = vec![];
+        // flow 1 alone: its k-th packet sees Q = (k - 1) KB; above Q_l from the 28th (27,000 B),
+        // where S_fair = Q (flowNum 1) and the flow holds Q + 1 KB: a contributor
+        let a: Vec<PktMeta> = (0..30).map(|_| rig.enq(&mut fs, Time(10), 1, &mut out)).collect();
+        assert!(a.iter().all(|m| m.queue == 0));
+        let flagged: Vec<usize> = (0..30).filter(|&i| congested(&a[i])).collect();
+        assert_eq!(flagged, vec![27, 28, 29]);
+        assert_eq!(out, vec![pause(1, true)], "one PAUSE, on pauseNum 0 -> 1");
+        out.clear();
+        // fifteen one-packet flows at Q = 30..44 KB: flowNum 2..16, S_fair = Q >> 1..4 >= 2,750 B,
+        // each holds 1,000 B: below S_fair, never paused though Q > Q_l
+        for f in 0..15 {
+            let m = rig.enq(&mut fs, Time(10), 100 + f, &mut out);
+            assert!(!congested(&m), "flow {} at Q = {} B", 100 + f, 30_000 + 1000 * f);
+        }
+        assert!(out.is_empty(), "{out:?}");
+        // flow 1 goes on to Q = 79 KB: each packet is a contributor (above S_fair), no new PAUSE
+        for _ in 0..35 {
+            assert!(congested(&rig.enq(&mut fs, Time(10), 1, &mut out)));
+        }
+        assert!(out.is_empty());
+        // Q = 80,000 B > Q_h: a new one-packet flow, though far below S_fair, is paused (line 17)
+        assert!(rig.view().queue_bytes(0, 0) > 3 * HBDP);
+        let c = rig.enq(&mut fs, Time(10), 200, &mut out);
+        assert!(congested(&c));
+        assert_eq!(out, vec![pause(200, true)]);
+        out.clear();
+        // departures: RESUME(200) when its one contributor leaves; flow 1's after its last
+        for m in &a {
+            rig.deq(&mut fs, Time(20), m, &mut out);
+        }
+        assert!(out.is_empty(), "flow 1 still has contributors queued: {out:?}");
+        let pn = fs.pause_num[&1];
+        assert_eq!(pn, 35, "35 contributors of flow 1 left in the queue");
+    }
+
+    /// The invariant of §IV-B by random cases: with Q (bytes before the packet) at most Q_h, a
+    /// packet whose flow holds no more than S_fair — recomputed here from an independent count
+    /// of the flows in the queue — is never flagged and never triggers a PAUSE; above Q_h every
+    /// packet is flagged.
+    #[test]
+    fn a_flow_below_s_fair_is_never_paused_while_q_is_at_most_q_h() {
+        let mut rng = Rng::stream(7, 0, 0);
+        let mut rig = Rig::new(2);
+        let mut fs = Flowsail::new(FlowsailConfig::default(), 0, 4, 3);
+        let mut queued: std::collections::VecDeque<PktMeta> = Default::default();
+        let mut bytes: HashMap<u32, u64> = HashMap::new();
+        let (mut below, mut above_qh, mut flagged_above_sfair) = (0, 0, 0);
+        for step in 0..20_000 {
+            let mut out = vec![];
+            // 500 steps of arrivals outpacing departures 3:2 (the queue reaches about Q_h), then 500
+            // of draining
+            let fill = (step / 500) % 2 == 0;
+            if queued.is_empty() || rng.below(5) < if fill { 3 } else { 1 } {
+                // a few heavy flows and many light ones
+                let flow = if rng.below(3) == 0 { rng.below(4) as u32 } else { 10 + rng.below(60) as u32 };
+                let q = rig.view().queue_bytes(0, 0);
+                let n = bytes.values().filter(|&&b| b > 0).count() as u32 + (bytes.get(&flow).copied().unwrap_or(0) == 0) as u32;
+                let held = bytes.get(&flow).copied().unwrap_or(0) + PKT as u64;
+                let share = q >> (n as f64).log2().ceil() as u32;
+                let m = rig.enq(&mut fs, Time(10 + step as u64), flow, &mut out);
+                let paused_it = out.iter().any(|a| matches!(a, FcAction::Send { msg: CtrlMsg::FlowPause { flow: f, pause: true }, .. } if *f == flow));
+                if q <= 3 * HBDP && held <= share {
+                    below += 1;
+                    assert!(!congested(&m) && !paused_it, "step {step}: flow {flow} holds {held} <= S_fair {share} at Q {q}");
+                } else if q > 3 * HBDP {
+                    above_qh += 1;
+                    assert!(congested(&m), "step {step}: Q {q} > Q_h");
+                } else if q > HBDP {
+                    flagged_above_sfair += congested(&m) as u32;
+                    assert!(congested(&m), "step {step}: flow {flow} holds {held} > S_fair {share} at Q {q} > Q_l");
+                }
+                *bytes.entry(flow).or_insert(0) += PKT as u64;
+                queued.push_back(m);
+            } else {
+                let m = queued.pop_front().unwrap();
+                rig.deq(&mut fs, Time(10 + step as u64), &m, &mut out);
+                *bytes.get_mut(&m.flow).unwrap() -= PKT as u64;
+            }
+        }
+        // the cases all occurred
+        assert!(below > 1000 && above_qh > 1000 && flagged_above_sfair > 100, "{below} {above_qh} {flagged_above_sfair}");
     }
 }
