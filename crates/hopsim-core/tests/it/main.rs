@@ -24,3 +24,4 @@ mod spill;
 mod footprint;
 mod faults;
 mod fuzz;
+mod rate_cap;
