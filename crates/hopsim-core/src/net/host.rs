@@ -420,6 +420,7 @@ impl Simulation {
             }
             out[0] = Some(Packet { kind: PktKind::Ack, seq: flow.rcv_nxt, ..reply });
         } else if pkt.seq > flow.rcv_nxt {
+            self.stats.counters.out_of_order += 1;
             let due = match flow.last_nack {
                 Some((s, t)) => s != flow.rcv_nxt || now >= t + nack_iv,
                 None => true,
