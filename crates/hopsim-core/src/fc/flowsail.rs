@@ -40,7 +40,7 @@
 //!   same original queue, which reopens when the last of them resumes.
 //! - The released CFT entry is removed lazily, the next time the flow's packet arrives.
 
-use super::{Actions, CtrlMsg, FcAction, FlowControl, Origin, PktMeta, SwitchView};
+use super::{Actions, CtrlMsg, FcAction, FlowControl, Origin, PktMeta, Samples, SwitchView, SWITCH_WIDE};
 use crate::packet::tag;
 use crate::rng::{stream, Rng};
 use crate::time::Time;
@@ -190,6 +190,12 @@ impl Flowsail {
         ((per_queue * self.cfg.q_l_hrtt) as u64, (per_queue * self.cfg.q_h_hrtt) as u64)
     }
 
+    /// §IV-C: a resumed flow with nothing in `rsvQ` whose timestamp is 2 HRTT old leaves CFT.
+    fn releasable(&self, c: &Cft, now: Time) -> bool {
+        let release = Time((self.hrtt.unwrap_or(Time::ZERO).0 as f64 * self.cfg.release_hrtt) as u64);
+        c.status == Status::Resumed && c.size == 0 && now >= c.ts + release
+    }
+
     /// Whether `flow` is in CFT (isolated at this switch).
     pub fn is_congested(&self, flow: u32) -> bool {
         self.cft.contains_key(&flow)
@@ -207,8 +213,7 @@ impl FlowControl for Flowsail {
         let rsv = Self::rsv(self.nqueues);
         if let Some(c) = self.cft.get(&pkt.flow) {
             // §IV-C: a resumed flow with nothing in rsvQ for 2 HRTT leaves CFT
-            let release = Time((self.hrtt.unwrap_or(Time::ZERO).0 as f64 * self.cfg.release_hrtt) as u64);
-            if c.status == Status::Resumed && c.size == 0 && now >= c.ts + release {
+            if self.releasable(c, now) {
                 self.cft.remove(&pkt.flow);
                 self.releases += 1;
             } else {
@@ -358,6 +363,32 @@ impl FlowControl for Flowsail {
                 }
             }
         }
+    }
+
+    /// Issue 12's outputs over time (`module_samples`): `flows_paused` per egress port, the flows
+    /// held in its paused `rsvQ` because the downstream paused them (ports with none are left
+    /// out: zero); and switch-wide `cft_entries`, CFT's occupancy (entries not yet due for
+    /// release: §IV-C releases a resumed, drained flow after 2 HRTT) and `flows_pausing`, the
+    /// flows this switch has paused upstream (`pauseNum` above 0).
+    fn sample(&self, now: Time, _view: &SwitchView, out: &mut Samples) {
+        if self.flow_num.is_empty() {
+            return; // no packet yet
+        }
+        let mut paused = vec![0u32; self.cf_num.len()];
+        let mut live = 0u32;
+        for c in self.cft.values() {
+            if c.status == Status::Paused {
+                paused[c.port as usize] += 1;
+            }
+            live += !self.releasable(c, now) as u32;
+        }
+        for (p, &n) in paused.iter().enumerate() {
+            if n > 0 {
+                out.push((p as u16, "flows_paused", n as f64));
+            }
+        }
+        out.push((SWITCH_WIDE, "cft_entries", live as f64));
+        out.push((SWITCH_WIDE, "flows_pausing", self.pause_num.len() as f64));
     }
 
     fn counters(&self, out: &mut Vec<(&'static str, u64)>) {

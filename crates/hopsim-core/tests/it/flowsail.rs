@@ -149,3 +149,30 @@ fn fifty_to_one_incast_with_two_queues_delivers_every_packet_in_order() {
     assert_eq!(r.counters.nacks, 0);
     assert_eq!(r.flows.retx_bytes.iter().sum::<u64>(), 0);
 }
+
+/// The outputs over time (`module_samples`): on Fig. 8's testbed switch 1 holds f1 paused in
+/// rsvQ of P1, its port to switch 2, and nowhere else; CFT holds at most the three flows.
+#[test]
+fn flows_paused_per_port_and_cft_occupancy_are_sampled_over_time() {
+    let (t, flows) = fig8_microbenchmark();
+    let mut net = flowsail_net(2);
+    net.fc = FcConfig::Flowsail(FlowsailConfig { q_l_hrtt: 2.5, q_h_hrtt: 7.5, ..Default::default() });
+    net.record.buffer_interval = Some(Time::from_us(1));
+    let r = run(&t, &flows, net);
+    let m = &r.module_samples;
+    let metric = |name: &str| r.module_metrics.iter().position(|x| x == name).expect(name) as u16;
+    let rows = |node: u32, name: &str| -> Vec<(u16, f64)> {
+        let k = metric(name);
+        (0..m.time_ps.len()).filter(|&i| m.node[i] == node && m.metric[i] == k).map(|i| (m.port[i], m.value[i])).collect()
+    };
+    // switch 1 is node 0; its port 1 leads to switch 2 (links in order: S, then switch 2)
+    let paused = rows(0, "flows_paused");
+    assert!(paused.iter().any(|&(_, v)| v >= 1.0), "switch 1 isolated a flow at some sample");
+    assert!(paused.iter().all(|&(p, v)| p == 1 && v <= 2.0), "{paused:?}");
+    assert!(rows(1, "flows_paused").is_empty(), "nothing downstream of switch 2 pauses");
+    let cft = rows(0, "cft_entries");
+    assert!(cft.iter().all(|&(p, v)| p == hopsim_core::fc::SWITCH_WIDE && v <= 3.0));
+    assert!(cft.iter().any(|&(_, v)| v >= 1.0));
+    // switch 2 pauses flows upstream (pauseNum > 0) at some samples
+    assert!(rows(1, "flows_pausing").iter().any(|&(_, v)| v >= 1.0));
+}
