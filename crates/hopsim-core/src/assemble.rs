@@ -177,6 +177,7 @@ impl Simulation {
             acts: vec![],
             fc_out: vec![],
             sample_buf: vec![],
+            nic_plain: false,
             stats: RunStats::default(),
             flows_done: 0,
             watch: Default::default(),

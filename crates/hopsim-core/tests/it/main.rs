@@ -25,3 +25,4 @@ mod footprint;
 mod faults;
 mod fuzz;
 mod rate_cap;
+mod nic_sched;
