@@ -378,7 +378,9 @@ def _background(b: S.BackgroundParams) -> dict[str, Any]:
 def _workload(w: Any, topo: Any) -> dict[str, Any]:
     if isinstance(w, S.FlowsWorkload):
         return {"kind": "flows", "flows": [
-            {"src": f.src, "dst": f.dst, "size": f.size, "start_ns": f.start // 1000, "prio": f.prio, "incast": f.incast}
+            {"src": f.src, "dst": f.dst, "size": f.size, "start_ns": f.start // 1000, "prio": f.prio, "incast": f.incast,
+             # left out when unset, as the core leaves it out, so flow lists without caps keep their hash
+             **({} if f.rate_cap == "none" else {"rate_cap": f.rate_cap})}
             for f in w.flows]}
     if isinstance(w, S.HpccFlowsWorkload):
         return {"kind": "hpcc_flows", "text": read_text(w.file, "workload.file"), "time_offset": w.time_offset}
@@ -416,7 +418,10 @@ def _net(m: S.ScenarioModel) -> dict[str, Any]:
         # the queue-level keywords (priority map, scheduler, lossless) are resolved in _substrate
         "switch": {**_core(m.buffer, exclude={"lossless"}), **_core(m.queues, exclude={"scheduler", "strict", "priority"}),
                    "ecn": _core(m.ecn)},
-        "transport": _core(m.transport),
+        # rate caps left out while unset, as the core leaves them out, so scenarios without keep their hash
+        "transport": _core(m.transport, exclude={k for k, unset in (("rate_cap", m.transport.rate_cap == "none"),
+                                                                    ("host_rate_caps", not m.transport.host_rate_caps))
+                                                 if unset}),
         "flow_control": {"scheme": fc.scheme, **(_scheme_core(fc) if fc.scheme in ("ppfc", "capfc", "bfc", "flowsail", "floodgate") else {})},
         "pfc": {"threshold": threshold, "pause_quanta": pfc.pause_quanta, "until_resume": pfc.until_resume},
         "routing": _core(m.routing),

@@ -418,6 +418,15 @@ class Flow(Strict):
     start: Time = Field(default="0us", ge=0)
     prio: Prio = 3
     incast: Bool = False
+    rate_cap: RateOrNone = Field(default="none", description="the NIC paces the flow at no more than this (issue 13; "
+                                 "FlowSail Fig. 8's 60/20/20 Gbps flows); 'none' = the congestion control's rate")
+
+    @field_validator("rate_cap")
+    @classmethod
+    def _cap_positive(cls, v: Any) -> Any:
+        if isinstance(v, int) and v <= 0:
+            raise PydanticCustomError("positive", "must be a rate above 0 or 'none'", {})
+        return v
 
     @field_validator("start")
     @classmethod
@@ -962,6 +971,11 @@ class CongestionControl(Strict):
     ictcp: Ictcp = Field(default_factory=Ictcp)
 
 
+class HostRateCap(Strict):
+    host: NodeId
+    rate: Rate = Field(gt=0)
+
+
 class Transport(Strict):
     """RoCE-style hosts: go-back-N, an ACK per packet."""
 
@@ -995,6 +1009,17 @@ class Transport(Strict):
                                         "(the HPCC simulator's ChangeRate, in its HPCC mode)")
     pace_at_rate: Bool = Field(default=True, description="pace at the congestion control's rate; false = line rate "
                                "(HPCC RATE_BOUND 0)")
+    rate_cap: RateOrNone = Field(default="none", description="every host paces each flow at no more than this (issue "
+                                 "13: P-PFC Fig. 9a's per-host rates); 'none' = no cap")
+    host_rate_caps: list[HostRateCap] = Field(default=[], description="per-host caps, [{host = 5, rate = '20Gbps'}], "
+                                              "overriding rate_cap; a flow's own rate_cap below its host's wins")
+
+    @field_validator("rate_cap")
+    @classmethod
+    def _cap_positive(cls, v: Any) -> Any:
+        if isinstance(v, int) and v <= 0:
+            raise PydanticCustomError("positive", "must be a rate above 0 or 'none'", {})
+        return v
 
     @field_validator("rto")
     @classmethod

@@ -186,12 +186,22 @@ impl Flow {
         self.snd_nxt < self.spec.size && self.snd_nxt - self.snd_una < self.window(by_rate)
     }
 
+    /// A pacing rate under the flow's sending-rate cap (`FlowSpec::rate_cap`): the NIC paces at
+    /// min(rate, cap).
+    #[inline]
+    fn capped(&self, r: crate::time::Rate) -> crate::time::Rate {
+        match self.spec.rate_cap {
+            Some(c) => r.min(c),
+            None => r,
+        }
+    }
+
     /// `transport.repace_on_rate_change`: the rate changed since the last packet was paced, so
     /// move the next send time by the difference of the last packet's serialisation at the two
     /// rates (the HPCC simulator's `ChangeRate`).
     #[inline]
     fn repace(&mut self) {
-        let r = self.cc.rate();
+        let r = self.capped(self.cc.rate());
         if r != self.paced_rate && self.paced_rate.0 > 0 {
             let old = self.paced_rate.tx_time(self.last_size as u64);
             let new = r.tx_time(self.last_size as u64);
@@ -328,7 +338,7 @@ impl Simulation {
         }
         flow.snd_nxt += payload as u64;
         flow.snd_max = flow.snd_max.max(flow.snd_nxt);
-        let rate = if hcfg.pace_at_rate { flow.cc.rate() } else { flow.line_rate };
+        let rate = flow.capped(if hcfg.pace_at_rate { flow.cc.rate() } else { flow.line_rate });
         flow.next_avail = now + rate.tx_time(size as u64);
         flow.paced_rate = rate;
         flow.last_size = size;
@@ -437,6 +447,7 @@ impl Simulation {
             }
             out[0] = Some(Packet { kind: PktKind::Ack, seq: flow.rcv_nxt, ..reply });
         } else if pkt.seq > flow.rcv_nxt {
+            self.stats.counters.out_of_order += 1;
             let due = match flow.last_nack {
                 Some((s, t)) => s != flow.rcv_nxt || now >= t + nack_iv,
                 None => true,

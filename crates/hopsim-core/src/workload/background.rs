@@ -93,6 +93,7 @@ pub fn background_flows(spec: &BackgroundSpec, cdf: &Cdf) -> Result<Vec<FlowSpec
                 incast: false,
                 dport: super::DEFAULT_DPORT,
                 sport: 0,
+                rate_cap: None,
             }
         })
         .collect();

@@ -25,4 +25,5 @@ mod footprint;
 mod faults;
 mod fuzz;
 mod latency;
+mod rate_cap;
 mod nic_sched;
