@@ -69,6 +69,10 @@ LAYOUT = {
     # checked in tests/test_record.py)
     "record.qlen_monitor": NET["record"].get("qlen_monitor"),
     "record.trace": NET["record"].get("trace"),
+    "record.latency": NET["record"].get("latency"),
+    # rate caps: left out of the core's JSON while unset ('none', no per-host caps)
+    "transport.rate_cap": NET["transport"].get("rate_cap"),
+    "transport.host_rate_caps": NET["transport"].get("host_rate_caps", []),
     "record.cwnd_flows": NET["record"].get("cwnd_flows", []),
     # RoCE is the core's default exactly when its transport has no `tcp` settings
     "transport.mode": "roce" if NET["transport"].get("tcp") is None else "tcp",

@@ -219,11 +219,27 @@ pub struct HostConfig {
     /// Pace each flow at its congestion control's rate. Off: pace at line rate and let only
     /// windows limit the flow (the HPCC simulator's `RATE_BOUND 0`, "for test only").
     pub pace_at_rate: bool,
+    /// Every host's NIC paces each of its flows at no more than this rate (issue 13: P-PFC
+    /// Fig. 9a's per-host sending rates for generated workloads). `None`: no cap. Left out of the
+    /// JSON while unset, so scenarios without caps keep their hash.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_cap: Option<crate::time::Rate>,
+    /// Per-host caps, overriding `rate_cap` for the hosts they name.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub host_rate_caps: Vec<HostRateCap>,
     /// `transport.mode = "tcp"`: the TCP transport with these settings (`net::tcp`: cumulative
     /// ACKs, fast retransmit, NewReno recovery, RFC 6298 timer) instead of RoCE's go-back-N.
     /// `None`: RoCE (the default), and then left out of the JSON so scenario hashes stay.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tcp: Option<crate::net::tcp::TcpConfig>,
+}
+
+/// One host's sending-rate cap (`transport.host_rate_caps`).
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct HostRateCap {
+    pub host: u32,
+    pub rate: crate::time::Rate,
 }
 
 impl HostConfig {
@@ -232,6 +248,16 @@ impl HostConfig {
         match &self.tcp {
             Some(t) => t.first_rto(),
             None => self.rto,
+        }
+    }
+
+    /// The cap on a flow from host `src`: the lower of the flow's own and its host's
+    /// (`host_rate_caps`, else `rate_cap`).
+    pub fn flow_rate_cap(&self, src: u32, own: Option<crate::time::Rate>) -> Option<crate::time::Rate> {
+        let host = self.host_rate_caps.iter().rev().find(|c| c.host == src).map(|c| c.rate).or(self.rate_cap);
+        match (own, host) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
         }
     }
 }
@@ -309,6 +335,8 @@ impl Default for HostConfig {
             repace_on_rate_change: false,
             pace_at_rate: true,
             tcp: None,
+            rate_cap: None,
+            host_rate_caps: Vec::new(),
         }
     }
 }
@@ -335,6 +363,10 @@ pub struct RecordConfig {
     /// (Pulser's Fig. 6); empty = none, and left out of the JSON then.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub cwnd_flows: Vec<u32>,
+    /// Per-packet one-way latency by flow class (`stats::latency`); `None` = off, and left out
+    /// of the JSON then.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency: Option<crate::stats::latency::LatencyConfig>,
 }
 
 impl Default for RecordConfig {
@@ -346,6 +378,7 @@ impl Default for RecordConfig {
             qlen_monitor: None,
             trace: None,
             cwnd_flows: vec![],
+            latency: None,
         }
     }
 }

@@ -24,5 +24,8 @@ mod spill;
 mod footprint;
 mod faults;
 mod fuzz;
+mod latency;
+mod rate_cap;
+mod nic_sched;
 mod tcp;
 mod ideal;
