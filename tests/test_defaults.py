@@ -37,6 +37,8 @@ TABLES: dict[str, dict[str, Any]] = {
     "routing": NET["routing"],
     # off by default, so absent from the core's `net`: its defaults are published beside it
     "faults": CORE["faults"],
+    # the TCP transport's settings: absent from the core's `net` under the default mode (RoCE)
+    "transport.tcp": CORE["tcp"],
     **{f"flow_control.{s}": _untag(c, "scheme") for s, c in CORE["flow_control"].items()},
     # the pfc scheme has no parameters beside its tag: `flow_control.pfc` is the core's `pfc`
     "flow_control.pfc": NET["pfc"],
@@ -71,6 +73,11 @@ LAYOUT = {
     # rate caps: left out of the core's JSON while unset ('none', no per-host caps)
     "transport.rate_cap": NET["transport"].get("rate_cap"),
     "transport.host_rate_caps": NET["transport"].get("host_rate_caps", []),
+    "record.cwnd_flows": NET["record"].get("cwnd_flows", []),
+    # RoCE is the core's default exactly when its transport has no `tcp` settings
+    "transport.mode": "roce" if NET["transport"].get("tcp") is None else "tcp",
+    # left out of the core's JSON at its default (dequeue)
+    "ecn.mark_at": NET["switch"].get("ecn_mark_at", "dequeue"),
     "aqm.int": "auto" if NET["aqm"]["int_max_hops"] == 0 and NET["congestion_control"]["algorithm"] != "hpcc" else None,
 }
 # Scenario settings the core has no field for, and why.

@@ -2,7 +2,7 @@
 
 ``connect(DIR)`` opens an in-memory DuckDB database with one view per table across every
 complete run under DIR — ``flows``, ``pauses``, ``control``, ``buffer``, ``queues``, ``ports``,
-``module_samples`` (what the flow-control scheme reports over time), ... — each with the
+``module_samples`` (what the flow-control scheme reports over time), ``cwnd``, ... — each with the
 columns ``run`` (the run folder's path below DIR), ``label`` (its swept values other than the seed) and one
 column per swept parameter (named by the last part of its key, ``scheme`` for
 ``flow_control.scheme``, unless two keys share it), plus a ``runs`` table with each run's

@@ -29,7 +29,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["Results", "run", "execute", "results_from_native", "TABLES"]
 
-TABLES = ("flows", "pauses", "control", "buffer", "queues", "ports", "pfc_received", "qlen", "trace", "module_samples", "latency")
+TABLES = ("flows", "pauses", "control", "buffer", "queues", "ports", "pfc_received", "qlen", "trace", "module_samples", "latency", "cwnd")
 _U64_MAX = np.uint64(2**64 - 1)
 _SWITCH_WIDE = np.uint16(0xFFFF)  # a module sample of the whole switch (crate::fc::SWITCH_WIDE)
 
@@ -221,6 +221,11 @@ def results_from_native(raw: dict[str, Any], scenario_hash: str = "", name: str 
             "size": tz["size"], "qlen_bytes": tz["qlen_bytes"], "time_ps": tz["time_ps"],
         })
 
+    # congestion windows of record.cwnd_flows (Pulser's Fig. 6; crates/hopsim-core/src/stats/mod.rs)
+    wz = {k: _np(v) for k, v in t["cwnd"].items()}
+    cwnd = pa.table({"time_ns": _ns(wz["time_ps"]), "flow": wz["flow"], "cwnd_bytes": wz["cwnd_bytes"],
+                     "time_ps": wz["time_ps"]})
+
     # what the flow-control modules report over time (FlowControl::sample): one long table
     metric_names = list(raw.get("module_metrics", []))
 
@@ -235,7 +240,7 @@ def results_from_native(raw: dict[str, Any], scenario_hash: str = "", name: str 
         })
 
     mem: dict[str, pa.Table] = {"flows": flows, "pauses": pauses, "control": control, "ports": ports,
-                                "pfc_received": pfc_received, "qlen": qlen, "latency": latency}
+                                "pfc_received": pfc_received, "qlen": qlen, "latency": latency, "cwnd": cwnd}
     files: dict[str, Path] = {}
     if spool is None:
         cols = {k: {c: _np(v) for c, v in t[k].items()} for k in RAW}

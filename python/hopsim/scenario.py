@@ -110,6 +110,10 @@ def format_validation_error(e: ValidationError) -> list[str]:
                    "string_type", "list_type", "too_short", "tuple_type", "dict_type", "model_type",
                    "int_from_float", "union"):
             msg = f"{msg}; got {shown(err['input'], 80)}"
+        if not err["loc"] and re.match(r"^[a-z_]+(\.[a-z_]+)+: ", msg):
+            # a check across tables names its field itself (transport.mode)
+            lines.append(msg)
+            continue
         lines.append(f"{loc}: {msg}")
     return lines
 
@@ -417,11 +421,16 @@ def _net(m: S.ScenarioModel) -> dict[str, Any]:
         "seed": m.seed,
         # the queue-level keywords (priority map, scheduler, lossless) are resolved in _substrate
         "switch": {**_core(m.buffer, exclude={"lossless"}), **_core(m.queues, exclude={"scheduler", "strict", "priority"}),
-                   "ecn": _core(m.ecn)},
-        # rate caps left out while unset, as the core leaves them out, so scenarios without keep their hash
-        "transport": _core(m.transport, exclude={k for k, unset in (("rate_cap", m.transport.rate_cap == "none"),
-                                                                    ("host_rate_caps", not m.transport.host_rate_caps))
-                                                 if unset}),
+                   "ecn": _core(m.ecn, exclude={"mark_at"}),
+                   # beside `ecn` in the core, and left out at its default so that hashes stay
+                   **({"ecn_mark_at": m.ecn.mark_at} if m.ecn.mark_at != "dequeue" else {})},
+        # rate caps left out while unset, as the core leaves them out, so scenarios without keep their hash;
+        # the TCP transport's settings go over only with mode = "tcp" (the core's `tcp: Some`),
+        # so the hash of every RoCE scenario stays what it was
+        "transport": {**_core(m.transport, exclude={"mode", "tcp"} | {k for k, unset in (
+                          ("rate_cap", m.transport.rate_cap == "none"), ("host_rate_caps", not m.transport.host_rate_caps))
+                          if unset}),
+                      **({"tcp": _core(m.transport.tcp)} if m.transport.mode == "tcp" else {})},
         "flow_control": {"scheme": fc.scheme, **(_scheme_core(fc) if fc.scheme in ("ppfc", "capfc", "bfc", "flowsail", "floodgate") else {})},
         "pfc": {"threshold": threshold, "pause_quanta": pfc.pause_quanta, "until_resume": pfc.until_resume},
         "routing": _core(m.routing),
@@ -456,7 +465,8 @@ own), so that the hash of every scenario that does not turn them on stays what i
 
 
 def _record(r: S.Record) -> dict[str, Any]:
-    return {k: v for k, v in _core(r).items() if not (k in OFF_RECORDERS and v is None)}
+    # record.cwnd_flows too is left out while empty, as the core leaves it out
+    return {k: v for k, v in _core(r).items() if not (k in OFF_RECORDERS and v is None) and not (k == "cwnd_flows" and not v)}
 
 
 IDEAL_BUFFER = 2**50

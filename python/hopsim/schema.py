@@ -658,6 +658,9 @@ class Ecn(Strict):
     kmax: Size = Field(default="1600KB", ge=0)
     pmax: Float = Field(default=0.2, ge=0, le=1)
     ref_rate: RateOrNone = Field(default="100Gbps", description="kmin/kmax scale with port rate from this rate; 'none' = fixed")
+    mark_at: Literal["dequeue", "enqueue"] = Field(
+        default="dequeue", description="'dequeue' = against the queue a packet leaves behind (the HPCC simulator); "
+        "'enqueue' = against the queue it finds on arrival (DCTCP §3.1)")
 
     @model_validator(mode="after")
     def _order(self) -> "Ecn":
@@ -955,13 +958,19 @@ class Ictcp(Strict):
         return self
 
 
-CC_ALGORITHMS = ("none", "dcqcn", "dctcp", "dctcp_rate", "timely", "hpcc", "pulser", "ictcp")
+class Ideal(Strict):
+    """Pulser's Ideal (§IV): an oracle books every packet a path on which it is never queued and holds
+    it at the sender until then. No parameters; run it with ``flow_control.scheme = "none"`` and
+    ``transport.window = "off"``."""
+
+
+CC_ALGORITHMS = ("none", "dcqcn", "dctcp", "dctcp_rate", "timely", "hpcc", "pulser", "ictcp", "ideal")
 
 
 class CongestionControl(Strict):
     """End-host congestion control; the table named by ``algorithm`` holds its parameters."""
 
-    algorithm: Literal["none", "dcqcn", "dctcp", "dctcp_rate", "timely", "hpcc", "pulser", "ictcp"] = "none"
+    algorithm: Literal["none", "dcqcn", "dctcp", "dctcp_rate", "timely", "hpcc", "pulser", "ictcp", "ideal"] = "none"
     dcqcn: Dcqcn = Field(default_factory=Dcqcn)
     dctcp: Dctcp = Field(default_factory=Dctcp)
     dctcp_rate: DctcpRate = Field(default_factory=DctcpRate)
@@ -969,6 +978,32 @@ class CongestionControl(Strict):
     hpcc: Hpcc = Field(default_factory=Hpcc)
     pulser: Pulser = Field(default_factory=Pulser)
     ictcp: Ictcp = Field(default_factory=Ictcp)
+    ideal: Ideal = Field(default_factory=Ideal)
+
+
+class Tcp(Strict):
+    """The TCP transport (``transport.mode = "tcp"``; the core's ``net/tcp.rs``): cumulative ACKs
+    over a SACK-less receive buffer, fast retransmit, NewReno recovery, the RFC 6298 timer.
+    Defaults are ns-3's ``TcpSocketBase``, which the Pulser paper's simulations ran on."""
+
+    min_rto: Time = Field(default="1s", gt=0, description="lower bound of the RTO (ns-3 MinRto 1 s; Linux 200 ms)")
+    initial_rto: Time = Field(default="1s", gt=0, description="RTO before the first RTT sample (RFC 6298 §2.1)")
+    max_rto: Time = Field(default="60s", gt=0, description="upper bound of the RTO and its backoff (RFC 6298 §2.5)")
+    clock_granularity: Time = Field(default="1ms", ge=0, description="RFC 6298's G: RTO >= SRTT + G (ns-3: 1 ms)")
+    dupack_threshold: Int = Field(default=3, ge=1, le=1000, description="duplicate ACKs that trigger fast retransmit")
+    delayed_ack: Int = Field(default=1, ge=1, le=1000, description="ACK every this many segments (1 = each; ns-3's "
+                             "DelAckCount is 2)")
+    delayed_ack_timeout: Time = Field(default="200ms", gt=0, description="longest wait of a delayed ACK (ns-3: 200 ms)")
+
+    @model_validator(mode="after")
+    def _order(self) -> "Tcp":
+        if self.max_rto < self.min_rto:
+            raise PydanticCustomError("tcp", "max_rto ({a}) is below min_rto ({b})", {"a": fmt_time(self.max_rto), "b": fmt_time(self.min_rto)})
+        return self
+
+
+TCP_ALGORITHMS = ("none", "dctcp", "pulser", "ictcp", "ideal")
+"""The congestion controls that run over ``transport.mode = "tcp"`` (window-based, or none)."""
 
 
 class HostRateCap(Strict):
@@ -977,7 +1012,12 @@ class HostRateCap(Strict):
 
 
 class Transport(Strict):
-    """RoCE-style hosts: go-back-N, an ACK per packet."""
+    """Hosts: RoCE-style (go-back-N, an ACK per packet) or TCP (``mode``, ``tcp``)."""
+
+    mode: Literal["roce", "tcp"] = Field(
+        default="roce", description="'roce' = go-back-N with receiver NACKs and a fixed RTO; 'tcp' = cumulative ACKs, "
+        "fast retransmit, NewReno, RFC 6298 RTO (for dctcp, pulser, ictcp, ideal, none)")
+    tcp: Tcp = Field(default_factory=Tcp, description="the TCP transport's settings (used with mode = 'tcp')")
 
     mtu: Size = Field(default=1000, ge=64, le=65536, description="payload bytes per data packet (HPCC PACKET_PAYLOAD_SIZE 1000)")
     header: Size = Field(default=48, ge=0, le=4096, description="header bytes on the wire per data packet")
@@ -1136,6 +1176,9 @@ class Record(Strict):
         default=None, description="per-packet one-way latency by flow class (the `latency` table); true or a table "
         "(`{ size_edges = [...] }`) = on, omitted or false = off"
     )
+    cwnd_flows: list[Annotated[Int, Field(ge=0, lt=2**32)]] = Field(
+        default_factory=list, description="flow ids whose congestion window is sampled every buffer_interval into the "
+        "cwnd table (Pulser Fig. 6)")
 
     @field_validator("buffer_interval")
     @classmethod
@@ -1208,6 +1251,12 @@ class ScenarioModel(Strict):
 
     @model_validator(mode="after")
     def _cross(self) -> "ScenarioModel":
+        if self.transport.mode == "tcp" and self.congestion_control.algorithm not in TCP_ALGORITHMS:
+            raise PydanticCustomError(
+                "transport", "transport.mode: 'tcp' carries window-based congestion controls; allowed with it: {allowed} "
+                "(congestion_control.algorithm is '{a}', which runs on 'roce')",
+                {"allowed": ", ".join(TCP_ALGORITHMS), "a": self.congestion_control.algorithm},
+            )
         if isinstance(self.workload, LongLivedWorkload) and self.duration is None and self.workload.size >= 2**40:
             raise PydanticCustomError(
                 "duration", "long-lived flows never finish: set `duration` (the stop time)", {}

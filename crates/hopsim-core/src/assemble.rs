@@ -27,6 +27,7 @@ impl Simulation {
         cfg.switch.validate()?;
         cfg.fc.validate(cfg.switch.nqueues)?;
         cfg.aqm.validate()?;
+        crate::net::tcp::validate_mode(&cfg)?;
         check_sizes(&cfg)?;
         let id_limit = 1usize << crate::event::ID_BITS;
         if topo.links.len() * 2 >= id_limit || flows.len() >= id_limit {
@@ -188,7 +189,11 @@ impl Simulation {
             rec: Default::default(),
             faults,
             idle_samples: 0,
+            ideal: None,
         };
+        if sim.cfg.cc == crate::cc::CcConfig::Ideal {
+            sim.ideal = Some(Box::new(crate::cc::ideal::Oracle::new(sim.ports.len(), flows.len())));
+        }
         sim.acks_as_data = sim.cfg.host.ack_priority == crate::config::AckPriority::Data;
         sim.nic_acks_pausable = sim.acks_as_data && sim.cfg.host.ack_pause_at_nic;
         sim.ecmp_hpcc = sim.cfg.routing.ecmp == crate::config::EcmpHash::Hpcc;
@@ -219,6 +224,12 @@ impl Simulation {
         if let Some(&first) = sim.arrival_order.first() {
             let t = sim.flows[first as usize].spec.start;
             sim.sched.push(t, Event::FlowArrival);
+        }
+        if let Some(&f) = sim.cfg.record.cwnd_flows.iter().find(|&&f| f as usize >= flows.len()) {
+            return Err(format!("record.cwnd_flows: flow {f} does not exist; flows are 0 to {}", flows.len().saturating_sub(1)));
+        }
+        if !sim.cfg.record.cwnd_flows.is_empty() && sim.cfg.record.buffer_interval.is_none() {
+            return Err("record.cwnd_flows: windows are sampled every record.buffer_interval, which is 'off'; set it".into());
         }
         for &(node, local) in &sim.cfg.record.queue_ports {
             sim.switch_port("record.queue_ports", node, local)?;

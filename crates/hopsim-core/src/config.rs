@@ -32,6 +32,26 @@ pub struct EcnConfig {
     pub ref_rate: Option<Rate>,
 }
 
+/// When the switch decides a packet's ECN mark.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum MarkAt {
+    /// At dequeue, against the queue the packet leaves behind (the HPCC simulator's
+    /// `ShouldSendCN` in `SwitchNode::SwitchNotifyDequeue`).
+    #[default]
+    Dequeue,
+    /// On arrival, against the queue the packet finds (DCTCP §3.1: "an arriving packet is marked
+    /// with the CE codepoint if the queue occupancy is greater than K upon its arrival"; ns-3's
+    /// RED queue disc marks at enqueue too).
+    Enqueue,
+}
+
+impl MarkAt {
+    pub fn is_dequeue(&self) -> bool {
+        *self == MarkAt::Dequeue
+    }
+}
+
 impl Default for EcnConfig {
     /// HPCC simulator's DCQCN setting at 100 Gb/s: Kmin 400 KB, Kmax 1600 KB, Pmax 0.2.
     fn default() -> Self {
@@ -109,6 +129,11 @@ pub struct SwitchConfig {
     /// default follows whether the scheme pauses senders).
     pub lossless: bool,
     pub ecn: EcnConfig,
+    /// A scenario's `ecn.mark_at`: when a packet is marked (see `MarkAt`). Beside `ecn`, not in
+    /// it, so that `EcnConfig` literals stay as they are; left out of the JSON at its default, so
+    /// scenarios that do not set it keep their hash.
+    #[serde(default, skip_serializing_if = "MarkAt::is_dequeue")]
+    pub ecn_mark_at: MarkAt,
 }
 
 impl Default for SwitchConfig {
@@ -127,6 +152,7 @@ impl Default for SwitchConfig {
             scheduler: Default::default(),
             lossless: true,
             ecn: EcnConfig::default(),
+            ecn_mark_at: MarkAt::Dequeue,
         }
     }
 }
@@ -201,6 +227,11 @@ pub struct HostConfig {
     /// Per-host caps, overriding `rate_cap` for the hosts they name.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub host_rate_caps: Vec<HostRateCap>,
+    /// `transport.mode = "tcp"`: the TCP transport with these settings (`net::tcp`: cumulative
+    /// ACKs, fast retransmit, NewReno recovery, RFC 6298 timer) instead of RoCE's go-back-N.
+    /// `None`: RoCE (the default), and then left out of the JSON so scenario hashes stay.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tcp: Option<crate::net::tcp::TcpConfig>,
 }
 
 /// One host's sending-rate cap (`transport.host_rate_caps`).
@@ -212,6 +243,14 @@ pub struct HostRateCap {
 }
 
 impl HostConfig {
+    /// The longest a stalled flow waits before its first retransmission: the watchdog's unit.
+    pub fn first_rto(&self) -> Time {
+        match &self.tcp {
+            Some(t) => t.first_rto(),
+            None => self.rto,
+        }
+    }
+
     /// The cap on a flow from host `src`: the lower of the flow's own and its host's
     /// (`host_rate_caps`, else `rate_cap`).
     pub fn flow_rate_cap(&self, src: u32, own: Option<crate::time::Rate>) -> Option<crate::time::Rate> {
@@ -295,6 +334,7 @@ impl Default for HostConfig {
             window_by_rate: false,
             repace_on_rate_change: false,
             pace_at_rate: true,
+            tcp: None,
             rate_cap: None,
             host_rate_caps: Vec::new(),
         }
@@ -319,6 +359,10 @@ pub struct RecordConfig {
     /// left out of the JSON then.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trace: Option<crate::stats::record::TraceConfig>,
+    /// Flows whose congestion window is sampled every `buffer_interval` into the `cwnd` table
+    /// (Pulser's Fig. 6); empty = none, and left out of the JSON then.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cwnd_flows: Vec<u32>,
     /// Per-packet one-way latency by flow class (`stats::latency`); `None` = off, and left out
     /// of the JSON then.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -333,6 +377,7 @@ impl Default for RecordConfig {
             queue_interval: Time::from_us(1),
             qlen_monitor: None,
             trace: None,
+            cwnd_flows: vec![],
             latency: None,
         }
     }

@@ -36,6 +36,7 @@ pub fn defaults_json() -> String {
         CcConfig::Hpcc(Default::default()),
         CcConfig::Pulser(Default::default()),
         CcConfig::Ictcp(Default::default()),
+        CcConfig::Ideal,
     ];
     // Keyed by the tag each one serialises with. One left out here fails tests/test_defaults.py,
     // which wants one for every scheme and algorithm the scenario schema offers.
@@ -57,7 +58,10 @@ pub fn defaults_json() -> String {
     // faults are off by default and then absent from `net` (scenario hashes stay): their defaults
     // are published on their own
     let faults = crate::config::FaultsConfig::default();
-    json!({"net": NetConfig::default(), "flow_control": by_tag("scheme", &fc), "congestion_control": by_tag("algorithm", &cc), "record": record, "faults": faults})
+    // the TCP transport is off by default (`transport.tcp` absent from `net`): its settings are
+    // published on their own
+    let tcp = crate::net::tcp::TcpConfig::default();
+    json!({"net": NetConfig::default(), "flow_control": by_tag("scheme", &fc), "congestion_control": by_tag("algorithm", &cc), "record": record, "faults": faults, "tcp": tcp})
         .to_string()
 }
 

@@ -71,6 +71,8 @@ pub struct Simulation {
     pub(crate) faults: Option<Box<crate::faults::Faults>>,
     /// Consecutive samples that found the network idle (`stats::sample`).
     pub(crate) idle_samples: u64,
+    /// Pulser's Ideal: the oracle that books queue-free paths (`cc::ideal`); `None` otherwise.
+    pub ideal: Option<Box<crate::cc::ideal::Oracle>>,
 }
 
 impl Simulation {

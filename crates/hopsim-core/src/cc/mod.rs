@@ -26,6 +26,7 @@ pub mod dctcp;
 pub mod dctcp_rate;
 pub mod hpcc;
 pub mod ictcp;
+pub mod ideal;
 pub mod pulser;
 pub mod timely;
 pub mod window;
@@ -144,6 +145,8 @@ pub enum CcConfig {
     Hpcc(hpcc::HpccConfig),
     Pulser(pulser::PulserConfig),
     Ictcp(ictcp::IctcpConfig),
+    /// Pulser §IV's Ideal: an oracle books every packet a queue-free path (`ideal`).
+    Ideal,
 }
 
 /// What a run's congestion control asks of the hosts' transport.
@@ -169,7 +172,7 @@ impl CcConfig {
                 let b = h.int.header_bytes();
                 TransportNeeds { data_header: b, ack_header: b, cnp: false, int: true }
             }
-            CcConfig::Dctcp(_) | CcConfig::DctcpRate(_) | CcConfig::Timely(_) | CcConfig::Pulser(_) | CcConfig::Ictcp(_) => {
+            CcConfig::Dctcp(_) | CcConfig::DctcpRate(_) | CcConfig::Timely(_) | CcConfig::Pulser(_) | CcConfig::Ictcp(_) | CcConfig::Ideal => {
                 TransportNeeds::default()
             }
         }
@@ -178,7 +181,7 @@ impl CcConfig {
     /// Checks the parameters' ranges (the Python front checks them too).
     pub fn validate(&self) -> Result<(), String> {
         match self {
-            CcConfig::None => Ok(()),
+            CcConfig::None | CcConfig::Ideal => Ok(()),
             CcConfig::Dcqcn(c) => c.validate(),
             CcConfig::Dctcp(c) => c.validate(),
             CcConfig::DctcpRate(c) => c.validate(),
@@ -280,7 +283,8 @@ impl CongestionControl for AnyCc {
 impl AnyCc {
     pub fn build(cfg: &CcConfig, info: &FlowInfo) -> AnyCc {
         match cfg {
-            CcConfig::None => AnyCc::None(LineRate { rate: info.line_rate }),
+            // Ideal: line rate, paced by the oracle's bookings (`ideal`)
+            CcConfig::None | CcConfig::Ideal => AnyCc::None(LineRate { rate: info.line_rate }),
             CcConfig::Dcqcn(c) => match c.model {
                 dcqcn::DcqcnModel::Paper => AnyCc::Dcqcn(dcqcn::Dcqcn::new(c, info)),
                 dcqcn::DcqcnModel::Mlx => AnyCc::DcqcnMlx(dcqcn_mlx::DcqcnMlx::new(c, info)),

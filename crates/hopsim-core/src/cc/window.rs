@@ -18,8 +18,9 @@
 //! the path and grows by congestion avoidance (the BFC paper's DCTCP, §6: "Flows start at line rate
 //! to avoid degradation in FCTs from slow-start"; Appendix D: "initial window of the BDP").
 //!
-//! **Loss.** The host repairs losses go-back-N (a NACK from the receiver, or the retransmission
-//! timeout). On a NACK the window halves (`ssthresh = cwnd/2`, `cwnd = ssthresh`, RFC 5681 §3.2
+//! **Loss.** Under RoCE (the default transport) the host repairs losses go-back-N (a NACK from the
+//! receiver, or the retransmission timeout); under `transport.mode = "tcp"` (`net::tcp`) by fast
+//! retransmit on three duplicate ACKs, which calls `on_nack` here, and NewReno recovery. On a NACK the window halves (`ssthresh = cwnd/2`, `cwnd = ssthresh`, RFC 5681 §3.2
 //! with the window standing in for the flight size), at most once per window of data: further
 //! NACKs are ignored until the cumulative ACK passes the highest byte sent when the loss was
 //! detected (NewReno's `recover`, RFC 6582). On a timeout, `ssthresh = max(cwnd/2, 2 MSS)` and

@@ -119,6 +119,8 @@ pub struct Flow {
     pub ack_finish: Option<Time>,
     pub retx_bytes: u64,
     pub dropped_bytes: u64,
+    /// TCP transport state (`transport.mode = "tcp"`, `net::tcp`); `None` under RoCE.
+    pub tcp: Option<Box<crate::net::tcp::TcpFlow>>,
 }
 
 impl Flow {
@@ -156,6 +158,7 @@ impl Flow {
             ack_finish: None,
             retx_bytes: 0,
             dropped_bytes: 0,
+            tcp: None,
         }
     }
 
@@ -183,6 +186,11 @@ impl Flow {
     /// Has data and window (pacing and pause aside).
     #[inline]
     fn has_window_and_data(&self, by_rate: bool) -> bool {
+        if let Some(t) = &self.tcp {
+            // TCP: a pending retransmission goes whatever the window; fast recovery inflates it
+            return t.rtx.is_some()
+                || (self.snd_nxt < self.spec.size && self.snd_nxt - self.snd_una < self.window(by_rate).saturating_add(t.inflation));
+        }
         self.snd_nxt < self.spec.size && self.snd_nxt - self.snd_una < self.window(by_rate)
     }
 
@@ -221,6 +229,9 @@ impl Simulation {
         flow.cnp = needs.cnp;
         flow.int = needs.int;
         flow.next_avail = now;
+        if let Some(t) = &self.cfg.host.tcp {
+            flow.tcp = Some(Box::new(crate::net::tcp::TcpFlow::new(t)));
+        }
         flow.cc.on_start(now);
         let h = match self.node_ref[flow.spec.src as usize] {
             crate::sim::NodeRef::Host(h) => h,
@@ -231,6 +242,10 @@ impl Simulation {
         let ngates = self.ports[host.port as usize].ngates();
         flow.nic_queue = host.nic.nic_queue(now, &nf, ngates).min(ngates.saturating_sub(1) as u16);
         flow.nic_slot = host.sched.push(f);
+        if self.ideal.is_some() {
+            // Pulser's Ideal: the first packet waits for its booked queue-free path
+            self.ideal_book_next(f, now);
+        }
         self.arm_flow_timer(f);
         let p = self.hosts[h as usize].port;
         self.kick(p);
@@ -314,10 +329,13 @@ impl Simulation {
         let now = self.now;
         let hcfg = &self.cfg.host;
         let flow = &mut self.flows[f as usize];
-        let payload = (flow.spec.size - flow.snd_nxt).min(hcfg.mtu as u64) as u32;
+        // TCP: a retransmission of the first unacknowledged segment goes before new data
+        let rtx = flow.tcp.as_mut().and_then(|t| t.rtx.take());
+        let seq = rtx.unwrap_or(flow.snd_nxt);
+        let payload = (flow.spec.size - seq).min(hcfg.mtu as u64) as u32;
         let size = payload + hcfg.header_bytes + flow.hdr_extra;
         let int = flow.int;
-        let retx = flow.snd_nxt < flow.snd_max;
+        let retx = rtx.is_some() || flow.snd_nxt < flow.snd_max;
         let pkt = Packet {
             kind: PktKind::Data,
             tag_flags: if flow.spec.incast { tag::INCAST } else { 0 } | if retx { tag::RETX } else { 0 },
@@ -329,22 +347,28 @@ impl Simulation {
             hash: flow.hash,
             size,
             payload,
-            seq: flow.snd_nxt,
+            seq,
             ts: now,
             ..Default::default()
         };
         if retx {
             flow.retx_bytes += payload as u64;
         }
-        flow.snd_nxt += payload as u64;
-        flow.snd_max = flow.snd_max.max(flow.snd_nxt);
+        // a TCP retransmission fills a hole below snd_nxt and leaves it where it is
+        if rtx.is_none() {
+            flow.snd_nxt += payload as u64;
+            flow.snd_max = flow.snd_max.max(flow.snd_nxt);
+        }
         let rate = flow.capped(if hcfg.pace_at_rate { flow.cc.rate() } else { flow.line_rate });
         flow.next_avail = now + rate.tx_time(size as u64);
         flow.paced_rate = rate;
         flow.last_size = size;
         flow.cc.on_send(now, size);
         if flow.rto_at.is_none() {
-            flow.rto_at = rto_deadline(now, hcfg.rto);
+            flow.rto_at = match &flow.tcp {
+                Some(t) => Some(now + t.rto),
+                None => rto_deadline(now, hcfg.rto),
+            };
         }
         self.stats.counters.data_bytes_sent += payload as u64;
         self.arm_flow_timer(f);
@@ -361,6 +385,10 @@ impl Simulation {
         }
         if self.slab.tags.on && self.hosts[h as usize].nic.stamps() {
             self.nic_stamp(h, id);
+        }
+        if self.ideal.is_some() {
+            // Pulser's Ideal: the next packet waits for its booked queue-free path
+            self.ideal_book_next(f, now);
         }
         id
     }
@@ -408,6 +436,9 @@ impl Simulation {
     }
 
     fn receiver_data(&mut self, h: u32, data_id: PacketId, pkt: &Packet) {
+        if self.flows[pkt.flow as usize].tcp.is_some() {
+            return self.tcp_receiver_data(h, pkt);
+        }
         let now = self.now;
         let hcfg = &self.cfg.host;
         let (ack_bytes, nack_iv, cnp_iv) = (hcfg.ack_bytes, hcfg.nack_interval, hcfg.cnp_interval);
@@ -499,6 +530,9 @@ impl Simulation {
     }
 
     fn sender_ack(&mut self, f: u32, id: PacketId, pkt: &Packet) {
+        if self.flows[f as usize].tcp.is_some() {
+            return self.tcp_sender_ack(f, id, pkt);
+        }
         let now = self.now;
         let rto = self.cfg.host.rto;
         let flow = &mut self.flows[f as usize];
@@ -535,7 +569,7 @@ impl Simulation {
     }
 
     /// After an ACK or NACK: finish the sender, or re-arm its timer and let it send.
-    fn after_ack(&mut self, f: u32) {
+    pub(crate) fn after_ack(&mut self, f: u32) {
         if self.cfg.host.repace_on_rate_change {
             self.flows[f as usize].repace();
         }
@@ -620,10 +654,14 @@ impl Simulation {
         if flow.sender_done {
             return;
         }
-        let want = match (flow.cc.next_timer(), flow.rto_at) {
+        let mut want = match (flow.cc.next_timer(), flow.rto_at) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
+        // TCP: the receiver's delayed ACK shares the flow's timer
+        if let Some(d) = flow.tcp.as_ref().and_then(|t| t.delack_at) {
+            want = Some(want.map_or(d, |w| w.min(d)));
+        }
         if let Some(t) = want {
             if flow.timer_at.is_none_or(|x| t < x) {
                 flow.timer_gen = flow.timer_gen.wrapping_add(1);
@@ -640,6 +678,12 @@ impl Simulation {
             return;
         }
         flow.timer_at = None;
+        if flow.tcp.is_some() {
+            self.tcp_on_timer(f);
+            self.arm_flow_timer(f);
+            self.kick_sender(f);
+            return;
+        }
         if flow.cc.next_timer().is_some_and(|t| t <= now) {
             flow.cc.on_timer(now);
             if self.cfg.host.repace_on_rate_change {

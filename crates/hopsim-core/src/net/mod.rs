@@ -9,3 +9,4 @@ pub mod nic_sched;
 pub mod port;
 pub mod sched;
 pub mod switch;
+pub mod tcp;

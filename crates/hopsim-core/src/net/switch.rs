@@ -114,6 +114,8 @@ impl Simulation {
             }
             Some(charge) => {
                 pkt.charge = charge;
+                let marked = self.cfg.switch.ecn_mark_at == crate::config::MarkAt::Enqueue
+                    && mark_on_arrival(pkt, egress as usize, q as usize, sw, &self.cfg.switch);
                 self.ports[out as usize].enqueue_data(q as usize, id, m.size);
                 let before = (m.flags, m.tags);
                 sw.fc.on_enqueue(now, &mut m, &view!(sw, &self.ports), &mut self.fc_out);
@@ -124,7 +126,7 @@ impl Simulation {
                 }
                 collect_actions!(self, node);
                 if self.rec.on {
-                    self.record_packet(s, out, q as usize, id, EV_ENQUEUE, false);
+                    self.record_packet(s, out, q as usize, id, EV_ENQUEUE, marked);
                 }
                 self.kick(out);
             }
@@ -174,7 +176,7 @@ impl Simulation {
         // an ACK in a data queue (`transport.ack_priority = "data"`) is neither marked (its ECN
         // bit echoes its data packet's mark) nor stamped (it carries no INT)
         let data = pkt.kind == crate::packet::PktKind::Data;
-        if data && self.cfg.switch.ecn.enabled && !pkt.ecn() {
+        if data && self.cfg.switch.ecn.enabled && !pkt.ecn() && self.cfg.switch.ecn_mark_at == crate::config::MarkAt::Dequeue {
             let (kmin, kmax) = sw.info.ecn[egress as usize];
             let qlen = sw.mmu.egress_bytes(egress as usize, q);
             if red_mark(qlen, kmin, kmax, self.cfg.switch.ecn.pmax, &mut sw.rng) {
@@ -202,4 +204,22 @@ impl Simulation {
         self.arm_fc_timer(s);
         Some(id)
     }
+}
+
+/// `ecn.mark_at = "enqueue"`: RED/step marking of an admitted data packet against the bytes its
+/// egress queue held when it arrived (DCTCP §3.1: "marked with the CE codepoint if the queue
+/// occupancy is greater than K upon its arrival"). ACKs riding data queues are not marked.
+#[inline(never)]
+fn mark_on_arrival(pkt: &mut Packet, egress: usize, q: usize, sw: &mut Switch, cfg: &crate::config::SwitchConfig) -> bool {
+    if pkt.kind != crate::packet::PktKind::Data || !cfg.ecn.enabled || pkt.ecn() {
+        return false;
+    }
+    // the MMU has just counted the packet in: what it found is the rest
+    let found = sw.mmu.egress_bytes(egress, q).saturating_sub(pkt.size as u64);
+    let (kmin, kmax) = sw.info.ecn[egress];
+    let m = red_mark(found, kmin, kmax, cfg.ecn.pmax, &mut sw.rng);
+    if m {
+        pkt.set_ecn();
+    }
+    m
 }

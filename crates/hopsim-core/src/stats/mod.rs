@@ -96,6 +96,17 @@ pub struct QueueSeries {
     pub bytes: Vec<u64>,
 }
 
+/// Congestion window over time of the flows `record.cwnd_flows` names (Pulser's Fig. 6): the
+/// window the flow's congestion control sets (`CongestionControl::window`; for a control without
+/// one, the host's in-flight cap), sampled every `record.buffer_interval` from the flow's start
+/// until its sender holds the last ACK.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct CwndSeries {
+    pub time_ps: Vec<u64>,
+    pub flow: Vec<u32>,
+    pub cwnd_bytes: Vec<u64>,
+}
+
 /// What the flow-control modules report over time ([`crate::fc::FlowControl::sample`]), one
 /// row per (sample time, switch, port, metric). `metric` indexes `RunStats::module_metrics`.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
@@ -289,6 +300,8 @@ pub struct RunStats {
     pub trace: record::PacketTrace,
     /// Per-packet one-way latency by flow class (`record.latency`; empty when off).
     pub latency: latency::LatencyTable,
+    /// Congestion windows of chosen flows (`record.cwnd_flows`).
+    pub cwnd: CwndSeries,
     pub counters: Counters,
     pub stop: StopInfo,
 }

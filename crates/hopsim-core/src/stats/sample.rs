@@ -42,6 +42,16 @@ impl Simulation {
                     b.port_active.push(self.ports[p as usize].active_queues() as u32);
                 }
             }
+            for &f in &rec.cwnd_flows {
+                let flow = &self.flows[f as usize];
+                if flow.spec.start > now || flow.sender_done {
+                    continue;
+                }
+                let c = &mut self.stats.cwnd;
+                c.time_ps.push(now.0);
+                c.flow.push(f);
+                c.cwnd_bytes.push(flow.cc.window().unwrap_or(flow.win_cap));
+            }
             self.sample_modules(now);
         }
         let rec = &self.cfg.record;
@@ -184,6 +194,9 @@ impl Simulation {
         }
         for f in &self.flows {
             f.cc.counters(&mut named);
+            if let Some(t) = &f.tcp {
+                t.counters(&mut named);
+            }
         }
         let m = &mut self.stats.modules;
         for (k, v) in named {

@@ -27,3 +27,5 @@ mod fuzz;
 mod latency;
 mod rate_cap;
 mod nic_sched;
+mod tcp;
+mod ideal;

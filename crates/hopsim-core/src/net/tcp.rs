@@ -1,0 +1,644 @@
+//! The TCP transport (`transport.mode = "tcp"`): how window-based congestion controls (DCTCP,
+//! Pulser, ICTCP, or none) recover losses as the Pulser paper's ns-3 TCP does (Pulser §IV: "We
+//! use ns-3"), instead of RoCE's go-back-N with receiver NACKs (`net::host`).
+//!
+//! **Receiver** (RFC 793's cumulative ACK, RFC 5681 §4.2 for when to ACK): a SACK-less receive
+//! buffer. A segment at `rcv_nxt` advances it, and with it every out-of-order range already held
+//! that it now joins; a segment beyond `rcv_nxt` is kept (`ooo`, disjoint sorted ranges) and
+//! answered at once by a duplicate ACK of `rcv_nxt`; an old segment is answered at once by an ACK
+//! of `rcv_nxt`. With `transport.tcp.delayed_ack = n > 1` in-order segments are ACKed every `n`th
+//! segment or after `delayed_ack_timeout` (RFC 5681 §4.2, RFC 1122 §4.2.3.2; ns-3's `DelAckCount`
+//! and `DelAckTimeout`), but at once when a segment fills all or part of a gap (RFC 5681 §4.2),
+//! when it completes the flow (it stands for the FIN), and, as DCTCP §3.1's receiver state machine
+//! asks, when the CE bit of the arriving segment differs from that of the segments waiting for an
+//! ACK: those are ACKed first with their own ECN-Echo. An ACK echoes the send time of the first
+//! segment it acknowledges (RFC 7323 §4.3's TSecr rule), ECN-Echo (and Pulser's EIN echo) if any
+//! segment it covers carried the mark.
+//!
+//! **Sender, loss detection** (RFC 5681 §3.2, RFC 6582 §3.2): an ACK is a duplicate when it
+//! acknowledges nothing new while data is outstanding. On the `dupack_threshold`th (3) duplicate,
+//! outside recovery and if the ACK covers more than `recover` (RFC 6582 step 1-2, so one window's
+//! losses cause one reduction), the sender enters fast recovery: `recover <- snd_max`, the first
+//! unacknowledged segment is retransmitted at once (it needs no window), the congestion control
+//! takes its loss reaction (`on_nack`: DCTCP/ICTCP halve, `cc::window`; Pulser halves its saved
+//! window while braking), and the window is inflated by the `3 MSS` that left the network (step
+//! 2's `ssthresh + 3 SMSS`). Each further duplicate inflates it by one MSS (step 3), so new data
+//! flows while the hole is repaired.
+//!
+//! **NewReno recovery** (RFC 6582 §3.2 step 3): a *partial* ACK (new data acknowledged, but not all
+//! up to `recover`) retransmits the next hole, the first unacknowledged segment, at once, deflates
+//! the inflation by the bytes it acknowledged and adds back one MSS, and stays in recovery; the
+//! first partial ACK of an episode restarts the retransmission timer (the "Impatient" variant of
+//! RFC 6582 §4.1's choice). A *full* ACK (everything up to `recover`) ends recovery and removes
+//! the inflation (the window is the congestion control's again: `cwnd = ssthresh` after its cut).
+//!
+//! **Retransmission timer** (RFC 6298): the first RTT sample `R` sets `SRTT = R`, `RTTVAR = R/2`;
+//! later ones `RTTVAR <- 3/4 RTTVAR + 1/4 |SRTT - R|`, `SRTT <- 7/8 SRTT + 1/8 R` (§2.2-2.3);
+//! `RTO = max(min_rto, SRTT + max(G, 4 RTTVAR))`, at most `max_rto` (§2.4-2.5); before any sample
+//! `RTO = initial_rto` (§2.1). Samples come from ACKs that acknowledge new data, timed by the
+//! echoed send time (RFC 7323's timestamps, which ns-3 turns on by default, so Karn's rule is not
+//! needed). On expiry (§5.4-5.7): go back to the first unacknowledged byte (the receiver's buffer
+//! makes the next cumulative ACK jump over what it holds, and `snd_nxt` follows it), double the
+//! RTO (exponential backoff, kept until an ACK of new data brings a fresh sample), leave fast
+//! recovery, set `recover <- snd_max` (RFC 6582 §4: no fast retransmit for the losses of the
+//! window that timed out) and let the congestion control take its timeout reaction (`cwnd = 1 MSS`,
+//! slow start, `cc::window`).
+//!
+//! Defaults and sources (the Pulser paper names none of its TCP settings, so ns-3's own defaults
+//! stand, those of `TcpSocketBase`/`TcpSocket` in the ns-3 releases of the paper's time):
+//!
+//! | field | default | source |
+//! |---|---|---|
+//! | `min_rto` | 1 s | ns-3 `TcpSocketBase::MinRto` (`Seconds (1.0)`; RFC 6298 §2.4's 1 s; Linux uses 200 ms) |
+//! | `initial_rto` | 1 s | RFC 6298 §2.1; ns-3 `RttEstimator::InitialEstimation` 1 s |
+//! | `max_rto` | 60 s | RFC 6298 §2.5 ("at least 60 seconds") |
+//! | `clock_granularity` | 1 ms | ns-3 `TcpSocketBase::ClockGranularity` (`MilliSeconds (1)`), RFC 6298's `G` |
+//! | `dupack_threshold` | 3 | RFC 5681 §3.2; ns-3 `TcpSocketBase::ReTxThreshold` |
+//! | `delayed_ack` | 1 (off: an ACK per segment) | hopsim's ACK per packet; ns-3's `DelAckCount` is 2 |
+//! | `delayed_ack_timeout` | 200 ms | ns-3 `TcpSocket::DelAckTimeout`; RFC 1122 §4.2.3.2 (< 500 ms) |
+//!
+//! Interpretation choices:
+//! - A flow is a TCP connection already established: no handshake, no FIN exchange; the segment
+//!   that completes the flow is ACKed at once, as a FIN would be.
+//! - The inflation of fast recovery is kept here, beside the congestion control's window
+//!   (`window = min(cc window, host cap) + inflation`), so that DCTCP, Pulser and ICTCP keep one
+//!   `cc::window::TcpWindow` each; a partial ACK deflates only the inflation (the cut window of the
+//!   congestion control stands for `ssthresh`).
+//! - No limited transmit (RFC 3042), no SACK (the paper's setting is "SACK-less NewReno"), no
+//!   receive-window limit beyond ICTCP's advertised window; ACKs are never lost to reordering
+//!   because the fabric routes a flow on one path.
+//! - DCTCP's ECN-Echo and Pulser's EIN echo on duplicate ACKs reach the congestion control like
+//!   any ACK's (Linux reacts to ECE on duplicates too).
+
+use crate::cc::{AckInfo, CongestionControl, RxPacket};
+use crate::packet::{Packet, PacketId, PktKind};
+use crate::sim::Simulation;
+use crate::time::Time;
+use serde::{Deserialize, Serialize};
+
+/// `[transport.tcp]`: the TCP transport's settings (`transport.mode = "tcp"`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TcpConfig {
+    /// Lower bound of the retransmission timeout.
+    pub min_rto: Time,
+    /// Retransmission timeout before the first RTT sample.
+    pub initial_rto: Time,
+    /// Upper bound of the retransmission timeout (and of its backoff).
+    pub max_rto: Time,
+    /// RFC 6298's clock granularity `G`: the RTO is at least SRTT + G.
+    pub clock_granularity: Time,
+    /// Duplicate ACKs that trigger fast retransmit.
+    pub dupack_threshold: u32,
+    /// ACK every this many in-order segments (1: every segment).
+    pub delayed_ack: u32,
+    /// Longest an in-order segment waits for its delayed ACK.
+    pub delayed_ack_timeout: Time,
+}
+
+impl Default for TcpConfig {
+    fn default() -> Self {
+        TcpConfig {
+            min_rto: Time::from_ms(1000),
+            initial_rto: Time::from_ms(1000),
+            max_rto: Time::from_ms(60_000),
+            clock_granularity: Time::from_ms(1),
+            dupack_threshold: 3,
+            delayed_ack: 1,
+            delayed_ack_timeout: Time::from_ms(200),
+        }
+    }
+}
+
+impl TcpConfig {
+    /// Errors name the field and what is allowed.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.min_rto.0 == 0 {
+            return Err("transport.tcp.min_rto: must be a positive time".into());
+        }
+        if self.initial_rto.0 == 0 {
+            return Err("transport.tcp.initial_rto: must be a positive time".into());
+        }
+        if self.max_rto < self.min_rto {
+            return Err(format!("transport.tcp.max_rto: {} is below min_rto {}; allowed: at least min_rto", self.max_rto, self.min_rto));
+        }
+        if self.dupack_threshold == 0 {
+            return Err("transport.tcp.dupack_threshold: 0; allowed: 1 or more duplicate ACKs".into());
+        }
+        if self.delayed_ack == 0 {
+            return Err("transport.tcp.delayed_ack: 0; allowed: 1 (an ACK per segment) or more".into());
+        }
+        if self.delayed_ack > 1 && self.delayed_ack_timeout.0 == 0 {
+            return Err("transport.tcp.delayed_ack_timeout: must be a positive time when delayed_ack > 1".into());
+        }
+        Ok(())
+    }
+
+    /// The retransmission timeout a flow starts with, and the longest a stalled flow waits before
+    /// its first retransmission (the watchdog's unit).
+    pub fn first_rto(&self) -> Time {
+        self.initial_rto.max(self.min_rto).min(self.max_rto)
+    }
+}
+
+/// Checks `transport.mode = "tcp"` against the rest of the settings: its own values, and a
+/// congestion control that runs over TCP (the window-based ones, or none). Errors name the field
+/// and what is allowed.
+pub fn validate_mode(cfg: &crate::config::NetConfig) -> Result<(), String> {
+    use crate::cc::CcConfig;
+    let Some(t) = &cfg.host.tcp else { return Ok(()) };
+    t.validate()?;
+    match &cfg.cc {
+        CcConfig::None | CcConfig::Dctcp(_) | CcConfig::Pulser(_) | CcConfig::Ictcp(_) | CcConfig::Ideal => Ok(()),
+        other => {
+            let name = serde_json::to_value(other).ok().and_then(|v| v["algorithm"].as_str().map(str::to_string)).unwrap_or_default();
+            Err(format!(
+                "transport.mode: 'tcp' carries window-based congestion controls; allowed with it: none, dctcp, pulser, ictcp, ideal (got '{name}', which runs on 'roce')"
+            ))
+        }
+    }
+}
+
+/// Both ends' TCP state of one flow (boxed in `Flow::tcp`; `None` under RoCE).
+#[derive(Clone, Debug)]
+pub struct TcpFlow {
+    // --- sender
+    /// A retransmission waiting to go out (the first unacknowledged byte): sent before new data,
+    /// whatever the window.
+    pub rtx: Option<u64>,
+    /// Consecutive duplicate ACKs.
+    pub dupacks: u32,
+    /// In fast recovery (RFC 6582) until an ACK reaches `recover`.
+    pub in_recovery: bool,
+    /// RFC 6582's `recover` as an exclusive end (`snd_max` when set); `None` before any loss.
+    pub recover: Option<u64>,
+    first_partial: bool,
+    /// Fast recovery's window inflation, bytes.
+    pub inflation: u64,
+    srtt: Option<Time>,
+    rttvar: Time,
+    /// The retransmission timeout now (backed off after expiries).
+    pub rto: Time,
+    // --- receiver
+    /// Out-of-order ranges held above `rcv_nxt`: sorted, disjoint, not touching.
+    ooo: Vec<(u64, u64)>,
+    /// In-order segments received and not yet ACKed (delayed ACKs), the marks among them, and the
+    /// send time of the first.
+    pending: u32,
+    pending_ce: bool,
+    pending_ein: bool,
+    pending_ts: Time,
+    /// When the delayed ACK must go.
+    pub delack_at: Option<Time>,
+    /// Since when the receiver has held a gap, and the longest it has held one.
+    hole_since: Option<Time>,
+    pub max_hole: Time,
+    // --- statistics
+    pub fast_retransmits: u32,
+    pub partial_acks: u32,
+    pub timeouts: u32,
+    pub dupacks_seen: u64,
+    pub rtt_samples: u64,
+}
+
+impl TcpFlow {
+    pub fn new(cfg: &TcpConfig) -> TcpFlow {
+        TcpFlow {
+            rtx: None,
+            dupacks: 0,
+            in_recovery: false,
+            recover: None,
+            first_partial: true,
+            inflation: 0,
+            srtt: None,
+            rttvar: Time::ZERO,
+            rto: cfg.first_rto(),
+            ooo: vec![],
+            pending: 0,
+            pending_ce: false,
+            pending_ein: false,
+            pending_ts: Time::ZERO,
+            delack_at: None,
+            hole_since: None,
+            max_hole: Time::ZERO,
+            fast_retransmits: 0,
+            partial_acks: 0,
+            timeouts: 0,
+            dupacks_seen: 0,
+            rtt_samples: 0,
+        }
+    }
+
+    /// Smoothed RTT (`None` before the first sample).
+    pub fn srtt(&self) -> Option<Time> {
+        self.srtt
+    }
+
+    /// RFC 6298 §2.2-2.4: take an RTT sample `r` and recompute the RTO (which also ends any
+    /// backoff, §5.7).
+    pub fn rtt_sample(&mut self, r: Time, cfg: &TcpConfig) {
+        self.rtt_samples += 1;
+        match self.srtt {
+            None => {
+                self.srtt = Some(r);
+                self.rttvar = Time(r.0 / 2);
+            }
+            Some(s) => {
+                self.rttvar = Time((3 * (self.rttvar.0 as u128) / 4 + (s.0.abs_diff(r.0) as u128) / 4) as u64);
+                self.srtt = Some(Time((7 * (s.0 as u128) / 8 + (r.0 as u128) / 8) as u64));
+            }
+        }
+        let s = self.srtt.unwrap_or(r);
+        let rto = Time(s.0.saturating_add(cfg.clock_granularity.0.max(self.rttvar.0.saturating_mul(4))));
+        self.rto = rto.max(cfg.min_rto).min(cfg.max_rto);
+    }
+
+    /// RFC 6298 §5.5: back the timer off (double it, at most `max_rto`).
+    pub fn back_off(&mut self, cfg: &TcpConfig) {
+        self.rto = Time(self.rto.0.saturating_mul(2)).min(cfg.max_rto);
+    }
+
+    /// The receiver got `[seq, end)` while expecting `rcv_nxt`: the new `rcv_nxt`, and whether the
+    /// segment filled all or part of a gap.
+    pub fn receive(&mut self, rcv_nxt: u64, seq: u64, end: u64) -> (u64, bool) {
+        if end <= rcv_nxt {
+            return (rcv_nxt, false);
+        }
+        if seq > rcv_nxt {
+            self.hold(seq, end);
+            return (rcv_nxt, false);
+        }
+        let fills = !self.ooo.is_empty();
+        let mut nxt = end;
+        // absorb the held ranges the segment now reaches
+        let k = self.ooo.iter().take_while(|&&(s, _)| s <= nxt).count();
+        for &(_, e) in &self.ooo[..k] {
+            nxt = nxt.max(e);
+        }
+        self.ooo.drain(..k);
+        (nxt, fills)
+    }
+
+    /// Keep the out-of-order range `[seq, end)`, merging it with those it meets.
+    fn hold(&mut self, seq: u64, end: u64) {
+        let i = self.ooo.partition_point(|&(_, e)| e < seq);
+        let j = self.ooo.partition_point(|&(s, _)| s <= end);
+        if i == j {
+            self.ooo.insert(i, (seq, end));
+        } else {
+            let s = self.ooo[i].0.min(seq);
+            let e = self.ooo[j - 1].1.max(end);
+            self.ooo.drain(i..j);
+            self.ooo.insert(i, (s, e));
+        }
+    }
+
+    /// Out-of-order ranges held (for tests).
+    pub fn held(&self) -> &[(u64, u64)] {
+        &self.ooo
+    }
+
+    /// The receiver's gap bookkeeping after a segment: a gap opens, persists or closes.
+    fn track_hole(&mut self, now: Time) {
+        match (self.ooo.is_empty(), self.hole_since) {
+            (false, None) => self.hole_since = Some(now),
+            (true, Some(t)) => {
+                self.max_hole = self.max_hole.max(now - t);
+                self.hole_since = None;
+            }
+            _ => {}
+        }
+    }
+
+    /// Counters for the run summary's `modules`.
+    pub fn counters(&self, out: &mut Vec<(&'static str, u64)>) {
+        out.push(("tcp_fast_retransmits", self.fast_retransmits as u64));
+        out.push(("tcp_partial_acks", self.partial_acks as u64));
+        out.push(("tcp_timeouts", self.timeouts as u64));
+        out.push(("tcp_dupacks", self.dupacks_seen));
+    }
+}
+
+impl Simulation {
+    /// The receiver's half of the TCP transport for data packet `pkt` at host `h`.
+    pub(crate) fn tcp_receiver_data(&mut self, h: u32, pkt: &Packet) {
+        let now = self.now;
+        let hcfg = &self.cfg.host;
+        let tcfg = hcfg.tcp.as_ref().expect("a TCP run");
+        let (every, delack_iv) = (tcfg.delayed_ack, tcfg.delayed_ack_timeout);
+        let ack_size = hcfg.ack_bytes.max(hcfg.ack_min);
+        self.stats.counters.data_bytes_delivered += pkt.payload as u64;
+        let flow = &mut self.flows[pkt.flow as usize];
+        let end = pkt.seq + pkt.payload as u64;
+        let finishing = pkt.seq <= flow.rcv_nxt && end >= flow.spec.size && flow.rcv_nxt < flow.spec.size;
+        // receiver-side congestion control (ICTCP's window) runs on every data packet
+        let host = &mut self.hosts[h as usize];
+        let rx = RxPacket { now, wire: pkt.size, payload: pkt.payload, finishing, capacity: self.ports[host.port as usize].clock.rate };
+        let adv = flow.cc.on_data_received(&mut host.rx, &rx).map_or(0, |w| w.min(u32::MAX as u64) as u32);
+        let t = flow.tcp.as_mut().expect("a TCP flow");
+        let in_order = pkt.seq <= flow.rcv_nxt && end > flow.rcv_nxt;
+        let (nxt, filled) = t.receive(flow.rcv_nxt, pkt.seq, end);
+        t.track_hole(now);
+        let ce = pkt.ecn();
+        let reply = Packet {
+            kind: PktKind::Ack,
+            prio: pkt.prio,
+            flow: pkt.flow,
+            src: pkt.dst,
+            dst: pkt.src,
+            hash: pkt.hash,
+            size: ack_size,
+            ..Default::default()
+        };
+        // what to send: at most a flush of the segments waiting with the other CE state, then
+        // this segment's own ACK (or nothing, if it waits)
+        let mut out: [Option<Packet>; 2] = [None, None];
+        if in_order && t.pending > 0 && t.pending_ce != ce {
+            // DCTCP §3.1: the CE state changed; ACK what waits with its own echo first
+            out[0] = Some(Packet { seq: flow.rcv_nxt, ts: t.pending_ts, marks: marks(t.pending_ce, t.pending_ein), ..reply });
+            t.pending = 0;
+            t.delack_at = None;
+        }
+        flow.rcv_nxt = nxt;
+        if nxt >= flow.spec.size && flow.finish.is_none() {
+            flow.finish = Some(now);
+        }
+        if in_order {
+            if t.pending == 0 {
+                t.pending_ts = pkt.ts;
+                t.pending_ce = false;
+                t.pending_ein = false;
+            }
+            t.pending += 1;
+            t.pending_ce |= ce;
+            t.pending_ein |= pkt.ein();
+            if t.pending >= every || filled || finishing || nxt >= flow.spec.size {
+                out[1] = Some(Packet { seq: nxt, ts: t.pending_ts, marks: marks(t.pending_ce, t.pending_ein), ..reply });
+                t.pending = 0;
+                t.delack_at = None;
+            } else if t.delack_at.is_none() {
+                t.delack_at = Some(now + delack_iv);
+            }
+        } else {
+            // out of order or old: a (duplicate) ACK at once, echoing this segment; what waits
+            // for a delayed ACK is covered by it
+            out[1] = Some(Packet { seq: nxt, ts: pkt.ts, marks: marks(ce || t.pending_ce && t.pending > 0, pkt.ein()), ..reply });
+            t.pending = 0;
+            t.delack_at = None;
+        }
+        let delack = t.delack_at.is_some();
+        for p in out.into_iter().flatten() {
+            let id = self.tcp_send_ack(h, p);
+            if adv > 0 {
+                // ICTCP's advertised window rides the ACK's own tag field
+                self.slab.tags.set(id, crate::packet::Tags { rwnd: adv, ..Default::default() });
+            }
+        }
+        if delack {
+            self.arm_flow_timer(pkt.flow);
+        }
+    }
+
+    fn tcp_send_ack(&mut self, h: u32, pkt: Packet) -> PacketId {
+        let id = self.slab.alloc(pkt);
+        let p = self.hosts[h as usize].port;
+        self.ports[p as usize].ctrl.push_back(id);
+        self.kick(p);
+        id
+    }
+
+    /// The delayed ACK of flow `f` is due: send it.
+    fn tcp_delayed_ack(&mut self, f: u32) {
+        let flow = &mut self.flows[f as usize];
+        let t = flow.tcp.as_mut().expect("a TCP flow");
+        t.delack_at = None;
+        if t.pending == 0 {
+            return;
+        }
+        t.pending = 0;
+        let size = self.cfg.host.ack_bytes.max(self.cfg.host.ack_min);
+        let p = Packet {
+            kind: PktKind::Ack,
+            prio: flow.spec.prio,
+            flow: f,
+            src: flow.spec.dst,
+            dst: flow.spec.src,
+            hash: flow.hash,
+            size,
+            seq: flow.rcv_nxt,
+            ts: t.pending_ts,
+            marks: marks(t.pending_ce, t.pending_ein),
+            ..Default::default()
+        };
+        if let crate::sim::NodeRef::Host(h) = self.node_ref[flow.spec.dst as usize] {
+            self.tcp_send_ack(h, p);
+        }
+    }
+
+    /// The sender's half: an ACK of flow `f` arrived (see the module doc).
+    pub(crate) fn tcp_sender_ack(&mut self, f: u32, id: PacketId, pkt: &Packet) {
+        let now = self.now;
+        let tcfg = self.cfg.host.tcp.as_ref().expect("a TCP run");
+        let flow = &mut self.flows[f as usize];
+        if flow.sender_done {
+            return;
+        }
+        let mss = self.cfg.host.mtu as u64;
+        let t = flow.tcp.as_mut().expect("a TCP flow");
+        let mut newly = 0;
+        let mut loss = false;
+        if pkt.seq > flow.snd_una {
+            newly = pkt.seq - flow.snd_una;
+            flow.snd_una = pkt.seq;
+            if flow.snd_nxt < flow.snd_una {
+                flow.snd_nxt = flow.snd_una;
+            }
+            if t.rtx.is_some_and(|s| s < flow.snd_una) {
+                t.rtx = None;
+            }
+            t.dupacks = 0;
+            t.rtt_sample(now - pkt.ts, tcfg);
+            let mut restart = true;
+            if t.in_recovery {
+                if flow.snd_una >= t.recover.unwrap_or(0) {
+                    // full ACK: recovery is over (RFC 6582 step 3, full acknowledgment)
+                    t.in_recovery = false;
+                    t.inflation = 0;
+                } else {
+                    // partial ACK: the next hole goes out now, and recovery goes on
+                    t.partial_acks += 1;
+                    t.rtx = Some(flow.snd_una);
+                    t.inflation = t.inflation.saturating_sub(newly) + if newly >= mss { mss } else { 0 };
+                    restart = t.first_partial;
+                    t.first_partial = false;
+                }
+            }
+            if restart || flow.rto_at.is_none() {
+                flow.rto_at = (flow.snd_una < flow.snd_max).then(|| now + t.rto);
+            } else if flow.snd_una >= flow.snd_max {
+                flow.rto_at = None;
+            }
+        } else if pkt.seq == flow.snd_una && flow.snd_una < flow.snd_max {
+            t.dupacks += 1;
+            t.dupacks_seen += 1;
+            if t.in_recovery {
+                t.inflation += mss;
+            } else if t.dupacks == tcfg.dupack_threshold && t.recover.is_none_or(|r| flow.snd_una > r) {
+                // fast retransmit (RFC 6582 step 2)
+                t.in_recovery = true;
+                t.first_partial = true;
+                t.recover = Some(flow.snd_max);
+                t.rtx = Some(flow.snd_una);
+                t.inflation = tcfg.dupack_threshold as u64 * mss;
+                t.fast_retransmits += 1;
+                loss = true;
+            }
+        }
+        let rwnd = self.slab.tags.get(id).rwnd;
+        let flow = &mut self.flows[f as usize];
+        let info = AckInfo {
+            ack_seq: pkt.seq,
+            newly_acked: newly,
+            ecn_echo: pkt.ecn(),
+            ein_echo: pkt.ein(),
+            rtt: now - pkt.ts,
+            snd_nxt: flow.snd_nxt,
+            adv_window: (rwnd > 0).then_some(rwnd as u64),
+            int: &[],
+        };
+        flow.cc.on_ack(now, &info);
+        if loss {
+            // the congestion control's reaction to a loss, once per window (`cc::window`)
+            let info = AckInfo { snd_nxt: flow.snd_max, ..info };
+            flow.cc.on_nack(now, &info);
+        }
+        self.after_ack(f);
+    }
+
+    /// Flow `f`'s timer fired in a TCP run: the congestion control's deadline, the delayed ACK,
+    /// the retransmission timeout.
+    pub(crate) fn tcp_on_timer(&mut self, f: u32) {
+        let now = self.now;
+        if self.flows[f as usize].tcp.as_ref().is_some_and(|t| t.delack_at.is_some_and(|d| d <= now)) {
+            self.tcp_delayed_ack(f);
+        }
+        let tcfg = self.cfg.host.tcp.as_ref().expect("a TCP run");
+        let flow = &mut self.flows[f as usize];
+        if flow.sender_done {
+            return;
+        }
+        if flow.cc.next_timer().is_some_and(|t| t <= now) {
+            flow.cc.on_timer(now);
+        }
+        if flow.rto_at.is_some_and(|t| t <= now) {
+            let t = flow.tcp.as_mut().expect("a TCP flow");
+            if flow.snd_una < flow.snd_max {
+                // RFC 6298 §5.4-5.6 and RFC 6582 §4
+                t.timeouts += 1;
+                t.back_off(tcfg);
+                t.in_recovery = false;
+                t.inflation = 0;
+                t.dupacks = 0;
+                t.rtx = None;
+                t.recover = Some(flow.snd_max);
+                flow.snd_nxt = flow.snd_una;
+                flow.rto_at = Some(now + t.rto);
+                flow.cc.on_timeout(now);
+                self.stats.counters.timeouts += 1;
+            } else {
+                flow.rto_at = None;
+            }
+        }
+    }
+}
+
+/// The marks byte of an ACK echoing ECN (CE) and EIN.
+#[inline]
+fn marks(ce: bool, ein: bool) -> u8 {
+    let mut p = Packet::default();
+    if ce {
+        p.set_ecn();
+    }
+    if ein {
+        p.set_ein();
+    }
+    p.marks
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn us(x: u64) -> Time {
+        Time::from_us(x)
+    }
+
+    #[test]
+    fn defaults_are_ns3_tcp_socket_bases() {
+        let c = TcpConfig::default();
+        assert_eq!((c.min_rto, c.initial_rto, c.max_rto), (Time::from_ms(1000), Time::from_ms(1000), Time::from_ms(60_000)));
+        assert_eq!((c.clock_granularity, c.dupack_threshold, c.delayed_ack), (Time::from_ms(1), 3, 1));
+        assert!(c.validate().is_ok());
+        assert!(TcpConfig { dupack_threshold: 0, ..c.clone() }.validate().unwrap_err().contains("transport.tcp.dupack_threshold"));
+        assert!(TcpConfig { max_rto: us(1), ..c.clone() }.validate().unwrap_err().contains("transport.tcp.max_rto"));
+        assert!(TcpConfig { delayed_ack: 0, ..c }.validate().is_err());
+    }
+
+    #[test]
+    fn rto_follows_rfc_6298() {
+        let cfg = TcpConfig { min_rto: us(100), clock_granularity: us(1), ..Default::default() };
+        let mut t = TcpFlow::new(&cfg);
+        assert_eq!(t.rto, Time::from_ms(1000), "before a sample: the initial RTO");
+        // first sample R = 80 us: SRTT 80, RTTVAR 40, RTO = 80 + 4 x 40 = 240 us
+        t.rtt_sample(us(80), &cfg);
+        assert_eq!((t.srtt(), t.rto), (Some(us(80)), us(240)));
+        // second R = 160: RTTVAR = 30 + 20 = 50, SRTT = 70 + 20 = 90, RTO = 90 + 200 = 290
+        t.rtt_sample(us(160), &cfg);
+        assert_eq!((t.srtt(), t.rttvar, t.rto), (Some(us(90)), us(50), us(290)));
+        // steady samples shrink RTTVAR until min_rto binds
+        for _ in 0..200 {
+            t.rtt_sample(us(10), &cfg);
+        }
+        assert_eq!(t.rto, us(100), "clamped at min_rto");
+        // backoff doubles up to max_rto; a new sample resets it
+        t.back_off(&cfg);
+        t.back_off(&cfg);
+        assert_eq!(t.rto, us(400));
+        let cap = TcpConfig { max_rto: us(500), ..cfg.clone() };
+        t.back_off(&cap);
+        assert_eq!(t.rto, us(500));
+        t.rtt_sample(us(10), &cfg);
+        assert_eq!(t.rto, us(100));
+        // granularity: with RTTVAR ~ 0, RTO = SRTT + G
+        let g = TcpConfig { min_rto: us(1), clock_granularity: Time::from_ms(1), ..Default::default() };
+        let mut t = TcpFlow::new(&g);
+        for _ in 0..300 {
+            t.rtt_sample(us(50), &g);
+        }
+        assert_eq!(t.rto, us(1050));
+    }
+
+    #[test]
+    fn receive_buffer_holds_out_of_order_data_and_acks_the_next_expected_byte() {
+        let mut t = TcpFlow::new(&TcpConfig::default());
+        // in order
+        assert_eq!(t.receive(0, 0, 1000), (1000, false));
+        // 1000..2000 lost; 2000.., 3000.. held
+        assert_eq!(t.receive(1000, 2000, 3000), (1000, false));
+        assert_eq!(t.receive(1000, 3000, 4000), (1000, false));
+        assert_eq!(t.held(), &[(2000, 4000)]);
+        // 5000.. held apart, then 4000.. joins everything
+        assert_eq!(t.receive(1000, 5000, 6000), (1000, false));
+        assert_eq!(t.held(), &[(2000, 4000), (5000, 6000)]);
+        assert_eq!(t.receive(1000, 4000, 5000), (1000, false));
+        assert_eq!(t.held(), &[(2000, 6000)]);
+        // a duplicate of held data changes nothing
+        assert_eq!(t.receive(1000, 3000, 4000), (1000, false));
+        assert_eq!(t.held(), &[(2000, 6000)]);
+        // the hole filled: rcv_nxt jumps over what is held
+        assert_eq!(t.receive(1000, 1000, 2000), (6000, true));
+        assert!(t.held().is_empty());
+        // old data
+        assert_eq!(t.receive(6000, 1000, 2000), (6000, false));
+    }
+}
