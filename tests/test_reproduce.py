@@ -147,3 +147,8 @@ def test_claims_hold_by_direction_and_a_factor_of_two():
     assert check(Reported(label="zzz", value=1.0), vals).holds is None
     assert check(Reported(label="c", value=1.0), vals).holds is None
     assert math.isclose(check(Reported(ratio=["a", "b"], value=3.0), vals).hopsim, 3.0)
+    # no difference is no direction: 1.0003 against the paper's 2x does not hold
+    tie = {"a": 10.003, "b": 10.0}
+    assert check(Reported(ratio=["a", "b"], value=2.0), tie).why == "no difference in hopsim"
+    assert not check(Reported(ratio=["a", "b"], value=2.0), tie).holds
+    assert check(Reported(ratio=["a", "b"], value=1.0), tie).holds  # the paper says: no difference

@@ -22,8 +22,8 @@ here, with the figure and the page they come from::
     note = "Fig. 8a, Memcached"
 
 A claim *holds* when hopsim's number is on the same side of 1 as the paper's (ratios: the same
-scheme wins) and within a factor of 2 of it (of the nearer end of a range); a value claim has no
-direction, only the factor. Seeds are averaged: a named metric is computed per run and the runs
+scheme wins, by more than 5%: a ratio of 1.0003 is no win) and within a factor of 2 of it (of the
+nearer end of a range); a value claim has no direction, only the factor. Seeds are averaged: a named metric is computed per run and the runs
 of a label are averaged; an SQL metric's rows of one label are averaged.
 """
 
@@ -56,6 +56,9 @@ FLOW_METRICS = {
 # named metrics from the run summary (the `runs` table)
 SUMMARY_METRICS = ("pause_frames", "pause_time_ns", "drops", "max_switch_buffer_bytes", "flows_finished",
                    "wall_time_s", "events", "end_time_ns")
+
+# ratios within this factor of 1 have no direction (`check`)
+DEAD_BAND = 1.05
 
 PLOTS = ("bars", "lines", "series", "slowdown_by_size", "buffer_cdf", "table")
 
@@ -183,9 +186,17 @@ def check(r: Reported, values: dict[str, float]) -> Verdict:
     factor = lo / h if h < lo else (h / hi if h > hi else 1.0)
     within = factor <= 2.0
     if r.ratio:
-        same = (h > 1) == (hi > 1) if (lo > 1 or hi < 1) else True
+        # a direction is a difference: within 5% of 1 hopsim sees none (a 1.0003 is no win)
+        if lo > 1:
+            same = h > DEAD_BAND
+        elif hi < 1:
+            same = h < 1 / DEAD_BAND
+        else:
+            same = True
         holds = same and within
+        tie = 1 / DEAD_BAND <= h <= DEAD_BAND
         why = ("same direction, within 2x" if holds else
+               "no difference in hopsim" if not same and tie else
                "opposite direction" if not same else f"right direction, {factor:.2g}x off")
     else:
         holds = within
