@@ -1,6 +1,7 @@
 //! The NIC's scheduler (`net::nic_sched`) makes exactly the plain round robin's choices in whole
 //! runs: many concurrent flows per host, under rate-paced (DCQCN, TIMELY), window-clocked (DCTCP,
-//! HPCC) and window-capped line-rate senders, lossless and lossy (NACKs, timeouts, go-back-N).
+//! HPCC) and window-capped line-rate senders, lossless and lossy (NACKs, timeouts, go-back-N), and
+//! DCTCP over the TCP transport (fast retransmit, NewReno, delayed ACKs).
 //! Every record is compared, event count included, so an event that gives a flow window without
 //! waking its NIC's scheduler (a new transport path that forgets `kick_sender`) fails here.
 
@@ -8,6 +9,7 @@ use crate::common::*;
 use hopsim_core::cc::{dcqcn::DcqcnConfig, dctcp::DctcpConfig, hpcc::HpccConfig, timely::TimelyConfig, CcConfig};
 use hopsim_core::config::NetConfig;
 use hopsim_core::fc::FcConfig;
+use hopsim_core::net::tcp::TcpConfig;
 use hopsim_core::scenario::{Background, LoadOn, Scenario, TopologySpec, WorkloadSpec};
 use hopsim_core::stats::RunStats;
 use hopsim_core::workload::arrivals::Arrival;
@@ -16,12 +18,16 @@ use hopsim_core::Time;
 
 /// Eight hosts on two ToRs, WebSearch at 80% of the host links plus 12-to-1 incasts every 100 us:
 /// tens of flows at a host at once.
-fn scenario(cc: CcConfig, fc: FcConfig, buffer: u64) -> Scenario {
+fn scenario(cc: CcConfig, fc: FcConfig, buffer: u64, tcp: bool) -> Scenario {
     let cdf = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../workloads/WebSearch_HPCC.txt")).unwrap();
     let mut net = NetConfig { fc, seed: 3, cc, ..Default::default() };
     net.switch.buffer_bytes = buffer;
     net.switch.lossless = net.fc.pauses();
     net.record.buffer_interval = None;
+    if tcp {
+        // TCP's own repair paths (fast retransmit, NewReno's partial ACKs, its timer, delayed ACKs)
+        net.host.tcp = Some(TcpConfig { min_rto: Time::from_ms(1), delayed_ack: 2, ..Default::default() });
+    }
     let mut incast = IncastSpec::new(12, IncastSize::PerFlowRange { min: 20_000, max: 60_000 }, IncastTiming::Period(Time::from_us(100)));
     incast.dst = None;
     Scenario {
@@ -50,18 +56,22 @@ fn the_nic_scheduler_picks_as_the_plain_round_robin_in_whole_runs() {
         CcConfig::Dctcp(DctcpConfig::default()),
         CcConfig::Hpcc(HpccConfig::default()),
         CcConfig::None,
+        // Pulser's Ideal holds packets at the sender until their booked path is free (it never
+        // queues, so it loses nothing even in the small buffer)
+        CcConfig::Ideal,
     ];
-    for cc in ccs {
+    let runs = ccs.into_iter().map(|cc| (cc, false)).chain([(CcConfig::Dctcp(DctcpConfig::default()), true)]);
+    for (cc, tcp) in runs {
         for (fc, buffer) in [(FcConfig::Pfc, 2_000_000), (FcConfig::None, 300_000)] {
-            let sc = scenario(cc.clone(), fc.clone(), buffer);
+            let sc = scenario(cc.clone(), fc.clone(), buffer, tcp);
             let (fast, plain) = both(&sc);
-            let what = format!("{cc:?} over {fc:?}");
+            let what = format!("{cc:?} over {fc:?}, tcp {tcp}");
             assert!(fast.counters.flows > 100, "{what}: a busy run");
             // (whole records compared; the messages stay short)
             assert!(fast.flows == plain.flows, "{what}: the flow records differ");
             assert!(fast.counters == plain.counters, "{what}: the counters differ (events included)");
             assert!(fast.pauses == plain.pauses, "{what}: the pause logs differ");
-            if fc == FcConfig::None {
+            if fc == FcConfig::None && cc != CcConfig::Ideal {
                 assert!(fast.counters.drops > 0, "{what}: the lossy runs lose packets and repair them");
             }
         }
