@@ -54,8 +54,12 @@
 //!   shared by several destinations (hash) opens while any of them has window.
 //! - One credit timer per switch ticks every `T` while anything awaits credit (the per-port
 //!   timers of §4.1 with a common phase).
-//! - The ideal design's credits bypass delayCredit (the strawman has none) and its dstPause is on
+//! - The ideal design's credits bypass delayCredit (the strawman has none) and it sends dstPause
 //!   whatever `dst_pause` says.
+//! - delayCredit holds later credits only: every upstream's first window (`BDP + C x T` per
+//!   egress port and destination) reaches the next hop before any credit is due, so a core's peak
+//!   still grows with the number of ToRs that join an incast (our Fig. 14 runs); what delayCredit
+//!   removes is the window's worth each upstream keeps in the core afterwards.
 
 mod pool;
 #[cfg(test)]
@@ -215,6 +219,9 @@ pub struct Floodgate {
     pub non_incast_in_voq: u64,
     /// Most VOQs holding packets at once on one port (§6.1 "VOQ usage": at most one).
     pub peak_voqs: u64,
+    /// Every destination that was ever given a VOQ here (§6.1: "the VOQ is exactly used to
+    /// buffer packets whose destination host is suffering incast").
+    pub voq_destinations: std::collections::BTreeSet<u32>,
 }
 
 const SYN: u8 = 1;
@@ -245,6 +252,7 @@ impl Floodgate {
             dst_pauses: 0,
             non_incast_in_voq: 0,
             peak_voqs: 0,
+            voq_destinations: Default::default(),
         }
     }
 
@@ -288,6 +296,15 @@ impl Floodgate {
     pub fn window(&mut self, view: &SwitchView, p: u16, dst: u32) -> i64 {
         let init = self.initial(view, p) as i64;
         init - self.win.get(&(p, dst)).map_or(0, |w| Self::used(w) as i64)
+    }
+
+    /// Every window not whole and every credit owed, for debugging: `(port, dst, next_psn,
+    /// credited, queued)` and `(ingress, dst, count, psn, resident)`.
+    #[doc(hidden)]
+    pub fn dump(&self) -> String {
+        let w: Vec<_> = self.win.iter().filter(|(_, w)| Self::used(w) > 0).map(|(k, w)| (k.0, k.1, w.next_psn, w.credited, w.queued)).collect();
+        let o: Vec<_> = self.owed.iter().filter(|(_, o)| o.count > 0 || o.resident > 0 || o.syn.is_some()).map(|(k, o)| (k.0, k.1, o.count, o.psn, o.resident, o.syn)).collect();
+        format!("windows {w:?} owed {o:?}")
     }
 
     /// `inflight` of §4.3 plus what is charged and queued.
@@ -393,6 +410,7 @@ impl Floodgate {
         }
         let up = Self::up(view, p);
         let (v, free) = self.pool(view).alloc(pkt.dst, up, |d| mix(&[d as u64, 0xF10D]));
+        self.voq_destinations.insert(pkt.dst);
         if free {
             self.voq_allocs += 1;
         } else {
@@ -469,6 +487,7 @@ impl FlowControl for Floodgate {
             return 0;
         }
         let q = self.alloc_voq(view, p, pkt.dst);
+        self.voq_destinations.insert(pkt.dst);
         let w = self.win.entry((p, pkt.dst)).or_insert(Win { last_credit: now, ..Default::default() });
         w.voq = Some(q);
         self.voq_dsts.entry((p, q)).or_default().push(pkt.dst);
