@@ -770,11 +770,18 @@ class Floodgate(Strict):
 
     T: Time = Field(default="10us", gt=0, description="credit interval")
     thre_credit_bdp: Float = Field(default=10.0, gt=0, le=1_000_000, description="delayCredit threshold, BDPs")
-    max_voq: Int = Field(default=100, ge=1, le=MAX_QUEUES, description="VOQs per egress port")
+    delay_credit: Bool = Field(default=True, description="delayCredit (§4.1); off: every credit at its tick (Fig. 14)")
+    max_voq: Int = Field(default=100, ge=1, le=MAX_QUEUES, description="VOQs per egress port (per switch with a switch-wide pool)")
+    voq_pool: Literal["per_port", "shared", "grouped"] = Field(
+        default="per_port",
+        description="per_port: VOQs per egress port; shared: one FIFO pool per switch (Fig. 4's deadlock can form); grouped: that pool split up/down on middle-layer switches (§4.2)",
+    )
     syn_timeout: Time = Field(default="1ms", gt=0, description="switchSYN after this long without credits")
     dst_pause: Bool = Field(default=False, description="the ideal design: dstPause at the first-hop ToR")
     thre_off_bdp: Float = Field(default=1.0, gt=0, le=1_000_000, description="dstPause above this VOQ length, BDPs")
     thre_on_bdp: Float = Field(default=1.0, gt=0, le=1_000_000, description="dstResume below this VOQ length, BDPs")
+    ideal: Bool = Field(default=False, description="the ideal design (§3.2, §6): per-packet credit, window m x BDP, a VOQ per destination, dstPause")
+    m: Float = Field(default=1.5, gt=0, le=1_000_000, description="the ideal design's window, next-hop BDPs")
     pfc: Bool = Field(default=False, description="standard PFC underneath (appendix B)")
 
 
