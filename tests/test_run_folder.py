@@ -14,7 +14,7 @@ from hopsim.scenario import load_scenario
 FILES = {
     "scenario.toml", "scenario.json", "scenario.sha256", "params.json", "summary.json",
     "flows.parquet", "pauses.parquet", "control.parquet", "buffer.parquet", "queues.parquet", "ports.parquet",
-    "pfc_received.parquet", "qlen.parquet", "trace.parquet",
+    "pfc_received.parquet", "qlen.parquet", "trace.parquet", "module_samples.parquet",
 }
 COLUMNS = {
     "flows": ["flow_id", "src", "dst", "size_bytes", "start_ns", "finish_ns", "fct_ns", "ideal_fct_ns", "slowdown",
@@ -30,6 +30,7 @@ COLUMNS = {
     "pfc_received": ["time_ns", "node", "is_switch", "port", "peer_node", "hop_class", "prio", "pause"],
     "qlen": ["dump_time_ns", "node", "port", "kb", "count"],
     "trace": ["time_ns", "node", "port", "queue", "event", "flow", "seq", "size", "qlen_bytes"],
+    "module_samples": ["time_ns", "node", "port", "peer_node", "hop_class", "metric", "value"],
 }
 
 

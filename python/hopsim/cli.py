@@ -293,16 +293,60 @@ def report(
     root: Path = typer.Argument(..., metavar="DIR", help="A run folder or a folder of them."),
     out: Path = typer.Option(Path("report.html"), "--out", "-o", help="HTML file to write."),
 ) -> None:
-    """Build one HTML page with the figures and summary tables."""
+    """Build one HTML page with the figures and summary tables (for a `hopsim reproduce` folder:
+    the paper's page, each figure beside the paper's numbers)."""
     from .report import build_report
+    from .reproduce import build_paper_page, is_reproduction
 
     try:
         with _bad_input(), _spinner("building report") as say:
-            path = build_report(root, out, on_step=lambda s: say(f"report: {s}"))
+            if is_reproduction(root):
+                path = build_paper_page(root, out)
+            else:
+                path = build_report(root, out, on_step=lambda s: say(f"report: {s}"))
     except FileNotFoundError as e:
         _error(e)
         raise typer.Exit(BAD_INPUT) from None
     out_console.print(f"report: {path}")
+
+
+@app.command()
+def reproduce(
+    paper: str = typer.Argument(..., metavar="PAPER", help="floodgate, bfc, flowsail, ppfc, pulser (scenarios/papers/PAPER), or a folder."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Folder for the runs and the page (default runs/reproduce-PAPER[-quick])."),
+    quick: bool = typer.Option(False, "--quick", help="The reduced version: shorter runs, first seed only (minutes on 2 cores)."),
+    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", min=1, help="Worker processes (default: one per core)."),
+) -> None:
+    """Run a paper's scenarios as sweeps and write one HTML page: each figure redrawn from hopsim's
+    runs beside the numbers the paper reports; resumes when run again."""
+    from .progress import SweepProgress
+    from .reproduce import expected_wall, paper_dir, paper_sweeps
+    from .reproduce import reproduce as run_paper
+    from .store import check_writable
+
+    with _sigterm_interrupts(), _bad_input():
+        d = paper_dir(paper)
+        sweeps = paper_sweeps(d)
+        out = out or Path("runs") / f"reproduce-{d.name}{'-quick' if quick else ''}"
+        check_writable(out, "--out")
+        est = expected_wall(sweeps, quick)
+        est_text = f"about {est / 60:.0f} min on 2 cores" if est else "not recorded for every sweep"
+        err_console.print(f"{d.name}: {len(sweeps)} sweeps ({'quick' if quick else 'full'}); expected wall time: {est_text}",
+                          markup=False, highlight=False)
+
+        def on_sweep(i: int, n: int, stem: str) -> None:
+            err_console.print(f"[{i}/{n}] {stem}", markup=False, highlight=False)
+
+        try:
+            with SweepProgress(err_console) as progress:
+                rep = run_paper(paper, out, quick=quick, jobs=jobs, on_sweep=on_sweep,
+                                on_plan=progress.on_plan, on_done=progress.on_done)
+        except KeyboardInterrupt:
+            err_console.print("interrupted: the runs completed so far are kept; run the same command again to resume",
+                              markup=False)
+            raise typer.Exit(INTERRUPTED) from None
+    out_console.print(f"{len(rep.sweeps)} sweeps: {rep.ran} runs ran, {rep.skipped} already complete")
+    out_console.print(f"page: {rep.page}")
 
 
 @app.command("import-hpcc")

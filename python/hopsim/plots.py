@@ -174,6 +174,50 @@ def _grouped_bars(ax, table: pd.DataFrame, ylabel: str) -> None:
 
 
 @_styled
+def labelled_bars(values: dict[str, float], ylabel: str, logy: bool = False):
+    """One bar per label (a paper figure's metric by scheme, `hopsim reproduce`)."""
+    fig, (ax,) = _fig(width=max(4.0, 0.9 * len(values) + 1.5))
+    if not values:
+        _empty(ax, "values")
+        return fig
+    x = np.arange(len(values))
+    ax.bar(x, [0 if v != v else v for v in values.values()], color=[f"C{i % 10}" for i in range(len(values))])
+    ax.set_xticks(x)
+    ax.set_xticklabels(list(values), rotation=30, ha="right")
+    ax.set_ylabel(ylabel)
+    if logy:
+        ax.set_yscale("log")
+    fig.tight_layout()
+    return fig
+
+
+@_styled
+def lines(df: pd.DataFrame, x: str, ylabel: str, logy: bool = False):
+    """`df` (series, x column, value): one line per series over x, points averaged (seeds)."""
+    fig, (ax,) = _fig()
+    if df.empty:
+        _empty(ax, "values")
+        return fig
+    for i, (name, g) in enumerate(df.groupby("series", sort=False)):
+        xs = pd.to_numeric(g[x], errors="coerce")
+        if xs.isna().any():  # values with units ("50%", "10us") stay categories, in their order
+            m = g.groupby(x, sort=False)["value"].mean()
+            ax.plot(range(len(m)), m.values, marker=_MARKERS[i % len(_MARKERS)], ms=4, lw=1.4, label=name)
+            ax.set_xticks(range(len(m)))
+            ax.set_xticklabels([str(v) for v in m.index])
+        else:
+            m = g.assign(_x=xs).groupby("_x")["value"].mean()
+            ax.plot(m.index, m.values, marker=_MARKERS[i % len(_MARKERS)], ms=4, lw=1.4, label=name)
+    ax.set_xlabel(x)
+    ax.set_ylabel(ylabel)
+    if logy:
+        ax.set_yscale("log")
+    ax.legend()
+    fig.tight_layout()
+    return fig
+
+
+@_styled
 def buffer_by_hop(buffer: pd.DataFrame, quantile: float = 0.99):
     """Port buffer occupancy by hop class: the `quantile` of samples (bars), one group per
     hop class, one bar per label."""

@@ -1,7 +1,8 @@
 """SQL over run folders with DuckDB.
 
 ``connect(DIR)`` opens an in-memory DuckDB database with one view per table across every
-complete run under DIR — ``flows``, ``pauses``, ``control``, ``buffer``, ``queues``, ``ports`` — each with the
+complete run under DIR — ``flows``, ``pauses``, ``control``, ``buffer``, ``queues``, ``ports``,
+``module_samples`` (what the flow-control scheme reports over time), ... — each with the
 columns ``run`` (the run folder's path below DIR), ``label`` (its swept values other than the seed) and one
 column per swept parameter (named by the last part of its key, ``scheme`` for
 ``flow_control.scheme``, unless two keys share it), plus a ``runs`` table with each run's
@@ -36,11 +37,29 @@ def param_columns(keys: list[str]) -> dict[str, str]:
     return {k: (l if last.count(l) == 1 else k.replace(".", "_")) for k, l in zip(keys, last)}
 
 
-def label_of(params: dict[str, Any], cols: dict[str, str] | None = None, fallback: str = "") -> str:
-    """A run's label: its swept values other than the seed (what one line of a plot stands for)."""
+def label_of(params: dict[str, Any], cols: dict[str, str] | None = None, fallback: str = "",
+             varying: set[str] | None = None) -> str:
+    """A run's label: its swept values other than the seed (what one line of a plot stands for).
+    A swept ``name`` (a paper sweep's run names, `hopsim.paper`) stands for the run's other
+    values: the label is the name, followed only by the values in `varying` (those that differ
+    between runs of the same name, such as a grid's load)."""
     cols = cols or param_columns(list(params))
+    if "name" in params:
+        rest = [f"{cols[k]}={v}" for k, v in params.items() if k not in ("seed", "name") and k in (varying or set())]
+        return ", ".join([str(params["name"]), *rest])
     parts = [f"{cols[k]}={v}" for k, v in params.items() if k != "seed"]
     return ", ".join(parts) or fallback or "run"
+
+
+def _varying_within_names(params_all: list[dict[str, Any]]) -> set[str]:
+    """Keys whose values differ between runs that share a ``name``."""
+    seen: dict[tuple[str, str], set[str]] = {}
+    for p in params_all:
+        if "name" not in p:
+            continue
+        for k, v in p.items():
+            seen.setdefault((str(p["name"]), k), set()).add(json.dumps(v, sort_keys=True, default=str))
+    return {k for (_, k), vals in seen.items() if len(vals) > 1 and k not in ("seed", "name")}
 
 
 def runs_frame(root: Path | str) -> pd.DataFrame:
@@ -59,11 +78,12 @@ def runs_frame(root: Path | str) -> pd.DataFrame:
             if k not in keys:
                 keys.append(k)
     cols = param_columns(keys)
+    varying = _varying_within_names(params_all)
     rows = []
     for r, p, s in zip(runs, params_all, summaries):
         name = r.name if r == root else r.relative_to(root).as_posix()
         row: dict[str, Any] = {"run": name, "path": str(r.resolve())}
-        row["label"] = label_of(p, cols, fallback=r.name if len(runs) > 1 else (s.get("name") or r.name))
+        row["label"] = label_of(p, cols, fallback=r.name if len(runs) > 1 else (s.get("name") or r.name), varying=varying)
         for k in keys:
             v = p.get(k)
             row[cols[k]] = json.dumps(v) if isinstance(v, (list, dict)) else v

@@ -29,8 +29,9 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["Results", "run", "execute", "results_from_native", "TABLES"]
 
-TABLES = ("flows", "pauses", "control", "buffer", "queues", "ports", "pfc_received", "qlen", "trace")
+TABLES = ("flows", "pauses", "control", "buffer", "queues", "ports", "pfc_received", "qlen", "trace", "module_samples")
 _U64_MAX = np.uint64(2**64 - 1)
+_SWITCH_WIDE = np.uint16(0xFFFF)  # a module sample of the whole switch (crate::fc::SWITCH_WIDE)
 
 
 def execute(
@@ -210,6 +211,19 @@ def results_from_native(raw: dict[str, Any], scenario_hash: str = "", name: str 
             "size": tz["size"], "qlen_bytes": tz["qlen_bytes"], "time_ps": tz["time_ps"],
         })
 
+    # what the flow-control modules report over time (FlowControl::sample): one long table
+    metric_names = list(raw.get("module_metrics", []))
+
+    def module_part(mz: dict[str, np.ndarray]) -> pa.Table:
+        wide = mz["port"] == _SWITCH_WIDE
+        mh, mpeer = hop_cols(port_rows(mz["node"], mz["port"]))
+        return pa.table({
+            "time_ns": _ns(mz["time_ps"]), "node": mz["node"],
+            "port": pa.array(mz["port"], mask=wide), "peer_node": mpeer, "hop_class": mh,
+            "metric": _strings(metric_names, mz["metric"].astype(np.int32)), "value": mz["value"],
+            "time_ps": mz["time_ps"],
+        })
+
     mem: dict[str, pa.Table] = {"flows": flows, "pauses": pauses, "control": control, "ports": ports,
                                 "pfc_received": pfc_received, "qlen": qlen}
     files: dict[str, Path] = {}
@@ -218,6 +232,7 @@ def results_from_native(raw: dict[str, Any], scenario_hash: str = "", name: str 
         mem["buffer"] = buffer_part(cols["buffer_switch"], cols["buffer_port"])
         mem["queues"] = queues_part(cols["queues"])
         mem["trace"] = trace_part(cols["trace"])
+        mem["module_samples"] = module_part(cols["module_samples"])
     else:
         spool.add(t)  # the rows after the last chunk
         no_sw, no_port = _empty(t["buffer_switch"]), _empty(t["buffer_port"])
@@ -227,6 +242,7 @@ def results_from_native(raw: dict[str, Any], scenario_hash: str = "", name: str 
         ))
         files["queues"] = spool.write("queues", map(queues_part, spool.read("queues", t["queues"])))
         files["trace"] = spool.write("trace", map(trace_part, spool.read("trace", t["trace"])))
+        files["module_samples"] = spool.write("module_samples", map(module_part, spool.read("module_samples", t["module_samples"])))
 
     wall = float(raw.get("wall_time_s", 0.0))
     events = int(counters.get("events", 0))
@@ -318,6 +334,10 @@ class Results:
     @property
     def trace(self) -> "pd.DataFrame":
         return self.df("trace")
+
+    @property
+    def module_samples(self) -> "pd.DataFrame":
+        return self.df("module_samples")
 
     def __repr__(self) -> str:
         s = self.summary

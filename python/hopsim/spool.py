@@ -27,7 +27,7 @@ import pyarrow.parquet as pq
 __all__ = ["Spool", "Tables", "RAW"]
 
 # the core's time-growing tables, as `_native.run` hands them over
-RAW = ("buffer_switch", "buffer_port", "queues", "trace")
+RAW = ("buffer_switch", "buffer_port", "queues", "trace", "module_samples")
 
 
 def _np(col: Any) -> np.ndarray:

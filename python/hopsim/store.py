@@ -10,6 +10,8 @@ Contents::
     pfc_received.parquet  every PFC frame where it arrived (the HPCC simulator's pfc.txt)
     qlen.parquet       queue-length histograms of record.qlen_monitor (its qlen.txt); empty when off
     trace.parquet      switch events of record.trace's flows and ports (its mix.tr); empty when off
+    module_samples.parquet  what the flow-control scheme reports over time at each buffer sample
+                       (time, node, port, metric, value: VOQs in use, flows paused, ...)
     summary.json       counts, drops, pause time, events, wall time, events/s
 
 Atomicity: everything is written into a hidden temporary folder beside the target

@@ -37,6 +37,7 @@ from typing import Any, Callable, Iterator
 from pydantic import Field, ValidationError
 
 from .errors import RunInterrupted, ScenarioError
+from .paper import PaperModel
 from .resources import AUTO, memory_limit
 from .run import execute, results_from_native
 from .scenario import Scenario, apply_overrides, format_validation_error, read_toml, scenario_from_dict
@@ -55,6 +56,8 @@ class SweepModel(Strict):
     seeds: list[Int] = Field(default_factory=list)
     grid: dict[str, list[Any]] = Field(default_factory=dict)
     runs: list[dict[str, Any]] = Field(default_factory=list)
+    # the figures of a paper these runs reproduce (`hopsim reproduce`; see `hopsim.paper`)
+    paper: PaperModel | None = None
 
 
 @dataclass
@@ -97,18 +100,29 @@ def _points(m: SweepModel) -> Iterator[dict[str, Any]]:
             yield {**extra, **dict(zip(keys, combo))}
 
 
-def plan_sweep(path: Path | str, max_memory: Any = AUTO) -> tuple[SweepModel, list[RunPoint]]:
-    """Read a sweep file and validate every run point (schema and core, the memory estimate
-    against `max_memory` included: see `hopsim.resources`)."""
+def read_sweep(path: Path | str) -> SweepModel:
+    """A sweep file, checked against the schema."""
     p = Path(path).resolve()
     raw = read_toml(p)
     try:
-        m = SweepModel.model_validate(raw)
+        return SweepModel.model_validate(raw)
     except ValidationError as e:
         raise ScenarioError(format_validation_error(e), source=str(p)) from None
+
+
+def plan_sweep(path: Path | str, max_memory: Any = AUTO, quick: bool = False) -> tuple[SweepModel, list[RunPoint]]:
+    """Read a sweep file and validate every run point (schema and core, the memory estimate
+    against `max_memory` included: see `hopsim.resources`). `quick`: the reduced version its
+    ``[paper.quick]`` table gives (those overrides on every point, the first seed only)."""
+    p = Path(path).resolve()
+    m = read_sweep(p)
     base_path = (p.parent / m.base).resolve()
     base_raw = read_toml(base_path)
     seeds = m.seeds or [None]
+    shrink: dict[str, Any] = {}
+    if quick:
+        seeds = seeds[:1]
+        shrink = dict(m.paper.quick) if m.paper else {}
     points: list[RunPoint] = []
     problems: list[str] = []
     seen: set[str] = set()
@@ -117,8 +131,11 @@ def plan_sweep(path: Path | str, max_memory: Any = AUTO) -> tuple[SweepModel, li
             params = dict(ov)
             if seed is not None:
                 params["seed"] = seed
+            # the quick values shape the scenario (and so its hash and folder) but are not swept
+            # values: labels stay the paper's names; a point's own values win over them
+            applied = {**shrink, **params}
             try:
-                sc = scenario_from_dict(apply_overrides(base_raw, params), base_path.parent, base_path, params)
+                sc = scenario_from_dict(apply_overrides(base_raw, applied), base_path.parent, base_path, applied)
                 sc.validate(max_memory, spooled=False)  # a sweep's runs hand their samples back whole
             except ScenarioError as e:
                 label = ", ".join(f"{k}={v!r}" for k, v in params.items()) or "base"
@@ -138,7 +155,7 @@ def _sweep_hash(sweep_path: Path) -> str:
     return hashlib.sha256(sweep_path.read_bytes()).hexdigest()
 
 
-def check_out(out: Path, sweep_path: Path) -> Path:
+def check_out(out: Path, sweep_path: Path, quick: bool = False) -> Path:
     """Refuse an output folder that belongs to something else: a run folder, or the folder of
     another sweep (its sweep.json names another sweep file, and its text differs). Mixing two
     sweeps' runs in one folder would make a report or query over it compare runs that were never
@@ -159,6 +176,10 @@ def check_out(out: Path, sweep_path: Path) -> Path:
     except (OSError, ValueError, KeyError, TypeError) as e:
         raise ScenarioError(f"--out {out}: its {MANIFEST} is not a sweep manifest ({type(e).__name__}: {e}); "
                             "give a new folder for the sweep") from None
+    if bool(manifest.get("quick", False)) != quick:
+        theirs_is = "the quick version" if manifest.get("quick") else "the full version"
+        raise ScenarioError(f"--out {out}: holds {theirs_is} of this sweep's runs; give another folder "
+                            "(quick and full runs in one folder would be compared as one)")
     same_file = theirs == sweep_path
     same_text = manifest.get("sweep_sha256") == _sweep_hash(sweep_path)
     if not (same_file or same_text):
@@ -167,10 +188,11 @@ def check_out(out: Path, sweep_path: Path) -> Path:
     return theirs
 
 
-def _write_manifest(out: Path, owner: Path, sweep_path: Path, points: list[RunPoint]) -> None:
+def _write_manifest(out: Path, owner: Path, sweep_path: Path, points: list[RunPoint], quick: bool = False) -> None:
     manifest = {
         "sweep": str(owner),
         "sweep_sha256": _sweep_hash(sweep_path),
+        "quick": quick,
         "runs": [{"run": rp.run_id, "params": rp.params, "scenario_hash": rp.scenario.hash} for rp in points],
     }
     tmp = out / f".{MANIFEST}.tmp"
@@ -186,6 +208,7 @@ def run_sweep(
     on_plan: Callable[[int, int], None] | None = None,
     on_done: Callable[[str], None] | None = None,
     max_memory: Any = AUTO,
+    quick: bool = False,
 ) -> SweepReport:
     """Run every point of a sweep that is not complete in `out` yet.
 
@@ -198,8 +221,8 @@ def run_sweep(
     path = Path(path).resolve()
     memory_limit(max_memory)  # a bad value is bad input before anything is planned
     out = Path(out).resolve()
-    _, points = plan_sweep(path, max_memory)
-    owner = check_out(out, path)
+    _, points = plan_sweep(path, max_memory, quick)
+    owner = check_out(out, path, quick)
     report = SweepReport(out=out, planned=points)
     todo = []
     for rp in points:
@@ -212,7 +235,7 @@ def run_sweep(
     try:
         out.mkdir(parents=True, exist_ok=True)
         clean_stale(out)
-        _write_manifest(out, owner, path, points)
+        _write_manifest(out, owner, path, points, quick)
         if on_plan:
             on_plan(len(points), len(todo))
         if todo:

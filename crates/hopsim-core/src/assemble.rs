@@ -176,6 +176,7 @@ impl Simulation {
             next_flow: 0,
             acts: vec![],
             fc_out: vec![],
+            sample_buf: vec![],
             stats: RunStats::default(),
             flows_done: 0,
             watch: Default::default(),

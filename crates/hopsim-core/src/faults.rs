@@ -45,7 +45,7 @@
 
 use crate::config::{FaultsConfig, LinkState};
 use crate::event::Event;
-use crate::fc::{FlowControl, SwitchView};
+use crate::fc::FlowControl;
 use crate::net::switch::{collect_actions, meta, view};
 use crate::packet::{PacketId, PktKind};
 use crate::rng::{stream, Rng};

@@ -49,6 +49,8 @@ pub struct Simulation {
     pub(crate) acts: Vec<(u32, FcAction)>,
     /// Buffer the flow-control hooks write their actions into (reused: no allocation per packet).
     pub(crate) fc_out: Vec<FcAction>,
+    /// Reused buffer of the modules' sampled values (`stats::sample`).
+    pub(crate) sample_buf: crate::fc::Samples,
     pub stats: RunStats,
     pub(crate) flows_done: usize,
     /// Outside watch of the run: stop flag and progress hook (`progress.rs`).

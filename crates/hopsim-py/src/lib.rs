@@ -88,6 +88,8 @@ fn spill_tables<'py>(py: Python<'py>, tables: &Bound<'py, PyDict>, s: &RunStats)
     table!(py, tables, "queues", q, [time_ps, node, port, bytes]);
     let tr = &s.trace;
     table!(py, tables, "trace", tr, [time_ps, node, port, queue, event, flow, seq, size, qlen_bytes]);
+    let m = &s.module_samples;
+    table!(py, tables, "module_samples", m, [time_ps, node, port, metric, value]);
     Ok(())
 }
 
@@ -164,6 +166,8 @@ fn stats_to_py<'py>(py: Python<'py>, s: &RunStats) -> PyResult<Bound<'py, PyDict
     out.set_item("tables", tables)?;
     out.set_item("counters", counters)?;
     out.set_item("modules", modules)?;
+    // names of `module_samples`' metric ids (they outlive the spilled rows)
+    out.set_item("module_metrics", PyList::new(py, &s.module_metrics)?)?;
     Ok(out)
 }
 
@@ -192,7 +196,7 @@ fn parse(scenario_json: &str) -> PyResult<Scenario> {
 /// time, from the same hook; an exception it raises stops the run and is re-raised.
 ///
 /// `on_spill`, if given, is called with `{table: {column: value}}` of the tables that grow with
-/// simulated time (`buffer_switch`, `buffer_port`, `queues`, `trace`) whenever they hold
+/// simulated time (`buffer_switch`, `buffer_port`, `queues`, `trace`, `module_samples`) whenever they hold
 /// `spill_rows` rows or more; the core then empties them, so the run's memory stays bounded and
 /// the returned tables hold only the rows after the last call (`hopsim_core::progress::Sink`).
 /// An exception it raises stops the run and is re-raised.

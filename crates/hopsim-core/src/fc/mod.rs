@@ -119,6 +119,12 @@ pub enum FcAction {
 
 pub type Actions = Vec<FcAction>;
 
+/// What [`FlowControl::sample`] reports: `(local port, metric, value)`.
+pub type Samples = Vec<(u16, &'static str, f64)>;
+
+/// The port of a sample that is about the whole switch.
+pub const SWITCH_WIDE: u16 = u16::MAX;
+
 /// The hooks of a per-hop flow-control module; every hook has a no-op default.
 pub trait FlowControl {
     /// Choose the egress queue of a packet (by priority unless the scheme classifies, as BFC,
@@ -153,6 +159,13 @@ pub trait FlowControl {
     fn on_link_down(&mut self, _now: Time, _port: u16, _view: &SwitchView, _out: &mut Actions) {}
     /// Counters the module keeps, by name, for the run summary.
     fn counters(&self, _out: &mut Vec<(&'static str, u64)>) {}
+    /// Values the module reports over time (VOQs in use, flows paused, CFT occupancy), taken at
+    /// every buffer sample (`record.buffer_interval`) into the `module_samples` table: push
+    /// `(local port, metric, value)`, with port [`SWITCH_WIDE`] for a value of the whole switch.
+    /// Why a hook and not a table per scheme: every scheme has its own "X per port over time"
+    /// figure, and one long table (time, node, port, metric, value) carries them all through the
+    /// same spill, spool, Parquet and DuckDB path.
+    fn sample(&self, _now: Time, _view: &SwitchView, _out: &mut Samples) {}
     /// Whether the module reads or writes wide tags ([`Tags`]), so the run keeps the tag store.
     fn uses_tags(&self) -> bool {
         false
@@ -342,6 +355,9 @@ impl FlowControl for AnyFc {
     }
     fn counters(&self, out: &mut Vec<(&'static str, u64)>) {
         dispatch!(self, counters, out)
+    }
+    fn sample(&self, now: Time, view: &SwitchView, out: &mut Samples) {
+        dispatch!(self, sample, now, view, out)
     }
     fn uses_tags(&self) -> bool {
         dispatch!(self, uses_tags,)

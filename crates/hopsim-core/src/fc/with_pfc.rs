@@ -9,7 +9,7 @@
 //! state (`&Pfc`) in every hook so it can leave alone what PFC holds.
 
 use super::pfc::Pfc;
-use super::{Actions, CtrlMsg, FcAction, FlowControl, PktMeta, SwitchView};
+use super::{Actions, CtrlMsg, FcAction, FlowControl, PktMeta, Samples, SwitchView};
 use crate::time::Time;
 
 /// What happens to a resume standard PFC wants to send.
@@ -41,6 +41,7 @@ pub trait OverPfc {
         Resume::Send
     }
     fn counters(&self, _out: &mut Vec<(&'static str, u64)>) {}
+    fn sample(&self, _now: Time, _view: &SwitchView, _out: &mut Samples) {}
     fn stamp(&mut self, _now: Time, _pkt: &mut PktMeta, _view: &SwitchView) {}
     fn on_control(&mut self, _now: Time, _from: u16, _msg: &CtrlMsg, _view: &SwitchView, _out: &mut Actions) {}
     fn uses_tags(&self) -> bool {
@@ -146,6 +147,10 @@ impl<X: OverPfc> FlowControl for WithPfc<X> {
         self.inner.counters(out);
     }
 
+    fn sample(&self, now: Time, view: &SwitchView, out: &mut Samples) {
+        self.inner.sample(now, view, out);
+    }
+
     fn stamp(&mut self, now: Time, pkt: &mut PktMeta, view: &SwitchView) {
         self.inner.stamp(now, pkt, view);
     }
@@ -187,6 +192,9 @@ impl<X: FlowControl> OverPfc for Plain<X> {
     }
     fn counters(&self, out: &mut Vec<(&'static str, u64)>) {
         self.0.counters(out)
+    }
+    fn sample(&self, now: Time, view: &SwitchView, out: &mut Samples) {
+        self.0.sample(now, view, out)
     }
     fn stamp(&mut self, now: Time, pkt: &mut PktMeta, view: &SwitchView) {
         self.0.stamp(now, pkt, view)

@@ -12,7 +12,7 @@
 use crate::event::Event;
 use crate::fc::msg::{pause_end, CtrlMsg, Origin};
 use crate::fc::nic::NicFc;
-use crate::fc::{quanta_duration, FcAction, FlowControl, SwitchView};
+use crate::fc::{quanta_duration, FcAction, FlowControl};
 use crate::net::switch::{collect_actions, view};
 use crate::packet::{Packet, PacketId};
 use crate::sim::{NodeRef, Simulation};

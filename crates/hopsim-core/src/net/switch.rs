@@ -12,7 +12,7 @@ use crate::aqm::int::IntHop;
 use crate::aqm::red_ecn::red_mark;
 use crate::aqm::SwitchAqm;
 use crate::fc::view::SwitchInfo;
-use crate::fc::{FlowControl, PktMeta, SwitchView};
+use crate::fc::{FlowControl, PktMeta};
 use crate::net::mmu::Mmu;
 use crate::packet::{Packet, PacketId, Tags};
 use crate::rng::Rng;
@@ -37,7 +37,7 @@ pub struct Switch {
 /// module itself can be borrowed mutably beside it.
 macro_rules! view {
     ($sw:expr, $ports:expr) => {
-        SwitchView { info: &$sw.info, mmu: &$sw.mmu, ports: $ports }
+        $crate::fc::SwitchView { info: &$sw.info, mmu: &$sw.mmu, ports: $ports }
     };
 }
 pub(crate) use view;

@@ -95,6 +95,18 @@ pub struct QueueSeries {
     pub bytes: Vec<u64>,
 }
 
+/// What the flow-control modules report over time ([`crate::fc::FlowControl::sample`]), one
+/// row per (sample time, switch, port, metric). `metric` indexes `RunStats::module_metrics`.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct ModuleSamples {
+    pub time_ps: Vec<u64>,
+    pub node: Vec<u32>,
+    /// Local port; [`crate::fc::SWITCH_WIDE`] for a value of the whole switch.
+    pub port: Vec<u16>,
+    pub metric: Vec<u16>,
+    pub value: Vec<f64>,
+}
+
 /// Hop class of a port, for the papers' "buffer by hop" figures.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum HopClass {
@@ -258,6 +270,10 @@ pub struct RunStats {
     pub modules: std::collections::BTreeMap<String, u64>,
     pub buffer: BufferSamples,
     pub queues: QueueSeries,
+    pub module_samples: ModuleSamples,
+    /// Names of the modules' sampled metrics, in first-reported order (`ModuleSamples::metric`
+    /// indexes it; names stay when the samples are spilled).
+    pub module_metrics: Vec<String>,
     pub ports: PortTable,
     /// Every PFC frame received (`record`).
     pub pfc_received: record::PfcRxLog,
@@ -274,7 +290,22 @@ impl RunStats {
     /// workload: buffer samples, queue samples and the packet trace. A watch's sink takes them
     /// away in chunks while the run goes on (`progress::Sink`).
     pub fn spill_rows(&self) -> usize {
-        self.buffer.switch_time_ps.len() + self.buffer.port_time_ps.len() + self.queues.time_ps.len() + self.trace.time_ps.len()
+        self.buffer.switch_time_ps.len()
+            + self.buffer.port_time_ps.len()
+            + self.queues.time_ps.len()
+            + self.trace.time_ps.len()
+            + self.module_samples.time_ps.len()
+    }
+
+    /// The id of a module metric's name, added on first use.
+    pub fn module_metric(&mut self, name: &str) -> u16 {
+        match self.module_metrics.iter().position(|m| m == name) {
+            Some(i) => i as u16,
+            None => {
+                self.module_metrics.push(name.to_string());
+                (self.module_metrics.len() - 1) as u16
+            }
+        }
     }
 
     /// Empty those tables once a sink has taken their rows.
@@ -282,6 +313,7 @@ impl RunStats {
         self.buffer = BufferSamples::default();
         self.queues = QueueSeries::default();
         self.trace = record::PacketTrace::default();
+        self.module_samples = ModuleSamples::default();
     }
 }
 

@@ -42,7 +42,9 @@ impl Simulation {
                     b.port_active.push(self.ports[p as usize].active_queues() as u32);
                 }
             }
+            self.sample_modules(now);
         }
+        let rec = &self.cfg.record;
         if !rec.queue_ports.is_empty() && now.0 % rec.queue_interval.0.max(1) == 0 {
             for &(node, local) in &rec.queue_ports {
                 if let Some(p) = self.port_of(node, local) {
@@ -78,6 +80,24 @@ impl Simulation {
             self.idle_samples = 0;
         }
         self.sched.push(next, Event::Sample);
+    }
+
+    /// Every switch's module reports its values over time (`FlowControl::sample`).
+    fn sample_modules(&mut self, now: Time) {
+        let mut buf = std::mem::take(&mut self.sample_buf);
+        for sw in &self.switches {
+            sw.fc.sample(now, &crate::net::switch::view!(sw, &self.ports), &mut buf);
+            for (port, name, value) in buf.drain(..) {
+                let metric = self.stats.module_metric(name);
+                let m = &mut self.stats.module_samples;
+                m.time_ps.push(now.0);
+                m.node.push(sw.node);
+                m.port.push(port);
+                m.metric.push(metric);
+                m.value.push(value);
+            }
+        }
+        self.sample_buf = buf;
     }
 
     /// When something next happens to an idle network: the next flow starts, or the next link

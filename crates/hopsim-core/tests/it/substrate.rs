@@ -227,3 +227,43 @@ fn the_rank_scheduler_serves_the_shortest_remaining_flow_first_and_strict_queues
     assert!(finish(&strict, 1) > finish(&strict, 0) - Time::from_us(20), "{:?}", (finish(&strict, 0), finish(&strict, 1)));
     assert!(short(&strict) > 5.0);
 }
+
+/// A module that reports, at every buffer sample, the bytes queued at each of its ports and one
+/// switch-wide value: what `FlowControl::sample` is for (VOQs in use, flows paused, ...).
+struct Reporter;
+
+impl FlowControl for Reporter {
+    fn sample(&self, _now: Time, view: &SwitchView, out: &mut hopsim_core::fc::Samples) {
+        for p in 0..view.nports() {
+            out.push((p as u16, "queued", view.port_bytes(p as u16) as f64));
+        }
+        out.push((hopsim_core::fc::SWITCH_WIDE, "ports", view.nports() as f64));
+    }
+}
+
+#[test]
+fn module_samples_follow_the_buffer_samples() {
+    let mut c = cfg();
+    c.record.buffer_interval = Some(Time::from_us(10));
+    // two senders into S0 -> S1: S0's port to S1 queues
+    let mut sim = Simulation::new(&net(), &[spec(H0, H2, 3), spec(H1, H3, 3)], c).expect("builds");
+    sim.set_switch_fc(S0, AnyFc::Custom(Box::new(Reporter))).unwrap();
+    let r = sim.run();
+    let m = &r.module_samples;
+    assert_eq!(r.module_metrics, vec!["queued".to_string(), "ports".to_string()]);
+    // only S0 reports: 3 ports + 1 switch-wide row per sample, at every buffer sample time
+    let samples = r.buffer.switch_time_ps.len() / 2; // two switches
+    assert_eq!(m.time_ps.len(), samples * 4);
+    assert!(m.node.iter().all(|&n| n == S0));
+    let wide: Vec<usize> = (0..m.port.len()).filter(|&i| m.port[i] == hopsim_core::fc::SWITCH_WIDE).collect();
+    assert_eq!(wide.len(), samples);
+    assert!(wide.iter().all(|&i| m.value[i] == 3.0 && m.metric[i] == 1));
+    // the values are the switch's own: S0's port to S1 (local 2) matches the buffer table's rows
+    let s0_bytes: Vec<u64> = (0..r.buffer.port_time_ps.len())
+        .filter(|&i| r.ports.node[r.buffer.port_row[i] as usize] == S0 && r.ports.port[r.buffer.port_row[i] as usize] == 2)
+        .map(|i| r.buffer.port_bytes[i])
+        .collect();
+    let reported: Vec<u64> = (0..m.port.len()).filter(|&i| m.port[i] == 2 && m.metric[i] == 0).map(|i| m.value[i] as u64).collect();
+    assert_eq!(reported, s0_bytes);
+    assert!(reported.iter().any(|&b| b > 0), "the flow queues at S0 at some sample");
+}
