@@ -782,6 +782,7 @@ class Floodgate(Strict):
     thre_on_bdp: Float = Field(default=1.0, gt=0, le=1_000_000, description="dstResume below this VOQ length, BDPs")
     ideal: Bool = Field(default=False, description="the ideal design (§3.2, §6): per-packet credit, window m x BDP, a VOQ per destination, dstPause")
     m: Float = Field(default=1.5, gt=0, le=1_000_000, description="the ideal design's window, next-hop BDPs")
+    watch_dst: Int | None = Field(default=None, ge=0, description="a host whose window per next hop goes into module_samples (window_pkts)")
     pfc: Bool = Field(default=False, description="standard PFC underneath (appendix B)")
 
 

@@ -65,7 +65,7 @@ mod pool;
 #[cfg(test)]
 mod tests;
 
-use super::{Actions, CtrlMsg, FcAction, FlowControl, Origin, PktMeta, SwitchView};
+use super::{Actions, CtrlMsg, FcAction, FlowControl, Origin, PktMeta, Samples, SwitchView, SWITCH_WIDE};
 use crate::rng::mix;
 use crate::time::Time;
 use pool::Pool;
@@ -116,6 +116,9 @@ pub struct FloodgateConfig {
     pub ideal: bool,
     /// The ideal design's window in next-hop BDPs (§6 "Parameters": m = 1.5).
     pub m: f64,
+    /// A destination whose window towards each next hop goes into the module time series
+    /// (`window_pkts`, per windowed port holding state for it).
+    pub watch_dst: Option<u32>,
     /// Standard PFC underneath as a backstop (appendix B).
     pub pfc: bool,
 }
@@ -134,6 +137,7 @@ impl Default for FloodgateConfig {
             thre_on_bdp: 1.0,
             ideal: false,
             m: 1.5,
+            watch_dst: None,
             pfc: false,
         }
     }
@@ -705,6 +709,39 @@ impl FlowControl for Floodgate {
         out.push(("floodgate_in_flight", self.in_flight()));
         out.push(("floodgate_non_incast_in_voq", self.non_incast_in_voq));
         out.push(("floodgate_peak_voqs", self.peak_voqs));
+    }
+
+    /// The module time series: VOQs holding packets per port (`voqs`; switch-wide with the
+    /// shared pool), bytes in them (`voq_bytes`), and the watched destination's window left per
+    /// next hop (`window_pkts`, §4.3's `initial - inflight`).
+    fn sample(&self, now: Time, view: &SwitchView, out: &mut Samples) {
+        let _ = now;
+        let n = self.voqs(view) as u16;
+        if let Some(pl) = &self.pool {
+            out.push((SWITCH_WIDE, "voqs", pl.in_use() as f64));
+        }
+        for p in 0..view.nports() as u16 {
+            if !Self::windowed(view, p) && self.pool.is_none() {
+                continue;
+            }
+            let (mut k, mut b) = (0u32, 0u64);
+            for q in 1..=n {
+                let x = view.queue_bytes(p, q);
+                if x > 0 || view.queue_packets(p, q) > 0 {
+                    k += 1;
+                    b += x;
+                }
+            }
+            if self.pool.is_none() {
+                out.push((p, "voqs", k as f64));
+            }
+            out.push((p, "voq_bytes", b as f64));
+            if let (Some(d), Some(init)) = (self.cfg.watch_dst, self.initial.get(p as usize)) {
+                if let Some(w) = self.win.get(&(p, d)) {
+                    out.push((p, "window_pkts", *init as f64 - Self::used(w) as f64));
+                }
+            }
+        }
     }
 
     fn uses_tags(&self) -> bool {
