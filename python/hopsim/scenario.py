@@ -416,7 +416,7 @@ def _net(m: S.ScenarioModel) -> dict[str, Any]:
         "switch": {**_core(m.buffer, exclude={"lossless"}), **_core(m.queues, exclude={"scheduler", "strict", "priority"}),
                    "ecn": _core(m.ecn)},
         "transport": _core(m.transport),
-        "flow_control": {"scheme": fc.scheme, **(_core(getattr(fc, fc.scheme)) if fc.scheme in ("ppfc", "capfc", "bfc", "flowsail", "floodgate") else {})},
+        "flow_control": {"scheme": fc.scheme, **(_core(getattr(fc, fc.scheme)) if fc.scheme in ("ppfc", "capfc", "bfc", "flowsail", "floodgate", "pfc_tag") else {})},
         "pfc": {"threshold": threshold, "pause_quanta": pfc.pause_quanta, "until_resume": pfc.until_resume},
         "routing": _core(m.routing),
         "congestion_control": {"algorithm": cc.algorithm, **(_core(getattr(cc, cc.algorithm)) if cc.algorithm != "none" else {})},
@@ -462,8 +462,8 @@ def _substrate(net: dict[str, Any], m: S.ScenarioModel) -> dict[str, Any]:
     sw["lossless"] = pauses if b.lossless == "auto" else b.lossless
     if fc.scheme == "ideal_fq":
         sw["size"] = IDEAL_BUFFER
-    if fc.scheme == "floodgate":
-        # §4.2: the non-incast queue (0) is served strictly before the VOQs
+    if fc.scheme in ("floodgate", "pfc_tag"):
+        # §4.2 (and appendix B): the non-incast queue (0) is served strictly before the VOQs
         sw["scheduler"] = {"kind": "strict", "queues": [0]}
     a, cc = m.aqm, m.congestion_control
     ein_on = a.ein == "on" or (a.ein == "auto" and cc.algorithm == "pulser")

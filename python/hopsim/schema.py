@@ -622,7 +622,7 @@ class Queues(Strict):
         closes all of them (the core's `FcConfig::default_prio_map`)."""
         if self.priority != "modulo":
             return list(self.priority)
-        if scheme in ("bfc", "ideal_fq", "flowsail", "floodgate"):
+        if scheme in ("bfc", "ideal_fq", "flowsail", "floodgate", "pfc_tag"):
             return [3] * self.count
         return [q % 8 for q in range(self.count)]
 
@@ -786,8 +786,19 @@ class Floodgate(Strict):
     pfc: Bool = Field(default=False, description="standard PFC underneath (appendix B)")
 
 
+class PfcTag(Strict):
+    """PFC w/ tag (Floodgate appendix B): pause frames tagged with the destination in incast, sent
+    hop by hop to the upstreams that feed its queue; upstreams hold that destination's packets in
+    a VOQ while paused. Core: crates/hopsim-core/src/fc/pfc_tag.rs. Queue 0 is served strictly
+    first (the scheme sets ``queues.scheduler`` so); use ``queues.count`` of a few dozen."""
+
+    pause_bdp: Float = Field(default=1.0, gt=0, le=1_000_000, description="pause above this queue length, BDPs of the upstream hop")
+    resume_bdp: Float = Field(default=0.5, gt=0, le=1_000_000, description="resume below this, BDPs")
+    max_voq: Int = Field(default=100, ge=1, le=MAX_QUEUES, description="VOQs per egress port")
+
+
 class FlowControl(Strict):
-    scheme: Literal["pfc", "ppfc", "capfc", "bfc", "ideal_fq", "flowsail", "floodgate", "none"] = Field(
+    scheme: Literal["pfc", "ppfc", "capfc", "bfc", "ideal_fq", "flowsail", "floodgate", "pfc_tag", "none"] = Field(
         default="pfc",
         description="ideal_fq: a queue per flow, no backpressure, an unlimited buffer (BFC §6.2.1's Ideal-FQ)",
     )
@@ -797,6 +808,7 @@ class FlowControl(Strict):
     bfc: Bfc = Field(default_factory=Bfc)
     flowsail: Flowsail = Field(default_factory=Flowsail)
     floodgate: Floodgate = Field(default_factory=Floodgate)
+    pfc_tag: PfcTag = Field(default_factory=PfcTag)
 
 
 class Dcqcn(Strict):

@@ -5,6 +5,7 @@
 use crate::common::*;
 use hopsim_core::config::{LinkLoss, NetConfig, WindowConfig};
 use hopsim_core::fc::floodgate::{Floodgate, FloodgateConfig, VoqPool};
+use hopsim_core::fc::pfc_tag::PfcTagConfig;
 use hopsim_core::fc::{AnyFc, FcConfig};
 use hopsim_core::net::sched::SchedulerConfig;
 use hopsim_core::stats::{RunStats, StopReason};
@@ -267,4 +268,31 @@ fn delay_credit_lowers_the_core_buffer_more_as_tors_scale_up() {
     let saving: Vec<f64> = (0..3).map(|i| without[i].1 as f64 / with[i].1 as f64).collect();
     assert!(saving[2] > 1.3 && saving[2] > saving[1] && saving[1] >= saving[0], "{saving:?}");
     assert!(with[2].0 < without[2].0, "and the peak");
+}
+
+/// PFC w/ tag (appendix B): the last hop pauses only the incast's destination at the spines, and
+/// the spines pass the pause back to the ToRs and those to the senders; so the incast waits
+/// upstream in per-destination VOQs while the flow to host 1, behind the same last hop and over
+/// the same spine-to-ToR links, is not blocked — where standard PFC pauses those links whole.
+#[test]
+fn pfc_with_tag_pauses_only_the_incast_destination() {
+    let tag = run(&topo(), &flows(), net(FcConfig::PfcTag(PfcTagConfig::default())));
+    let pfc = run(&topo(), &flows(), net(FcConfig::Pfc));
+    assert_conserved(&tag);
+    assert_eq!(tag.counters.drops, 0);
+    let victim = flows().len() - 1;
+    let slow = |r: &RunStats| r.flows.fct_ps[victim] as f64 / r.flows.ideal_fct_ps[victim] as f64;
+    let c = &tag.control;
+    let tagged: Vec<usize> = (0..c.kind.len()).filter(|&i| c.kind[i] == "dst_pause").collect();
+    eprintln!("victim slowdown tag {:.2} pfc {:.2}; modules {:?}; {} tagged frames; last hop peak tag {} pfc {}", slow(&tag), slow(&pfc), tag.modules, tagged.len(), last_hop_peak(&tag), last_hop_peak(&pfc));
+    assert!(tag.modules["pfc_tag_pauses"] > 0 && tag.modules["pfc_tag_voq_allocs"] > 0);
+    assert!(tagged.iter().all(|&i| c.target[i] == 0), "every tagged pause names the incast's destination");
+    // a pause went back further than the last hop: spines paused ToRs (or ToRs paused hosts)
+    let tor0 = topo().nodes.len() as u32 - 2 - 4;
+    assert!(tagged.iter().any(|&i| c.node[i] != tor0), "hop by hop");
+    assert_eq!(tag.counters.pfc_bytes, 0, "no standard PFC frame");
+    assert!(slow(&tag) < 1.5, "victim slowdown {}", slow(&tag));
+    assert!(slow(&pfc) > 2.0 * slow(&tag));
+    // the last hop holds about the pause threshold, not the incast
+    assert!(last_hop_peak(&tag) * 3 < last_hop_peak(&pfc));
 }
