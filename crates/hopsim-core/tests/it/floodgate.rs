@@ -168,7 +168,11 @@ fn only_the_incast_destination_gets_a_voq_in_an_incastmix() {
 
 /// §4.3 under 10% random loss on the spine 0 -> ToR 0 link, the incast's last switch-to-switch
 /// hop (data lost one way, credits and switchSYNs the other): every flow completes, switchSYNs
-/// are sent, and once nothing is in flight every window is back to its initial value.
+/// are sent, and once nothing is in flight every window is back to its initial value. A lost
+/// packet's window comes back with a later packet's PSN (the hosts' retransmissions cross the
+/// link again); a lost last credit only through a switchSYN (without SYNs this test fails; the
+/// SYN's own PSN, for lost last packets, is pinned by the unit test
+/// `switch_syn_recovers_the_window_of_lost_last_packets`).
 #[test]
 fn ten_percent_loss_on_one_link_every_flow_completes_and_the_windows_recover() {
     let ls = leaf_spine_100g(8, 4, 2);
