@@ -67,6 +67,10 @@ LAYOUT = {
     # checked in tests/test_record.py)
     "record.qlen_monitor": NET["record"].get("qlen_monitor"),
     "record.trace": NET["record"].get("trace"),
+    "record.latency": NET["record"].get("latency"),
+    # rate caps: left out of the core's JSON while unset ('none', no per-host caps)
+    "transport.rate_cap": NET["transport"].get("rate_cap"),
+    "transport.host_rate_caps": NET["transport"].get("host_rate_caps", []),
     "aqm.int": "auto" if NET["aqm"]["int_max_hops"] == 0 and NET["congestion_control"]["algorithm"] != "hpcc" else None,
 }
 # Scenario settings the core has no field for, and why.

@@ -62,12 +62,34 @@ sql = "SELECT label, time_ns / 1000 AS x, avg(bytes) AS y FROM queues GROUP BY A
 """
 
 
+LINES = """
+base = "tiny.toml"
+[grid]
+"workload.incast.degree" = [2, 3]
+[[runs]]
+name = "pfc"
+[[runs]]
+name = "none"
+"flow_control.scheme" = "none"
+[[paper.figures]]
+id = "fig4"
+title = "Fig. 4: p99 slowdown vs incast degree"
+plot = "lines"
+x = "degree"
+metric = "slowdown_p99"
+[[paper.figures.reported]]
+ratio = ["pfc, degree=3", "pfc, degree=2"]
+value = 1.0
+"""
+
+
 @pytest.fixture
 def paper(tmp_path):
     d = tmp_path / "papers" / "tiny"
     d.mkdir(parents=True)
     (d / "tiny.toml").write_text(TINY)
     (d / "fig.toml").write_text(SWEEP)
+    (d / "lines.toml").write_text(LINES)
     return d
 
 
@@ -76,7 +98,7 @@ def test_quick_reproduction_runs_every_label_once_and_writes_the_page(paper, cli
     code, msg = cli("reproduce", paper, "--quick", "--out", out, "--jobs", "1")
     assert code == 0, msg
     man = json.loads((out / "paper.json").read_text())
-    assert man["quick"] is True and man["sweeps"] == ["fig"]
+    assert man["quick"] is True and man["sweeps"] == ["fig", "lines"]
     runs = [p for p in (out / "fig").iterdir() if (p / "summary.json").exists()]
     assert len(runs) == 2  # first seed only
     # the quick override reached the scenario but is not a label
@@ -85,9 +107,11 @@ def test_quick_reproduction_runs_every_label_once_and_writes_the_page(paper, cli
         assert s["params"]["name"] in ("pfc", "none") and "workload.incast.flow_size" not in s["params"]
         assert "20KB" in (r / "scenario.toml").read_text() or "20000" in (r / "scenario.toml").read_text()
     page = (out / "tiny.html").read_text()
-    for fig in ("fig1", "fig2", "fig3"):
+    for fig in ("fig1", "fig2", "fig3", "fig4"):
         assert f"id='{fig}'" in page
-    assert page.count("<img") == 3
+    assert page.count("<img") == 4
+    # a grid inside named runs labels them by name and the varying value
+    assert "pfc, degree=3 / pfc, degree=2" in page
     assert "does not hold" in page and "no number" in page
     assert "figure failed" not in page
     # a full run may not reuse the quick folder

@@ -19,6 +19,8 @@ from hopsim import _native
 from hopsim.progress import RunProgress, describe, fraction
 from hopsim.scenario import load_scenario
 
+from conftest import TINY
+
 RING, PER = 4, 5
 
 
@@ -197,3 +199,13 @@ def test_progress_counts_the_earlier_of_stop_time_and_last_flow():
     # long-lived flows that never finish: the stop time tells
     q = dict(p, flows_done=0, flows=3, now_ns=50e6)
     assert fraction(q) == pytest.approx(0.25)
+
+
+def test_an_incast_at_1e7_seconds_runs_through_the_cli(cli, write, tmp_path):
+    # the sampler sleeps through the idle stretch before the flows start; the disk and memory
+    # guards must count it so (they once estimated 1e12 samples and refused the run)
+    late = write("late.toml", TINY.replace('at = "1us"', 'at = "10000000s"'))
+    code, msg = cli("run", late, "--out", tmp_path / "late")
+    assert code == 0, msg
+    summary = json.loads((tmp_path / "late" / "summary.json").read_text())
+    assert summary["flows_finished"] == 4 and summary["end_time_ns"] > 1e16

@@ -14,7 +14,7 @@ from hopsim.scenario import load_scenario
 FILES = {
     "scenario.toml", "scenario.json", "scenario.sha256", "params.json", "summary.json",
     "flows.parquet", "pauses.parquet", "control.parquet", "buffer.parquet", "queues.parquet", "ports.parquet",
-    "pfc_received.parquet", "qlen.parquet", "trace.parquet", "module_samples.parquet",
+    "pfc_received.parquet", "qlen.parquet", "trace.parquet", "module_samples.parquet", "latency.parquet",
 }
 COLUMNS = {
     "flows": ["flow_id", "src", "dst", "size_bytes", "start_ns", "finish_ns", "fct_ns", "ideal_fct_ns", "slowdown",
@@ -31,6 +31,7 @@ COLUMNS = {
     "qlen": ["dump_time_ns", "node", "port", "kb", "count"],
     "trace": ["time_ns", "node", "port", "queue", "event", "flow", "seq", "size", "qlen_bytes"],
     "module_samples": ["time_ns", "node", "port", "peer_node", "hop_class", "metric", "value"],
+    "latency": ["class", "count", "min_ns", "p50_ns", "p95_ns", "p99_ns", "max_ns", "mean_ns"],
 }
 
 

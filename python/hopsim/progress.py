@@ -122,7 +122,8 @@ class SweepProgress:
             self._bar.stop()
 
     def on_plan(self, total: int, todo: int) -> None:
-        self._total, self._todo, self._t0 = total, todo, time.monotonic()
+        # a new plan (`hopsim reproduce` runs one sweep after another) counts from zero
+        self._total, self._todo, self._t0, self._done = total, todo, time.monotonic(), 0
         if self._bar is not None:
             self._task = self._bar.add_task("", total=total, completed=total - todo)
         else:

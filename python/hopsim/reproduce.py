@@ -158,7 +158,8 @@ def _plot(con: Any, fig: Figure, values: dict[str, float]):
         xs = con.execute(f'SELECT run, "{fig.x}" AS x FROM runs').fetchdf()
         df = per_run.merge(xs, on="run")
         df["series"] = [_without(lab, fig.x) for lab in df["label"]]
-        return plots.lines(df, fig.x or "", _axis_name(fig), fig.logy)
+        # the x values came as column "x"; the plot reads the column named by the figure's x
+        return plots.lines(df.rename(columns={"x": fig.x or "x"}), fig.x or "x", _axis_name(fig), fig.logy)
     # series: the sql gives label, x, y
     df = con.execute(fig.sql).fetchdf()
     return plots.lines(df.rename(columns={"label": "series", "y": "value"}), "x", _axis_name(fig), fig.logy)

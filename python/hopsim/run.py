@@ -29,7 +29,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["Results", "run", "execute", "results_from_native", "TABLES"]
 
-TABLES = ("flows", "pauses", "control", "buffer", "queues", "ports", "pfc_received", "qlen", "trace", "module_samples")
+TABLES = ("flows", "pauses", "control", "buffer", "queues", "ports", "pfc_received", "qlen", "trace", "module_samples", "latency")
 _U64_MAX = np.uint64(2**64 - 1)
 _SWITCH_WIDE = np.uint16(0xFFFF)  # a module sample of the whole switch (crate::fc::SWITCH_WIDE)
 
@@ -204,6 +204,16 @@ def results_from_native(raw: dict[str, Any], scenario_hash: str = "", name: str 
         "dump_time_ns": _ns(hz["dump_time_ps"]), "node": hz["node"], "port": hz["port"], "kb": hz["kb"],
         "count": hz["count"], "dump_time_ps": hz["dump_time_ps"],
     })
+    # per-packet one-way latency by flow class (record.latency; crates/hopsim-core/src/stats/latency.rs);
+    # no rows when off. Quantiles are within 1/256 of the exact sample's value.
+    lz = {k: (v if k == "class" else _np(v)) for k, v in t["latency"].items()}
+    latency = pa.table({
+        "class": pa.array(lz["class"], pa.string()), "count": lz["count"],
+        **{f"{q}_ns": _ns(lz[f"{q}_ps"]) for q in ("min", "p50", "p95", "p99", "max")},
+        "mean_ns": lz["mean_ps"] / 1000.0,
+        **{f"{q}_ps": lz[f"{q}_ps"] for q in ("min", "p50", "p95", "p99", "max")},
+    })
+
     def trace_part(tz: dict[str, np.ndarray]) -> pa.Table:
         return pa.table({
             "time_ns": _ns(tz["time_ps"]), "node": tz["node"], "port": tz["port"], "queue": tz["queue"],
@@ -225,7 +235,7 @@ def results_from_native(raw: dict[str, Any], scenario_hash: str = "", name: str 
         })
 
     mem: dict[str, pa.Table] = {"flows": flows, "pauses": pauses, "control": control, "ports": ports,
-                                "pfc_received": pfc_received, "qlen": qlen}
+                                "pfc_received": pfc_received, "qlen": qlen, "latency": latency}
     files: dict[str, Path] = {}
     if spool is None:
         cols = {k: {c: _np(v) for c, v in t[k].items()} for k in RAW}
@@ -338,6 +348,10 @@ class Results:
     @property
     def module_samples(self) -> "pd.DataFrame":
         return self.df("module_samples")
+
+    @property
+    def latency(self) -> "pd.DataFrame":
+        return self.df("latency")
 
     def __repr__(self) -> str:
         s = self.summary

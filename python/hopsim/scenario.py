@@ -371,13 +371,16 @@ def _incast(i: S.Incast, topo: Any) -> dict[str, Any]:
 def _background(b: S.BackgroundParams) -> dict[str, Any]:
     arrival: Any = "Poisson" if b.arrival == "poisson" else {"LogNormal": {"sigma": b.sigma}}
     return {"cdf": read_text(b.cdf, "workload.cdf"), "load": b.load, "load_on": b.load_on, "arrival": arrival,
-            "start": b.start, "duration": b.duration, "prio": b.prio}
+            "start": b.start, "duration": b.duration, "prio": b.prio,
+            **({"dst": b.dst} if b.dst is not None else {})}  # absent when unset: scenario hashes stay
 
 
 def _workload(w: Any, topo: Any) -> dict[str, Any]:
     if isinstance(w, S.FlowsWorkload):
         return {"kind": "flows", "flows": [
-            {"src": f.src, "dst": f.dst, "size": f.size, "start_ns": f.start // 1000, "prio": f.prio, "incast": f.incast}
+            {"src": f.src, "dst": f.dst, "size": f.size, "start_ns": f.start // 1000, "prio": f.prio, "incast": f.incast,
+             # left out when unset, as the core leaves it out, so flow lists without caps keep their hash
+             **({} if f.rate_cap == "none" else {"rate_cap": f.rate_cap})}
             for f in w.flows]}
     if isinstance(w, S.HpccFlowsWorkload):
         return {"kind": "hpcc_flows", "text": read_text(w.file, "workload.file"), "time_offset": w.time_offset}
@@ -415,8 +418,11 @@ def _net(m: S.ScenarioModel) -> dict[str, Any]:
         # the queue-level keywords (priority map, scheduler, lossless) are resolved in _substrate
         "switch": {**_core(m.buffer, exclude={"lossless"}), **_core(m.queues, exclude={"scheduler", "strict", "priority"}),
                    "ecn": _core(m.ecn)},
-        "transport": _core(m.transport),
-        "flow_control": {"scheme": fc.scheme, **(_core(getattr(fc, fc.scheme)) if fc.scheme in ("ppfc", "capfc", "bfc", "flowsail", "floodgate", "pfc_tag") else {})},
+        # rate caps left out while unset, as the core leaves them out, so scenarios without keep their hash
+        "transport": _core(m.transport, exclude={k for k, unset in (("rate_cap", m.transport.rate_cap == "none"),
+                                                                    ("host_rate_caps", not m.transport.host_rate_caps))
+                                                 if unset}),
+        "flow_control": {"scheme": fc.scheme, **(_scheme_core(fc) if fc.scheme in ("ppfc", "capfc", "bfc", "flowsail", "floodgate", "pfc_tag") else {})},
         "pfc": {"threshold": threshold, "pause_quanta": pfc.pause_quanta, "until_resume": pfc.until_resume},
         "routing": _core(m.routing),
         "congestion_control": {"algorithm": cc.algorithm, **(_core(getattr(cc, cc.algorithm)) if cc.algorithm != "none" else {})},
@@ -431,7 +437,23 @@ def _net(m: S.ScenarioModel) -> dict[str, Any]:
     }
 
 
-OFF_RECORDERS = ("qlen_monitor", "trace")
+UNSET_AT_DEFAULT = {
+    "ppfc": {"increment": "net", "transmission_speed": "egress"},
+    "floodgate": {"delay_credit": True, "voq_pool": "per_port", "ideal": False, "m": 1.5, "watch_dst": None},
+}
+"""Scheme settings left out of the core's JSON while at their default (the core's serde default is
+the same), so that the hash of every scenario written before they existed stays what it was."""
+
+
+def _scheme_core(fc: S.FlowControl) -> dict[str, Any]:
+    d = _core(getattr(fc, fc.scheme))
+    for k, v in UNSET_AT_DEFAULT.get(fc.scheme, {}).items():
+        if d.get(k) == v:
+            del d[k]
+    return d
+
+
+OFF_RECORDERS = ("qlen_monitor", "trace", "latency")
 """Recorders that are left out of the core's JSON while off (as the core leaves them out of its
 own), so that the hash of every scenario that does not turn them on stays what it was."""
 

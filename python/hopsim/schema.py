@@ -418,6 +418,15 @@ class Flow(Strict):
     start: Time = Field(default="0us", ge=0)
     prio: Prio = 3
     incast: Bool = False
+    rate_cap: RateOrNone = Field(default="none", description="the NIC paces the flow at no more than this (issue 13; "
+                                 "FlowSail Fig. 8's 60/20/20 Gbps flows); 'none' = the congestion control's rate")
+
+    @field_validator("rate_cap")
+    @classmethod
+    def _cap_positive(cls, v: Any) -> Any:
+        if isinstance(v, int) and v <= 0:
+            raise PydanticCustomError("positive", "must be a rate above 0 or 'none'", {})
+        return v
 
     @field_validator("start")
     @classmethod
@@ -485,6 +494,9 @@ class BackgroundParams(Strict):
     start: Time = Field(default="0us", ge=0)
     duration: Time = Field(gt=0, description="arrivals in [start, start + duration)")
     prio: Prio = 3
+    dst: Optional[NodeId] = Field(
+        default=None, description="every flow to this host, at `load` of its link (BFC Table 1: cross traffic on one link)"
+    )
 
     @field_validator("cdf")
     @classmethod
@@ -687,6 +699,13 @@ class Ppfc(Strict):
     hold: Optional[Time] = Field(default=None, ge=0)
     pause: TimeOrPredicted = Field(default="predicted", description="'predicted' = Algorithm 3's (packets + "
                                    "increment) / egress rate; a time = Fig. 10's fixed pause time")
+    increment: Literal["net", "arrivals"] = Field(default="net", description="what increment[port][priority] counts "
+                                                  "in Algorithms 1 and 3: 'net' = bytes in less bytes out (§6.3), "
+                                                  "'arrivals' = bytes in (§6.1's T_min = B / (P V), §4.4's 'packets in flight')")
+    transmission_speed: Literal["egress", "share"] = Field(
+        default="egress", description="Algorithm 3's Transmission_speed: 'egress' = the egress port's rate; 'share' = "
+        "the ingress's share of it (its bytes / the queue's), so a pause lasts until the whole queue has drained "
+        "(Theorem 3.2's bound)")
 
     @field_validator("pause")
     @classmethod
@@ -726,6 +745,10 @@ class Bfc(Strict):
     sticky_hrtt: Float = Field(default=2.0, ge=0, le=1_000_000, description="sticky threshold in hop RTTs")
     th_hrtt: Float = Field(default=1.0, gt=0, le=1_000_000, description="Th in hop BDPs at the fair drain rate")
     refresh: TimeOrOff = Field(default="1us", description="pause-bitmap refresh period; 'off' = none")
+    refresh_when: Literal["faults", "always"] = Field(
+        default="faults",
+        description="faults: refresh only in runs that can lose frames ([faults]); always: the paper's switch",
+    )
     sampling: Fraction = Field(default=1.0, gt=0, le=1, description="share of packets in the bookkeeping (App. E.1)")
     incast_label: Bool = Field(default=False, description="incast flows share one queue per egress (App. E.6)")
     nic_backpressure: Bool = Field(default=True, description="NICs obey pauses; false = BFC - NIC (App. E.1)")
@@ -968,6 +991,11 @@ class CongestionControl(Strict):
     ictcp: Ictcp = Field(default_factory=Ictcp)
 
 
+class HostRateCap(Strict):
+    host: NodeId
+    rate: Rate = Field(gt=0)
+
+
 class Transport(Strict):
     """RoCE-style hosts: go-back-N, an ACK per packet."""
 
@@ -1001,6 +1029,17 @@ class Transport(Strict):
                                         "(the HPCC simulator's ChangeRate, in its HPCC mode)")
     pace_at_rate: Bool = Field(default=True, description="pace at the congestion control's rate; false = line rate "
                                "(HPCC RATE_BOUND 0)")
+    rate_cap: RateOrNone = Field(default="none", description="every host paces each flow at no more than this (issue "
+                                 "13: P-PFC Fig. 9a's per-host rates); 'none' = no cap")
+    host_rate_caps: list[HostRateCap] = Field(default=[], description="per-host caps, [{host = 5, rate = '20Gbps'}], "
+                                              "overriding rate_cap; a flow's own rate_cap below its host's wins")
+
+    @field_validator("rate_cap")
+    @classmethod
+    def _cap_positive(cls, v: Any) -> Any:
+        if isinstance(v, int) and v <= 0:
+            raise PydanticCustomError("positive", "must be a rate above 0 or 'none'", {})
+        return v
 
     @field_validator("rto")
     @classmethod
@@ -1059,6 +1098,49 @@ class Trace(Strict):
     )
 
 
+class Latency(Strict):
+    """Per-packet one-way latency (the core's ``stats/latency.rs``): from the start of a data
+    packet's first transmission at the sender's NIC to the arrival of its last bit at the receiver,
+    kept per class (``all``, ``incast``, ``non-incast``, and with ``size_edges`` each of those by
+    flow-size bucket) in log-linear histograms whose quantiles are within 1/256 of the exact
+    sample's value; the ``latency`` table has count, min, p50, p95, p99, max and mean per class.
+    The P-PFC paper's "tail latency" (§5.1 Fig. 6, §5.6 Fig. 16) and average / 50%ile latency
+    (Fig. 19)."""
+
+    size_edges: list[Size] = Field(default_factory=list, description="flow-size bucket edges, rising (e.g. "
+                                   "['100KB', '1MB']); empty = classes by incast tag only")
+    sent_from: Time = Field(default="0us", ge=0, description="count packets sent at or after this run time")
+    sent_until: TimeOrRunEnd = Field(default="run_end", description="... and before this one (P-PFC Fig. 19: 'the "
+                                     "first 1500 microseconds'); 'run_end' = to the end of the run")
+
+    @field_validator("size_edges")
+    @classmethod
+    def _rising(cls, v: list[int]) -> list[int]:
+        for i, (a, b) in enumerate(zip(v, v[1:])):
+            if b <= a:
+                raise PydanticCustomError("rising", "edge {i} ({b} bytes) is not above edge {j} ({a} bytes); allowed: "
+                                          "sizes above 0, strictly rising", {"i": i + 1, "j": i, "a": a, "b": b})
+        if v and v[0] <= 0:
+            raise PydanticCustomError("rising", "allowed: sizes above 0, strictly rising", {})
+        return v
+
+    @model_validator(mode="after")
+    def _window(self) -> "Latency":
+        if isinstance(self.sent_until, int) and self.sent_until <= self.sent_from:
+            raise PydanticCustomError("window", "sent_until ({u} ps) is not after sent_from ({f} ps)",
+                                      {"u": self.sent_until, "f": self.sent_from})
+        return self
+
+
+def _on_off_table(x: Any) -> Any:
+    """``true`` = on with every default (``{}``), ``false`` = off, a table = on with its settings."""
+    if x is True:
+        return {}
+    if x is False:
+        return None
+    return x
+
+
 class Record(Strict):
     buffer_interval: TimeOrOff = Field(default="10us", description="switch and port buffer samples; 'off' = none")
     queue_ports: list[tuple[NodeId, Annotated[Int, Field(ge=0, le=65535)]]] = Field(
@@ -1070,6 +1152,10 @@ class Record(Strict):
         "every default)"
     )
     trace: Optional[Trace] = Field(default=None, description="per-packet switch events of chosen flows and ports; omitted = off")
+    latency: Annotated[Optional[Latency], BeforeValidator(_on_off_table)] = Field(
+        default=None, description="per-packet one-way latency by flow class (the `latency` table); true or a table "
+        "(`{ size_edges = [...] }`) = on, omitted or false = off"
+    )
 
     @field_validator("buffer_interval")
     @classmethod

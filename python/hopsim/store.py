@@ -12,6 +12,7 @@ Contents::
     trace.parquet      switch events of record.trace's flows and ports (its mix.tr); empty when off
     module_samples.parquet  what the flow-control scheme reports over time at each buffer sample
                        (time, node, port, metric, value: VOQs in use, flows paused, ...)
+    latency.parquet    per-packet one-way latency by flow class (record.latency); empty when off
     summary.json       counts, drops, pause time, events, wall time, events/s
 
 Atomicity: everything is written into a hidden temporary folder beside the target

@@ -126,7 +126,7 @@ impl Simulation {
                         mmu.set_port_alpha(port_rate.iter().map(|&r| alpha_for_rate(cfg.switch.alpha, r, nic_rate)).collect());
                     }
                     let upq = cfg.switch.nqueues.max(cfg.fc.nic_gates(cfg.host.nic_queues));
-                    let fc = AnyFc::build(&cfg.fc, i as u32, ps.len(), nprio, upq, cfg.seed, &cfg.pfc);
+                    let fc = AnyFc::build(&cfg.fc.for_run(!cfg.faults.is_off()), i as u32, ps.len(), nprio, upq, cfg.seed, &cfg.pfc);
                     let ecn = port_rate.iter().map(|&r| cfg.switch.ecn.thresholds(r)).collect();
                     let peers = ps.iter().map(|&p| Peer { tier: tiers[ports[(p ^ 1) as usize].node as usize] }).collect();
                     let aqm = crate::aqm::SwitchAqm::new(&cfg, &port_rate);
@@ -177,6 +177,7 @@ impl Simulation {
             acts: vec![],
             fc_out: vec![],
             sample_buf: vec![],
+            nic_plain: false,
             stats: RunStats::default(),
             flows_done: 0,
             watch: Default::default(),
@@ -203,6 +204,11 @@ impl Simulation {
             return Err("flow_control.pfc.until_resume holds every pause until its resume frame, and P-PFC's pauses \
                         end by their duration with no resume: not allowed with flow_control.scheme ppfc"
                 .to_string());
+        }
+        for c in &sim.cfg.host.host_rate_caps {
+            if !matches!(sim.node_ref.get(c.host as usize), Some(NodeRef::Host(_))) {
+                return Err(format!("transport.host_rate_caps: node {} is not a host; allowed: host node ids", c.host));
+            }
         }
         for (id, f) in flows.iter().enumerate() {
             sim.add_flow(id as u32, f)?;
@@ -247,9 +253,21 @@ impl Simulation {
         if path.is_empty() {
             return Err(format!("flow {id}: no route from {} to {}", f.src, f.dst));
         }
-        let hops: Vec<Hop> = path.iter().map(|&p| Hop { rate: self.ports[p as usize].clock.rate, delay: self.ports[p as usize].delay }).collect();
+        let mut hops: Vec<Hop> = path.iter().map(|&p| Hop { rate: self.ports[p as usize].clock.rate, delay: self.ports[p as usize].delay }).collect();
         let h = &self.cfg.host;
+        let mut f = *f;
+        f.rate_cap = h.flow_rate_cap(f.src, f.rate_cap);
+        if f.rate_cap == Some(crate::time::Rate(0)) {
+            return Err(format!("flow {id}: rate cap of host {} must be above 0 bps", f.src));
+        }
+        let line_rate = hops[0].rate;
+        // a capped flow's ideal: its first hop at the cap (the NIC spaces its packets at the cap;
+        // each still leaves at line rate, so the last is up to one packet time early of this)
+        if let Some(c) = f.rate_cap {
+            hops[0].rate = hops[0].rate.min(c);
+        }
         let ideal = ideal_fct(f.size, h.mtu, h.header_bytes, &hops);
+        hops[0].rate = line_rate;
         // unloaded RTT: one full packet out, one ACK back, over the same links
         let mut base_rtt = Time::ZERO;
         for hop in &hops {
@@ -258,7 +276,6 @@ impl Simulation {
                 base_rtt = Time(base_rtt.0.saturating_add(t.0));
             }
         }
-        let line_rate = hops[0].rate;
         let win_cap = match h.window {
             WindowConfig::Bdp => line_rate.bytes_in(base_rtt).max(h.mtu as u64),
             WindowConfig::Bytes(b) => b.max(h.mtu as u64),
@@ -266,7 +283,7 @@ impl Simulation {
         };
         let info = FlowInfo { line_rate, base_rtt, mtu: h.mtu };
         let cc = AnyCc::build(&self.cfg.cc, &info);
-        let mut flow = Flow::new(*f, hash, cc, win_cap, ideal, base_rtt);
+        let mut flow = Flow::new(f, hash, cc, win_cap, ideal, base_rtt);
         flow.set_path_facts(line_rate, hpcc_standalone_fct(f.size, h.mtu, &hops));
         self.flows.push(flow);
         Ok(())

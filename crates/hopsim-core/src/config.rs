@@ -193,6 +193,34 @@ pub struct HostConfig {
     /// Pace each flow at its congestion control's rate. Off: pace at line rate and let only
     /// windows limit the flow (the HPCC simulator's `RATE_BOUND 0`, "for test only").
     pub pace_at_rate: bool,
+    /// Every host's NIC paces each of its flows at no more than this rate (issue 13: P-PFC
+    /// Fig. 9a's per-host sending rates for generated workloads). `None`: no cap. Left out of the
+    /// JSON while unset, so scenarios without caps keep their hash.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_cap: Option<crate::time::Rate>,
+    /// Per-host caps, overriding `rate_cap` for the hosts they name.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub host_rate_caps: Vec<HostRateCap>,
+}
+
+/// One host's sending-rate cap (`transport.host_rate_caps`).
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct HostRateCap {
+    pub host: u32,
+    pub rate: crate::time::Rate,
+}
+
+impl HostConfig {
+    /// The cap on a flow from host `src`: the lower of the flow's own and its host's
+    /// (`host_rate_caps`, else `rate_cap`).
+    pub fn flow_rate_cap(&self, src: u32, own: Option<crate::time::Rate>) -> Option<crate::time::Rate> {
+        let host = self.host_rate_caps.iter().rev().find(|c| c.host == src).map(|c| c.rate).or(self.rate_cap);
+        match (own, host) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
 }
 
 /// How receivers signal ECN marks back (RoCE's notification point).
@@ -267,6 +295,8 @@ impl Default for HostConfig {
             window_by_rate: false,
             repace_on_rate_change: false,
             pace_at_rate: true,
+            rate_cap: None,
+            host_rate_caps: Vec::new(),
         }
     }
 }
@@ -289,6 +319,10 @@ pub struct RecordConfig {
     /// left out of the JSON then.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trace: Option<crate::stats::record::TraceConfig>,
+    /// Per-packet one-way latency by flow class (`stats::latency`); `None` = off, and left out
+    /// of the JSON then.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency: Option<crate::stats::latency::LatencyConfig>,
 }
 
 impl Default for RecordConfig {
@@ -299,6 +333,7 @@ impl Default for RecordConfig {
             queue_interval: Time::from_us(1),
             qlen_monitor: None,
             trace: None,
+            latency: None,
         }
     }
 }

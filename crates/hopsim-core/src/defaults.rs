@@ -53,6 +53,7 @@ pub fn defaults_json() -> String {
     let record = json!({
         "qlen_monitor": crate::stats::record::QlenMonitorConfig::default(),
         "trace": crate::stats::record::TraceConfig::default(),
+        "latency": crate::stats::latency::LatencyConfig::default(),
     });
     // faults are off by default and then absent from `net` (scenario hashes stay): their defaults
     // are published on their own

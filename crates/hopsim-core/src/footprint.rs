@@ -301,7 +301,8 @@ fn expected_traffic(w: &WorkloadSpec, shape: &Shape) -> Traffic {
     let bg = |b: &crate::scenario::Background| -> Option<(f64, f64)> {
         let cdf = Cdf::parse(&b.cdf).ok()?;
         let basis = match b.load_on {
-            LoadOn::HostLinks => LoadBasis::HostLinks { hosts: shape.hosts as usize, host_rate: Rate(shape.host_rate) },
+            // with a destination, the load is that of its one link
+            LoadOn::HostLinks => LoadBasis::HostLinks { hosts: if b.dst.is_some() { 1 } else { shape.hosts as usize }, host_rate: Rate(shape.host_rate) },
             LoadOn::CoreLinks => LoadBasis::Capacity { bps: shape.core_bps },
         };
         let gap = mean_gap_ps(b.load, &basis, cdf.mean()).ok()?;
@@ -474,7 +475,14 @@ impl Scenario {
         // flow at line rate
         let tail = tx(mean_size * traffic.burst_flows.max(1.0));
         let run_time = cfg.stop_time.unwrap_or(Time(traffic.last.0.saturating_add(tail.0)));
-        let steps = |iv: Time| (run_time.0 / iv.0.max(1)).saturating_add(1);
+        // the sampler sleeps through an idle network after IDLE_SAMPLES samples (stats::sample),
+        // so the stretch before the first flow starts costs at most that many (an incast at
+        // 1e7 s is a short run); later idle stretches are counted in full (an upper bound)
+        let steps = |iv: Time| {
+            let iv = iv.0.max(1);
+            let lead = traffic.first.0.min(run_time.0);
+            (lead / iv).min(crate::stats::sample::IDLE_SAMPLES).saturating_add((run_time.0 - lead) / iv).saturating_add(1)
+        };
         let rec = &cfg.record;
         // (rows, bytes) of each time-growing table over the run
         let buffer_rows = rec.buffer_interval.map_or(0, |iv| steps(iv).saturating_mul(s.switches + s.switch_ports));
@@ -711,6 +719,7 @@ mod tests {
             start: Time::ZERO,
             duration: Time::from_us(us),
             prio: 3,
+            dst: None,
         };
         let flows = |b| scenario(TopologySpec::Star { hosts: 10, rate: Rate::gbps(100), delay: Time::from_us(1) }, WorkloadSpec::Background(b)).estimate().unwrap().flows;
         // 10 hosts x 100 Gb/s x 50% over 100 us = 6.25 MB, in 1000-byte flows

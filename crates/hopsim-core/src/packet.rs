@@ -108,6 +108,9 @@ pub mod tag {
     pub const INCAST: u8 = 4;
     /// BFC's sampling (App. E.1): the packet took part in this switch's bookkeeping.
     pub const SAMPLED: u8 = 8;
+    /// A retransmitted copy (go-back-N): set by the sending host, read by the latency recorder
+    /// (`stats::latency`), which times first transmissions only.
+    pub const RETX: u8 = 16;
 }
 
 /// Tags wider than a bit, written by one hop (or the sending NIC) and read by the next.

@@ -127,6 +127,9 @@ pub struct Background {
     pub duration: Time,
     #[serde(default = "default_prio")]
     pub prio: u8,
+    /// Every flow to this host, at `load` of its link (BFC Table 1's cross traffic on one link).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dst: Option<u32>,
 }
 
 fn default_prio() -> u8 {
@@ -179,15 +182,23 @@ impl Background {
     fn spec(&self, t: &Topology, seed: u64, stream_index: u64) -> Result<(BackgroundSpec, Cdf), String> {
         let cdf = Cdf::parse(&self.cdf).map_err(|e| format!("workload.cdf: {e}"))?;
         let hosts = t.host_ids();
-        let basis = match self.load_on {
-            LoadOn::HostLinks => {
+        let basis = match (self.load_on, self.dst) {
+            (LoadOn::HostLinks, Some(d)) => {
+                // `load` of the one link the flows converge on
+                let rate = t.links.iter().find(|l| l.a == d || l.b == d).map(|l| l.rate).unwrap_or(Rate(0));
+                LoadBasis::HostLinks { hosts: 1, host_rate: rate }
+            }
+            (LoadOn::CoreLinks, Some(_)) => {
+                return Err("workload.dst: the flows' load is that of the destination's link; set workload.load_on = \"host_links\" (allowed with dst)".into())
+            }
+            (LoadOn::HostLinks, None) => {
                 let Some(&h0) = hosts.first() else {
                     return Err("workload: the topology has no hosts to send or receive".to_string());
                 };
                 let rate = t.links.iter().find(|l| l.a == h0 || l.b == h0).map(|l| l.rate).unwrap_or(Rate(0));
                 LoadBasis::HostLinks { hosts: hosts.len(), host_rate: rate }
             }
-            LoadOn::CoreLinks => LoadBasis::Capacity { bps: core_capacity(t)? },
+            (LoadOn::CoreLinks, None) => LoadBasis::Capacity { bps: core_capacity(t)? },
         };
         let spec = BackgroundSpec {
             hosts,
@@ -199,6 +210,7 @@ impl Background {
             prio: self.prio,
             seed,
             stream_index,
+            dst: self.dst,
         };
         Ok((spec, cdf))
     }

@@ -51,6 +51,8 @@ pub struct Simulation {
     pub(crate) fc_out: Vec<FcAction>,
     /// Reused buffer of the modules' sampled values (`stats::sample`).
     pub(crate) sample_buf: crate::fc::Samples,
+    /// The NICs pick by the plain scan over every flow (`Simulation::use_plain_nic_scan`).
+    pub(crate) nic_plain: bool,
     pub stats: RunStats,
     pub(crate) flows_done: usize,
     /// Outside watch of the run: stop flag and progress hook (`progress.rs`).
@@ -223,6 +225,13 @@ impl Simulation {
             }
             _ => Err(format!("node {node} is not a switch")),
         }
+    }
+
+    /// Make every NIC pick its next queue pair by the plain round-robin scan over all its flows
+    /// instead of its scheduler's candidates (`net::nic_sched`): the same choices, slower. For
+    /// tests that check exactly that.
+    pub fn use_plain_nic_scan(&mut self) {
+        self.nic_plain = true;
     }
 
     /// Replace the NIC-side module of host node `node` (before `run`).

@@ -106,6 +106,8 @@ fn stats_to_py<'py>(py: Python<'py>, s: &RunStats) -> PyResult<Bound<'py, PyDict
     table!(py, tables, "pfc_received", r, [time_ps, node, is_switch, port, prio, pause]);
     let h = &s.qlen;
     table!(py, tables, "qlen", h, [dump_time_ps, node, port, kb, count]);
+    let l = &s.latency;
+    table!(py, tables, "latency", l, [count, min_ps, p50_ps, p95_ps, p99_ps, max_ps, mean_ps], text [class]);
     let pt = &s.ports;
     table!(
         py,

@@ -31,6 +31,16 @@
 //!   (App. E.1), IncastLabel (App. E.6), NICs that ignore backpressure (App. E.1, in `fc::nic`),
 //!   and no backpressure at all with an unlimited buffer: Ideal-FQ (§6.2.1).
 //!
+//! Outputs (the issue's list): per port over time through `FlowControl::sample` into the
+//! `module_samples` table, at every buffer sample: `active_flows` (Fig. 10c's CDF),
+//! `collisions` (cumulative, per egress; Fig. 21b), `paused_upstream_queues` (per ingress) and
+//! `longest_queue_bytes` (the port's total is the buffer table's `bytes`). Pause frames per
+//! queue come from the control table: rows of kind `queue_pause` are exactly the per-queue
+//! pauses (value 1) and resumes (value 0), `target` the upstream queue, `node`/`port` the sender
+//! and the port that leads to the upstream; refresh bitmaps are rows of kind `queue_bitmap`
+//! (target = first queue, value = the bits). Counters: `bfc_pauses`, `bfc_resumes`,
+//! `bfc_refreshes`, `bfc_assignments`, `bfc_collisions`.
+//!
 //! Interpretation choices (the paper leaves them open):
 //! - The flow table is per egress port, `table_factor x data queues` entries each (the paper's
 //!   76 K entries for a 24-port ToR with 32 queues is the same total). `hash(FID)` mixes the flow
@@ -41,12 +51,25 @@
 //!   available for dynamic queue assignment by 1"): flows are assigned among `nqueues - 1` queues.
 //!   With IncastLabel, the last of those is the incast queue.
 //! - The sticky threshold and `Th` use the largest HRTT over the switch's ports, computed once.
-//! - The refresh bitmap is sent only to upstreams with at least one paused queue: frames are never
-//!   lost in the simulated network, so the refresh only costs bandwidth, and an upstream with
-//!   nothing paused has nothing to refresh.
-//! - A collision is counted when a flow that needs a queue finds none empty (Fig. 10c's cause).
+//! - The refresh bitmap is sent only to upstreams with at least one paused queue (an upstream
+//!   with nothing paused has nothing to refresh), and by default only in runs that can lose
+//!   frames (a scenario with `[faults]`; `refresh_when = "always"` is the paper's switch). Where
+//!   no frame is lost, pauses and resumes reach the upstream in order on one FIFO control queue,
+//!   so the bitmap would always equal the upstream's gates and change nothing but the 64 B it
+//!   takes on the wire: on the Fig. 9 run it was ~250 k frames in 3 ms.
+//! - "BFC + sampling" (App. E.1) leaves unsampled packets out of the pause counter and `size`
+//!   only: their arrival still refreshes the entry's timestamp (the ingress pipeline sees every
+//!   packet), so the sticky threshold holds a flow on its queue while unsampled packets of it
+//!   wait there. Refreshing on sampled packets only reordered 5.6% of the bytes of the quick
+//!   Fig. 18 run into go-back-N retransmissions (the paper: < 0.04% of packets).
+//! - "BFC + stochastic" hashes the FID with a salt drawn from the run's seed: the same hash at
+//!   every switch (§3.2), a different one per seed, so Fig. 8's runs differ in collisions as the
+//!   testbed's did. Dynamic assignment's flow-table index keeps its fixed hash.
+//! - A collision is counted when a flow that needs a queue finds none empty (Fig. 10c's cause),
+//!   and when a flow kept on its queue by the sticky threshold finds another flow's packets there
+//!   (a new flow took the queue while it was empty): both leave two flows in one queue.
 
-use super::{Actions, CtrlMsg, FcAction, FlowControl, Origin, PktMeta, SwitchView};
+use super::{Actions, CtrlMsg, FcAction, FlowControl, Origin, PktMeta, Samples, SwitchView};
 use crate::packet::tag;
 use crate::rng::{mix, stream, Rng};
 use crate::time::Time;
@@ -65,6 +88,19 @@ pub enum Assignment {
     Single,
 }
 
+/// When the pause bitmap is re-sent (§3.3.2: "For reliability against pause/resume packets being
+/// dropped, we also periodically send a bitmap of the queues that should be paused").
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum RefreshWhen {
+    /// Only in runs where frames can be lost (a scenario with `[faults]`): elsewhere every pause
+    /// and resume arrives, in order, so the bitmap would only repeat the upstream's state.
+    #[default]
+    Faults,
+    /// Always, as the paper's switch does.
+    Always,
+}
+
 /// BFC parameters.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
@@ -78,6 +114,11 @@ pub struct BfcConfig {
     pub th_hrtt: f64,
     /// Period of the pause-bitmap refresh (§3.3.2; the issue's default 1 us); `None`: off.
     pub refresh: Option<Time>,
+    /// Whether the refresh runs in runs that cannot lose frames (`Always`: the paper's switch).
+    pub refresh_when: RefreshWhen,
+    /// Set by the engine, not by users: the run has faults, so control frames can be lost.
+    #[serde(skip)]
+    pub frames_lossy: bool,
     /// Share of packets that take part in the bookkeeping (App. E.1 "BFC + sampling": 0.5).
     pub sampling: f64,
     /// Incast-labelled flows at an egress share one queue (App. E.6, "BFC + IncastLabel").
@@ -106,6 +147,8 @@ impl Default for BfcConfig {
             sticky_hrtt: 2.0,
             th_hrtt: 1.0,
             refresh: Some(Time::from_us(1)),
+            refresh_when: RefreshWhen::Faults,
+            frames_lossy: false,
             sampling: 1.0,
             incast_label: false,
             nic_backpressure: true,
@@ -122,6 +165,15 @@ impl BfcConfig {
     /// front pairs it with an unlimited buffer and 1-BDP windows).
     pub fn ideal_fq() -> BfcConfig {
         BfcConfig { backpressure: false, refresh: None, ..Default::default() }
+    }
+
+    /// The refresh period this run uses: none where it could not change anything (frames are
+    /// never lost and `refresh_when` is `Faults`).
+    pub fn refresh_period(&self) -> Option<Time> {
+        match self.refresh_when {
+            RefreshWhen::Faults if !self.frames_lossy => None,
+            _ => self.refresh,
+        }
     }
 
     pub fn validate(&self) -> Result<(), String> {
@@ -167,7 +219,16 @@ pub struct Bfc {
     paused: Vec<u32>,
     /// Rotating start of the empty-queue search, per egress (§4).
     rr: Vec<u16>,
+    /// Flow-table entries with packets in the switch, per egress: its active flows (§3.3.1,
+    /// Fig. 10c), flows whose FIDs share an entry counted once.
+    active_entries: Vec<u32>,
+    /// Collisions (a flow needing a queue found none empty), per egress.
+    port_collisions: Vec<u64>,
     rng: Rng,
+    /// The run's salt of the stochastic hash: one hash function at every switch (§3.2's
+    /// strawman), a different one per seed, so seeds sample different collision patterns (§6.1,
+    /// Fig. 8: "In some runs, group 1 and 2 flows don't share a queue").
+    salt: u64,
     /// Per-flow variant: pause counters per `<ingress, flow>`.
     flow_counter: std::collections::HashMap<(u16, u32), u32>,
     /// Per-flow variant, upstream side: flows paused by the downstream on a port, with the queue
@@ -197,7 +258,10 @@ impl Bfc {
             counter: vec![0; nports * upq.max(1)],
             paused: vec![0; nports],
             rr: vec![0; nports],
+            active_entries: vec![0; nports],
+            port_collisions: vec![0; nports],
             rng: Rng::stream(seed, stream::BFC, node as u64),
+            salt: mix(&[seed, 0x5F0]),
             flow_counter: Default::default(),
             flow_paused: Default::default(),
             queue_holds: Default::default(),
@@ -263,6 +327,7 @@ impl Bfc {
         self.assignments += 1;
         let (q, collided) = pick_empty_queue(view, p, nd, skip, &mut self.rr[p as usize], &mut self.rng);
         self.collisions += collided as u64;
+        self.port_collisions[p as usize] += collided as u64;
         q
     }
 
@@ -279,7 +344,7 @@ impl Bfc {
         if self.cfg.per_flow {
             return;
         }
-        if let (Some(iv), None) = (self.cfg.refresh, self.timer) {
+        if let (Some(iv), None) = (self.cfg.refresh_period(), self.timer) {
             self.timer = Some(now + iv);
         }
     }
@@ -321,7 +386,15 @@ impl FlowControl for Bfc {
             Assignment::Single => 0,
             Assignment::Stochastic => {
                 let n = if incast_q.is_some() && nd > 1 { nd - 1 } else { nd };
-                (Self::fid_hash(pkt.flow) % n as u64) as u16
+                let q = (mix(&[pkt.flow as u64, self.salt]) % n as u64) as u16;
+                // the flow table only counts here: a flow becoming active in a queue that holds
+                // another flow's packets is a collision (App. E.4, Fig. 21b)
+                let key = self.key(view, pkt.egress, pkt.flow);
+                if self.table[key].size == 0 && view.queue_packets(pkt.egress, q) > 0 {
+                    self.collisions += 1;
+                    self.port_collisions[pkt.egress as usize] += 1;
+                }
+                q
             }
             Assignment::Dynamic => {
                 let key = self.key(view, pkt.egress, pkt.flow);
@@ -333,6 +406,13 @@ impl FlowControl for Bfc {
                 if !held && e.size == 0 && (e.ts == Time::ZERO || now >= e.ts + sticky) {
                     let q = self.pick_queue(view, pkt.egress, nd, incast_q);
                     self.table[key].q = q;
+                } else if e.size == 0 && self.cfg.sampling >= 1.0 && view.queue_packets(pkt.egress, e.q) > 0 {
+                    // sticky (§3.3.2): the flow returns to its queue, which a new flow took as
+                    // empty meanwhile; the two now share it as after a collision, so count one
+                    // (not with sampling, where the packets there may be the flow's own unsampled
+                    // ones: 18x the collisions of BFC in the Fig. 18 run were such)
+                    self.collisions += 1;
+                    self.port_collisions[pkt.egress as usize] += 1;
                 }
                 self.table[key].q
             }
@@ -342,14 +422,24 @@ impl FlowControl for Bfc {
     /// §3.3.2 "On Enqueue": the pause counter; and the flow table's `size`.
     fn on_enqueue(&mut self, now: Time, pkt: &mut PktMeta, view: &SwitchView, out: &mut Actions) {
         if self.cfg.sampling < 1.0 && self.rng.uniform() >= self.cfg.sampling {
+            // App. E.1: only the pause counter and `size` skip a packet that is not recirculated;
+            // the ingress still sees it, so its arrival refreshes the entry's timestamp and the
+            // sticky rule keeps a flow whose sampled packets have left but others have not
+            if self.cfg.assignment != Assignment::Single && !(self.cfg.incast_label && pkt.incast()) {
+                let key = self.key(view, pkt.egress, pkt.flow);
+                self.table[key].ts = now;
+            }
             return;
         }
         pkt.flags |= SAMPLED;
-        if self.cfg.assignment == Assignment::Dynamic && !(self.cfg.incast_label && pkt.incast()) {
+        if self.cfg.assignment != Assignment::Single && !(self.cfg.incast_label && pkt.incast()) {
             let key = self.key(view, pkt.egress, pkt.flow);
             let e = &mut self.table[key];
             e.size += 1;
             e.ts = now;
+            if e.size == 1 {
+                self.active_entries[pkt.egress as usize] += 1;
+            }
         }
         if !self.cfg.backpressure || !self.allowed(view, pkt.ingress, pkt.egress) {
             return;
@@ -381,9 +471,12 @@ impl FlowControl for Bfc {
         if pkt.flags & SAMPLED == 0 {
             return;
         }
-        if self.cfg.assignment == Assignment::Dynamic && !(self.cfg.incast_label && pkt.incast()) {
+        if self.cfg.assignment != Assignment::Single && !(self.cfg.incast_label && pkt.incast()) {
             let key = self.key(view, pkt.egress, pkt.flow);
             let e = &mut self.table[key];
+            if e.size == 1 {
+                self.active_entries[pkt.egress as usize] -= 1;
+            }
             e.size = e.size.saturating_sub(1);
             e.ts = now;
         }
@@ -471,6 +564,27 @@ impl FlowControl for Bfc {
         out.push(("bfc_refreshes", self.refreshes));
         out.push(("bfc_assignments", self.assignments));
         out.push(("bfc_collisions", self.collisions));
+    }
+
+    /// The issue's outputs over time, per port (the `module_samples` table): `active_flows` at
+    /// each egress (flow-table entries with packets here; not with single assignment: Fig. 10c's
+    /// CDF), `collisions` so far at each egress (flows becoming active that share a queue:
+    /// §3.3.1, Fig. 21b; stochastic assignment keeps the table for this count only), `paused_upstream_queues` (upstream queues this switch holds paused, by the
+    /// ingress they feed: §3.3.2's non-zero pause counters) and `longest_queue_bytes` (the fullest
+    /// data queue of the port; the port's total is in the buffer samples).
+    fn sample(&self, now: Time, view: &SwitchView, out: &mut Samples) {
+        let _ = now;
+        let tracked = self.cfg.assignment != Assignment::Single;
+        for p in 0..self.nports {
+            let port = p as u16;
+            if tracked {
+                out.push((port, "active_flows", self.active_entries[p] as f64));
+            }
+            out.push((port, "collisions", self.port_collisions[p] as f64));
+            out.push((port, "paused_upstream_queues", self.paused[p] as f64));
+            let longest = (0..view.nqueues() as u16).map(|q| view.queue_bytes(port, q)).max().unwrap_or(0);
+            out.push((port, "longest_queue_bytes", longest as f64));
+        }
     }
 
     fn uses_tags(&self) -> bool {
@@ -602,6 +716,38 @@ mod tests {
         assert_eq!((m.tags.upstream_q, m.flags & (tag::COUNTER_INCR | SAMPLED)), (m.queue, 0));
     }
 
+    /// §3.3.2's refresh re-sends the pause bitmap every `refresh` to upstreams with a paused
+    /// queue; by default only where frames can be lost (`refresh_when = "faults"`).
+    #[test]
+    fn the_bitmap_refresh_runs_where_frames_can_be_lost_or_when_asked_always() {
+        let pause_queue_7 = |cfg: BfcConfig| {
+            let mut rig = Rig::new();
+            let mut b = bfc(cfg);
+            let mut out = vec![];
+            for _ in 0..30 {
+                rig.enq(&mut b, Time(10), 42, 1, 7, &mut out);
+            }
+            assert_eq!(out.len(), 1, "one pause frame");
+            out.clear();
+            let t = b.next_timer();
+            if let Some(t) = t {
+                b.on_timer(t, &rig.view(), &mut out);
+            }
+            (t, out)
+        };
+        let (t, out) = pause_queue_7(BfcConfig::default());
+        assert_eq!((t, out.len()), (None, 0), "lossless run: no refresh");
+        let bitmap = vec![FcAction::Send { port: 1, msg: CtrlMsg::QueueBitmap { base: 0, bits: 1 << 7 }, by: Origin::Scheme }];
+        for cfg in [
+            BfcConfig { refresh_when: RefreshWhen::Always, ..Default::default() },
+            BfcConfig { frames_lossy: true, ..Default::default() },
+        ] {
+            let (t, out) = pause_queue_7(cfg);
+            assert_eq!(t, Some(Time(10) + Time::from_us(1)));
+            assert_eq!(out, bitmap);
+        }
+    }
+
     #[test]
     fn dynamic_assignment_gives_new_flows_empty_queues_and_keeps_them_sticky() {
         let mut rig = Rig::new();
@@ -635,7 +781,7 @@ mod tests {
         let expected = 1.0 - (0..5).map(|i| 1.0 - i as f64 / 31.0).product::<f64>();
         assert!((expected - 0.2874).abs() < 1e-3);
         let trials = 4000;
-        let (mut stoch, mut dynamic, mut index_clashes) = (0, 0, 0);
+        let (mut stoch, mut dynamic, mut index_clashes, mut counted) = (0, 0, 0, 0);
         let mut rng = Rng::stream(5, 0, 0);
         for t in 0..trials {
             let flows: Vec<u32> = (0..5).map(|_| rng.next_u64() as u32).collect();
@@ -654,13 +800,50 @@ mod tests {
                     continue;
                 }
                 *hits += (qs.len() < 5) as u32;
+                if cfg == Assignment::Stochastic {
+                    counted += (b.collisions > 0) as u32;
+                    // two flows in one flow-table entry are one active entry, counted once
+                    if keys.len() == 5 {
+                        assert_eq!(b.collisions as usize, 5 - qs.len(), "a collision per flow landing on a taken queue");
+                    }
+                }
             }
         }
         let measured = stoch as f64 / trials as f64;
+        eprintln!("5 flows on 31 queues: stochastic collides in {measured:.4} of {trials} trials (expected {expected:.4}); dynamic in {dynamic} ({index_clashes} index clashes skipped)");
         assert!((measured - expected).abs() < 0.03, "stochastic: measured {measured:.3}, expected {expected:.3}");
+        assert_eq!(counted, stoch, "every stochastic run with two flows in a queue counted a collision");
         assert_eq!(dynamic, 0, "dynamic: collisions without a flow-table index clash");
         let clash = 1.0 - (0..5).map(|i| 1.0 - i as f64 / 3100.0).product::<f64>();
         assert!((index_clashes as f64 / trials as f64) < 3.0 * clash + 0.002, "{index_clashes} index clashes, expected ~{clash:.4}");
+    }
+
+    /// The per-port values over time: active flows come and go with their packets, a paused
+    /// upstream queue is counted at its ingress, and the longest queue is the paused flow's.
+    #[test]
+    fn samples_report_active_flows_paused_upstream_queues_and_the_longest_queue() {
+        let mut rig = Rig::new();
+        let mut b = bfc(BfcConfig::default());
+        let mut out = vec![];
+        let a: Vec<PktMeta> = (0..30).map(|_| rig.enq(&mut b, Time(10), 42, 1, 7, &mut out)).collect();
+        let c = rig.enq(&mut b, Time(10), 43, 2, 0, &mut out);
+        let get = |b: &Bfc, rig: &Rig, port: u16, metric: &str| {
+            let mut s = vec![];
+            b.sample(Time(11), &rig.view(), &mut s);
+            s.iter().find(|x| x.0 == port && x.1 == metric).map(|x| x.2)
+        };
+        assert_eq!(get(&b, &rig, 0, "active_flows"), Some(2.0));
+        assert_eq!(get(&b, &rig, 1, "paused_upstream_queues"), Some(1.0));
+        assert_eq!(get(&b, &rig, 2, "paused_upstream_queues"), Some(0.0));
+        assert_eq!(get(&b, &rig, 0, "longest_queue_bytes"), Some(30_000.0));
+        assert_eq!(get(&b, &rig, 0, "collisions"), Some(0.0));
+        rig.deq(&mut b, Time(12), &c, &mut out);
+        assert_eq!(get(&b, &rig, 0, "active_flows"), Some(1.0));
+        for m in &a {
+            rig.deq(&mut b, Time(13), m, &mut out);
+        }
+        assert_eq!(get(&b, &rig, 0, "active_flows"), Some(0.0));
+        assert_eq!(get(&b, &rig, 1, "paused_upstream_queues"), Some(0.0));
     }
 
     #[test]

@@ -43,6 +43,23 @@
 //!   it.) Ingresses that do not feed a warned queue are never touched: that is CaPFC's point over
 //!   plain PFC, which pauses by ingress occupancy whatever the egress.
 //!
+//! **Why this CaPFC beats P-PFC, unlike the paper's Fig. 16** (measured with
+//! scenarios/papers/ppfc/fig16-fig19-capfc.toml, 16:1 incast, DCQCN, 2 seeds; p99 / mean packet
+//! latency: PFC 805 / 433 us, P-PFC 460 / 254 us, CaPFC 61 / 20 us). The mechanism is what the
+//! description asks for; its strength comes from the two settings the description leaves open:
+//! - WARN. With WARN = the ECN Kmax (200 KB) and `feeder = 0`, CaPFC is an XON/XOFF on the
+//!   *egress queue* at 200 KB: every feeder stops as the queue passes WARN and restarts at WARN / 2,
+//!   so the queue never holds more than WARN plus what is in flight (~0.4 MB), long before DCQCN
+//!   converges. P-PFC by design lets the queue grow while the buffer would not fill within `T`
+//!   (Algorithm 1), so it holds more (1.7-2.3 MB).
+//! - The paper's own words put its CaPFC near standard PFC: "the reduction of tail latency is not
+//!   obvious when DCQCN is enabled" (§5.6), and P-PFC's tail is "almost 2x" lower. That is a WARN
+//!   near the buffer's size: WARN = 1 / 2 / 3 MB gives p99 213 / 414 / 612 us and mean 78 / 183 /
+//!   296 us, so P-PFC (460 us) is ahead from about 2-3 MB on, and at 3 MB CaPFC is 1.3x below PFC.
+//!   Fig. 16's ordering is therefore a setting (WARN, unknown), not a mechanism, difference; the
+//!   default stays at Kmax (the one threshold the P-PFC paper ties egress queues to) and the sweep
+//!   shows the others.
+//!
 //! Standard PFC stays underneath as the safety net. The two share the upstream's single pause
 //! timer per priority, so each must not undo the other: a PFC resume for an ingress CaPFC holds
 //! is withheld (CaPFC's refresh keeps the pause alive), and CaPFC withholds its resume for an

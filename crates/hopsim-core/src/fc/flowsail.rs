@@ -33,14 +33,20 @@
 //! - The tables are keyed by the flow id itself (the paper's cuckoo hash at 70% load rarely
 //!   collides, §V).
 //! - `rsvQ` is the port's last queue; normal flows use the others (two queues: one and one).
-//! - `Q` in the tests of lines 17-23 is the queue's bytes before the packet joins it; `flowNum` is
-//!   at least 1 in Eq. 1; `N_active` counts the port's non-empty, open queues, at least 1.
+//! - `Q` in the tests of lines 17-23 is the queue's bytes with the arriving packet in it, as is the
+//!   flow's `size` (line 16 counts the packet before line 17 tests). So a flow alone in its queue
+//!   holds exactly `S_fair = Q` and is paused only above `Q_h`: §IV-B's secondary decision applies
+//!   "when a queue length exceeds a given threshold *and serves more than one flow*". (Counting Q
+//!   without the packet makes every lone flow a contributor above `Q_l = HBDP / N_active`, a few
+//!   packets with 8 queues: in the §VI-B fabric, `fabric-webserver.toml` at 80% load, large
+//!   flows' mean FCT slowdown was 8.5 that way and is 6.6 this way.) `flowNum` is at least 1 in
+//!   Eq. 1; `N_active` counts the port's non-empty, open queues, at least 1.
 //! - The original queue paused by line 24 is remembered in the CFT entry and resumed by the
 //!   flow's RESUME even if its packets have left meanwhile; several isolated flows may hold the
 //!   same original queue, which reopens when the last of them resumes.
 //! - The released CFT entry is removed lazily, the next time the flow's packet arrives.
 
-use super::{Actions, CtrlMsg, FcAction, FlowControl, Origin, PktMeta, SwitchView};
+use super::{Actions, CtrlMsg, FcAction, FlowControl, Origin, PktMeta, Samples, SwitchView, SWITCH_WIDE};
 use crate::packet::tag;
 use crate::rng::{stream, Rng};
 use crate::time::Time;
@@ -102,6 +108,16 @@ struct Cft {
     ts: Time,
     /// The original queue line 24 paused, if it did.
     orig: Option<u16>,
+}
+
+/// Eq. 1 (§IV-B, Algorithm 1 line 22): the fair share of a queue of `q` bytes among `flow_num`
+/// active flows, `S_fair = Q >> ceil(log2 flowNum)`. Why a shift: the switch computes it in the
+/// data plane by counting bits, and rounding the logarithm up never under-regulates a flow when
+/// `flowNum` is not a power of two. `flowNum` 0 counts as 1 (the arriving flow itself).
+pub fn s_fair(q: u64, flow_num: u32) -> u64 {
+    let n = flow_num.max(1);
+    // ceil(log2 n) = the bit length of n - 1
+    q >> (32 - (n - 1).leading_zeros())
 }
 
 /// FlowSail on one switch.
@@ -180,6 +196,12 @@ impl Flowsail {
         ((per_queue * self.cfg.q_l_hrtt) as u64, (per_queue * self.cfg.q_h_hrtt) as u64)
     }
 
+    /// §IV-C: a resumed flow with nothing in `rsvQ` whose timestamp is 2 HRTT old leaves CFT.
+    fn releasable(&self, c: &Cft, now: Time) -> bool {
+        let release = Time((self.hrtt.unwrap_or(Time::ZERO).0 as f64 * self.cfg.release_hrtt) as u64);
+        c.status == Status::Resumed && c.size == 0 && now >= c.ts + release
+    }
+
     /// Whether `flow` is in CFT (isolated at this switch).
     pub fn is_congested(&self, flow: u32) -> bool {
         self.cft.contains_key(&flow)
@@ -197,8 +219,7 @@ impl FlowControl for Flowsail {
         let rsv = Self::rsv(self.nqueues);
         if let Some(c) = self.cft.get(&pkt.flow) {
             // §IV-C: a resumed flow with nothing in rsvQ for 2 HRTT leaves CFT
-            let release = Time((self.hrtt.unwrap_or(Time::ZERO).0 as f64 * self.cfg.release_hrtt) as u64);
-            if c.status == Status::Resumed && c.size == 0 && now >= c.ts + release {
+            if self.releasable(c, now) {
                 self.cft.remove(&pkt.flow);
                 self.releases += 1;
             } else {
@@ -234,15 +255,15 @@ impl FlowControl for Flowsail {
         if flow_bytes == size {
             *self.qt(pkt.egress, pkt.queue) += 1;
         }
-        let q = view.queue_bytes(pkt.egress, pkt.queue).saturating_sub(size);
+        // Q with the packet in it (line 17 reads the queue the packet was put in): a flow alone
+        // in its queue then holds exactly S_fair = Q and is not a contributor below Q_h
+        let q = view.queue_bytes(pkt.egress, pkt.queue);
         let (q_l, q_h) = self.thresholds(now, view, pkt.egress);
         let contributor = if q > q_h {
             true
         } else if q > q_l {
-            // Eq. 1: S_fair = Q >> ceil(log2 flowNum)
-            let n = (*self.qt(pkt.egress, pkt.queue)).max(1);
-            let s_fair = q >> (32 - (n - 1).leading_zeros()).min(63);
-            flow_bytes > s_fair
+            // lines 22-23: the flow is a contributor above its fair share of the queue
+            flow_bytes > s_fair(q, *self.qt(pkt.egress, pkt.queue))
         } else {
             false
         };
@@ -352,6 +373,32 @@ impl FlowControl for Flowsail {
         }
     }
 
+    /// Issue 12's outputs over time (`module_samples`): `flows_paused` per egress port, the flows
+    /// held in its paused `rsvQ` because the downstream paused them (ports with none are left
+    /// out: zero); and switch-wide `cft_entries`, CFT's occupancy (entries not yet due for
+    /// release: §IV-C releases a resumed, drained flow after 2 HRTT) and `flows_pausing`, the
+    /// flows this switch has paused upstream (`pauseNum` above 0).
+    fn sample(&self, now: Time, _view: &SwitchView, out: &mut Samples) {
+        if self.flow_num.is_empty() {
+            return; // no packet yet
+        }
+        let mut paused = vec![0u32; self.cf_num.len()];
+        let mut live = 0u32;
+        for c in self.cft.values() {
+            if c.status == Status::Paused {
+                paused[c.port as usize] += 1;
+            }
+            live += !self.releasable(c, now) as u32;
+        }
+        for (p, &n) in paused.iter().enumerate() {
+            if n > 0 {
+                out.push((p as u16, "flows_paused", n as f64));
+            }
+        }
+        out.push((SWITCH_WIDE, "cft_entries", live as f64));
+        out.push((SWITCH_WIDE, "flows_pausing", self.pause_num.len() as f64));
+    }
+
     fn counters(&self, out: &mut Vec<(&'static str, u64)>) {
         out.push(("flowsail_pauses", self.pauses));
         out.push(("flowsail_resumes", self.resumes));
@@ -364,5 +411,194 @@ impl FlowControl for Flowsail {
 
     fn uses_tags(&self) -> bool {
         true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fc::view::SwitchInfo;
+    use crate::net::mmu::{Mmu, MmuConfig};
+    use crate::net::port::Port;
+    use crate::packet::{Packet, Slab};
+    use crate::time::{Rate, TxClock};
+
+    /// A 4-port 100 Gb/s switch with 1 us links and real ports (so the view answers queue
+    /// questions), `nq` queues per port; packets go from ingress 1 to egress 0.
+    struct Rig {
+        mmu: Mmu,
+        info: SwitchInfo,
+        ports: Vec<Port>,
+        slab: Slab,
+    }
+
+    const PKT: u32 = 1000;
+    /// HRTT = 2 x 1 us + 1048 B at 100 Gb/s = 2.08384 us; one hop BDP at 100 Gb/s = 26,048 B.
+    const HBDP: u64 = 26_048;
+
+    impl Rig {
+        fn new(nq: usize) -> Rig {
+            let mut info = SwitchInfo::bare(vec![Rate::gbps(100); 4], nq);
+            info.ports = (0..4).collect();
+            let ports = (0..4).map(|p| Port::new(0, p as u16, TxClock::new(Rate::gbps(100)), Time::from_us(1), nq, 1500)).collect();
+            Rig { mmu: Mmu::new(MmuConfig::default(), vec![100_000; 4], 8, nq), info, ports, slab: Slab::default() }
+        }
+        fn view(&self) -> SwitchView<'_> {
+            SwitchView { info: &self.info, mmu: &self.mmu, ports: &self.ports }
+        }
+        /// Classify, queue and tell FlowSail about one packet of `flow`; the packet comes back.
+        fn enq(&mut self, fs: &mut Flowsail, now: Time, flow: u32, out: &mut Actions) -> PktMeta {
+            let mut m = PktMeta { flow, ingress: 1, egress: 0, size: PKT, prio: 3, ..Default::default() };
+            m.queue = fs.classify(now, &m, &self.view());
+            let id = self.slab.alloc(Packet { size: PKT, flow, ..Default::default() });
+            self.ports[0].enqueue_data(m.queue as usize, id, PKT);
+            fs.on_enqueue(now, &mut m, &self.view(), out);
+            m
+        }
+        fn deq(&mut self, fs: &mut Flowsail, now: Time, m: &PktMeta, out: &mut Actions) {
+            self.ports[0].dequeue_data(m.queue as usize, PKT);
+            fs.on_dequeue(now, m, &self.view(), out);
+        }
+    }
+
+    fn pause(flow: u32, pause: bool) -> FcAction {
+        FcAction::Send { port: 1, msg: CtrlMsg::FlowPause { flow, pause }, by: Origin::Scheme }
+    }
+
+    fn congested(m: &PktMeta) -> bool {
+        m.flags & tag::IF_CONGESTED != 0
+    }
+
+    #[test]
+    fn s_fair_shifts_the_queue_by_the_rounded_up_log_of_flownum() {
+        // Eq. 1 by hand: 1 flow keeps all of Q; 2 half; 3 and 4 a quarter (log2 3 = 1.58 rounds
+        // up); 5 to 8 an eighth; 9 a sixteenth
+        let q = 64_000;
+        let want = [(0, 64_000), (1, 64_000), (2, 32_000), (3, 16_000), (4, 16_000), (5, 8_000), (8, 8_000), (9, 4_000)];
+        for (n, s) in want {
+            assert_eq!(s_fair(q, n), s, "flowNum {n}");
+        }
+        assert_eq!(s_fair(1_000_000, 1 << 10), 976, "1024 flows: Q >> 10");
+        assert_eq!(s_fair(1_000_000, (1 << 10) + 1), 488, "1025 flows: Q >> 11");
+        assert_eq!(s_fair(u64::MAX, u32::MAX), u64::MAX >> 32);
+    }
+
+    #[test]
+    fn q_l_and_q_h_are_one_and_three_hop_bdps_over_the_open_active_queues() {
+        let mut rig = Rig::new(8);
+        let mut fs = Flowsail::new(FlowsailConfig::default(), 0, 4, 1);
+        let mut out = vec![];
+        // no queue active counts as one (§IV-B: HRTT x mu / N_active, 3 HRTT x mu / N_active)
+        let a = rig.enq(&mut fs, Time(1), 1, &mut out);
+        assert_eq!(fs.thresholds(Time(1), &rig.view(), 0), (HBDP, 3 * HBDP), "one active queue");
+        let b = rig.enq(&mut fs, Time(1), 2, &mut out);
+        assert_ne!(a.queue, b.queue, "a new flow takes an empty queue (BFC's mapping)");
+        assert_eq!(fs.thresholds(Time(1), &rig.view(), 0), (HBDP / 2, 3 * HBDP / 2));
+        rig.enq(&mut fs, Time(1), 3, &mut out);
+        let (q_l, q_h) = fs.thresholds(Time(1), &rig.view(), 0);
+        assert_eq!(q_l, HBDP / 3);
+        assert!(q_h.abs_diff(HBDP) <= 1, "3 HBDP / 3 = {q_h}");
+        // N_active counts non-paused queues: a closed gate takes its queue out
+        rig.ports[0].set_gate(b.queue as usize, Time(1), Time::MAX);
+        assert_eq!(fs.thresholds(Time(2), &rig.view(), 0), (HBDP / 2, 3 * HBDP / 2));
+        // both are settable in hop BDPs (§VI-C's sensitivity study)
+        let mut fs2 = Flowsail::new(FlowsailConfig { q_l_hrtt: 0.5, q_h_hrtt: 4.0, ..Default::default() }, 0, 4, 1);
+        fs2.setup(&rig.view());
+        assert_eq!(fs2.thresholds(Time(2), &rig.view(), 0), (HBDP / 2 / 2, 4 * HBDP / 2));
+        assert!(out.is_empty(), "three packets pause nobody");
+    }
+
+    /// Two queues: every flow shares queue 0 (queue 1 is rsvQ), N_active = 1, so Q_l = 26,048 B
+    /// and Q_h = 78,144 B. Q counts the arriving packet.
+    #[test]
+    fn only_flows_above_s_fair_are_paused_until_q_passes_q_h() {
+        let mut rig = Rig::new(2);
+        let mut fs = Flowsail::new(FlowsailConfig::default(), 0, 4, 1);
+        let mut out = vec![];
+        // flow 1 alone up to Q = 30 KB > Q_l: flowNum 1, S_fair = Q = the flow's own bytes, so
+        // it is not above its share (§IV-B: the per-flow decision is for queues serving more
+        // than one flow)
+        let a: Vec<PktMeta> = (0..30).map(|_| rig.enq(&mut fs, Time(10), 1, &mut out)).collect();
+        assert!(a.iter().all(|m| m.queue == 0 && !congested(m)));
+        assert!(out.is_empty());
+        // flow 2 joins at Q = 31 KB: flowNum 2, S_fair = 15,500 B; it holds 1 KB
+        assert!(!congested(&rig.enq(&mut fs, Time(10), 2, &mut out)));
+        // flow 1's next packet: Q = 32 KB, S_fair = 16,000 B, flow 1 holds 31 KB: paused
+        assert!(congested(&rig.enq(&mut fs, Time(10), 1, &mut out)));
+        assert_eq!(out, vec![pause(1, true)], "one PAUSE, on pauseNum 0 -> 1");
+        out.clear();
+        // fifteen one-packet flows at Q = 33..47 KB: flowNum 3..17, S_fair = Q >> 2..5 >= 1,468 B,
+        // each holds 1,000 B: below S_fair, never paused though Q > Q_l
+        for f in 0..15 {
+            let m = rig.enq(&mut fs, Time(10), 100 + f, &mut out);
+            assert!(!congested(&m), "flow {} at Q = {} B", 100 + f, 33_000 + 1000 * f);
+        }
+        assert!(out.is_empty(), "{out:?}");
+        // flow 1 goes on to Q = 78,000 B <= Q_h: each packet a contributor, no new PAUSE
+        for _ in 0..31 {
+            assert!(congested(&rig.enq(&mut fs, Time(10), 1, &mut out)));
+        }
+        assert!(out.is_empty());
+        assert_eq!(rig.view().queue_bytes(0, 0), 78_000);
+        // Q = 79,000 B > Q_h: a new one-packet flow, though far below S_fair, is paused (line 17)
+        let c = rig.enq(&mut fs, Time(10), 200, &mut out);
+        assert!(congested(&c));
+        assert_eq!(out, vec![pause(200, true)]);
+        out.clear();
+        // departures of flow 1's first 30 (unflagged) packets send no RESUME: its 32
+        // contributors are still queued
+        for m in &a {
+            rig.deq(&mut fs, Time(20), m, &mut out);
+        }
+        assert!(out.is_empty(), "{out:?}");
+        assert_eq!(fs.pause_num[&1], 32);
+    }
+
+    /// The invariant of §IV-B by random cases: with Q (bytes with the packet) at most Q_h, a
+    /// packet whose flow holds no more than S_fair — recomputed here from an independent count
+    /// of the flows in the queue — is never flagged and never triggers a PAUSE; above Q_h every
+    /// packet is flagged.
+    #[test]
+    fn a_flow_below_s_fair_is_never_paused_while_q_is_at_most_q_h() {
+        let mut rng = Rng::stream(7, 0, 0);
+        let mut rig = Rig::new(2);
+        let mut fs = Flowsail::new(FlowsailConfig::default(), 0, 4, 3);
+        let mut queued: std::collections::VecDeque<PktMeta> = Default::default();
+        let mut bytes: HashMap<u32, u64> = HashMap::new();
+        let (mut below, mut above_qh, mut flagged_above_sfair) = (0, 0, 0);
+        for step in 0..20_000 {
+            let mut out = vec![];
+            // 500 steps of arrivals outpacing departures 3:2 (the queue reaches about Q_h), then 500
+            // of draining
+            let fill = (step / 500) % 2 == 0;
+            if queued.is_empty() || rng.below(5) < if fill { 3 } else { 1 } {
+                // a few heavy flows and many light ones
+                let flow = if rng.below(3) == 0 { rng.below(4) as u32 } else { 10 + rng.below(60) as u32 };
+                let q = rig.view().queue_bytes(0, 0) + PKT as u64; // with the packet
+                let n = bytes.values().filter(|&&b| b > 0).count() as u32 + (bytes.get(&flow).copied().unwrap_or(0) == 0) as u32;
+                let held = bytes.get(&flow).copied().unwrap_or(0) + PKT as u64;
+                let share = q >> (n as f64).log2().ceil() as u32;
+                let m = rig.enq(&mut fs, Time(10 + step as u64), flow, &mut out);
+                let paused_it = out.iter().any(|a| matches!(a, FcAction::Send { msg: CtrlMsg::FlowPause { flow: f, pause: true }, .. } if *f == flow));
+                if q <= 3 * HBDP && held <= share {
+                    below += 1;
+                    assert!(!congested(&m) && !paused_it, "step {step}: flow {flow} holds {held} <= S_fair {share} at Q {q}");
+                } else if q > 3 * HBDP {
+                    above_qh += 1;
+                    assert!(congested(&m), "step {step}: Q {q} > Q_h");
+                } else if q > HBDP {
+                    flagged_above_sfair += congested(&m) as u32;
+                    assert!(congested(&m), "step {step}: flow {flow} holds {held} > S_fair {share} at Q {q} > Q_l");
+                }
+                *bytes.entry(flow).or_insert(0) += PKT as u64;
+                queued.push_back(m);
+            } else {
+                let m = queued.pop_front().unwrap();
+                rig.deq(&mut fs, Time(10 + step as u64), &m, &mut out);
+                *bytes.get_mut(&m.flow).unwrap() -= PKT as u64;
+            }
+        }
+        // the cases all occurred
+        assert!(below > 1000 && above_qh > 1000 && flagged_above_sfair > 100, "{below} {above_qh} {flagged_above_sfair}");
     }
 }

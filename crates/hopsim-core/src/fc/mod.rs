@@ -378,6 +378,17 @@ impl FlowControl for AnyFc {
     }
 }
 
+impl FcConfig {
+    /// The configuration a run uses, told whether its control frames can be lost (the scenario
+    /// has faults): BFC's pause-bitmap refresh depends on it (`bfc::RefreshWhen`).
+    pub fn for_run(&self, frames_lossy: bool) -> FcConfig {
+        match self {
+            FcConfig::Bfc(c) => FcConfig::Bfc(bfc::BfcConfig { frames_lossy, ..c.clone() }),
+            other => other.clone(),
+        }
+    }
+}
+
 impl AnyFc {
     /// Whether the module uses wide tags (the trait's answer, callable without the trait).
     pub fn uses_tags_any(&self) -> bool {

@@ -79,6 +79,16 @@ impl CtrlMsg {
         }
     }
 
+    /// The control log's name of the frame: its kind's, except BFC's bitmap refresh, which is
+    /// logged as `queue_bitmap` (target = first queue, value = the bits) so that the rows of
+    /// kind `queue_pause` are exactly the per-queue pauses (value 1) and resumes (value 0).
+    pub fn log_name(&self) -> &'static str {
+        match self {
+            CtrlMsg::QueueBitmap { .. } => "queue_bitmap",
+            m => m.kind().name(),
+        }
+    }
+
     /// (what it is about, its value) for the control log: priority and quanta, queue and on/off,
     /// destination and credits, flow and on/off.
     pub fn log_fields(&self) -> (u32, u64) {

@@ -30,6 +30,15 @@
 //!    compares against (§5.4: "we compare using dynamical pause time and several fixed pause
 //!    time in P-PFC").
 //!
+//! Against the paper (scenarios/papers/ppfc/, `hopsim reproduce ppfc`; 16:1 incast, 2 seeds, the
+//! `increment = "arrivals"` reading): peak queue PFC 4.04 MB / P-PFC 2.30 MB (the paper: the whole
+//! 4 MB / 1,002 KB), p99 packet latency 805 / 460 us (the paper: ~830 us, over 2x lower), Table 3
+//! 0 / 0 / 0 at 4:1, 0 / 6 / 22 at 6:1 (paper 0 / 5 / 43), 65 / 121 / 166 at 16:1 (paper 277 /
+//! 316 / 406). What keeps the peak above the paper's: Algorithm 1 goes quiet once DCQCN has cut
+//! the growth below `switch_space_left / T`, and the queue creeps up ~200 us more until DCQCN
+//! converges; Algorithm 3's per-ingress pauses are 1/16 of the queue's drain time (the `share`
+//! reading: 1.71 MB, 337 us; fixed 100 us pauses: 0.88 MB).
+//!
 //! Standard PFC stays underneath as the safety net (§6.3: "P-PFC only changes the part of sending
 //! algorithm of PFC PAUSE messages"): the scheme runs inside [`WithPfc`], which calls PFC's hooks
 //! first and asks P-PFC about each resume PFC wants to send.
@@ -39,9 +48,16 @@
 //!   (bytes enqueued minus bytes dequeued), so it can be negative; dropped bytes never entered the
 //!   buffer and do not count. `Increment_total` is their signed sum, the growth of the whole
 //!   switch memory (§4.2, §4.3; Definition 3.3 uses the net rate `v(t)`).
+//!   `increment = "arrivals"` counts the bytes that arrived instead in Algorithms 1 and 3 (the
+//!   filter of Algorithm 2 line 3 stays on the net change): §6.1's `T_min = B / (P V)` and §4.4's
+//!   "packets in flight" read that way, and it is what reproduces Table 3 and Fig. 6a's peak
+//!   (see [`Increment`] and scenarios/papers/ppfc/).
 //! - `switch_space_left` is the free *shared* buffer by default (§4.2 "the free space in the
 //!   shared buffer"); [`SpaceLeft::Buffer`] switches to the free space of the whole buffer.
 //! - `packets[port][priority]` is counted in bytes (Algorithm 3 divides it by a rate).
+//!   `transmission_speed = "share"` divides it by the ingress's share of the egress rate instead,
+//!   so the pause lasts until the whole queue has drained: Theorem 3.2's bound `(q + v d*) / v_r`
+//!   with the whole queue `q` ([`TransmissionSpeed`]).
 //! - Algorithm 2 draws without replacement and stops when the candidates run out.
 //! - The register bit lasts as long as the pause it guards unless `hold` is set.
 //! - The 1 us tick runs only while some egress queue is above `Kmax`.
@@ -50,7 +66,7 @@
 
 use super::pfc::{Pfc, PfcConfig};
 use super::with_pfc::{OverPfc, Resume, WithPfc};
-use super::{quanta_duration, quanta_for, Actions, CtrlMsg, FcAction, Origin, PktMeta, SwitchView};
+use super::{quanta_duration, quanta_for, Actions, CtrlMsg, FcAction, Origin, PktMeta, Samples, SwitchView, SWITCH_WIDE};
 use crate::rng::{stream, Rng};
 use crate::time::Time;
 use serde::{Deserialize, Serialize};
@@ -68,6 +84,43 @@ pub enum SpaceLeft {
     /// Free bytes of the whole buffer, `Mmu::buffer_free()` (§6.3 "the left buffer of switch";
     /// §6.1 sizes `T` with the total 9 MB buffer).
     Buffer,
+}
+
+/// What `increment[port][priority]` counts in Algorithms 1 and 3 (Algorithm 2's growth filter
+/// always reads the net change: §4.3 rules out "ingress queues with negative buffer increase
+/// speeds").
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Increment {
+    /// The net change of the ingress queue over the interval, bytes in less bytes out (§6.3: "the
+    /// increment of the ingress queue length in the past 1 us"; Definition 3.3's net rate `v(t)`).
+    #[default]
+    Net,
+    /// The bytes that arrived at the ingress over the interval, whatever left. Three passages
+    /// read this way: §6.1 sizes `T` by `T_min = B / (P V)`, the buffer over the *sum of the
+    /// ingress rates* (the arrivals of P ports at line rate, not their excess over the drain);
+    /// §4.4 says Algorithm 3's second part, `increment / Transmission_speed`, is "used to absorb
+    /// the packets in flight", which over a 1 us interval are the bytes the link delivered in it;
+    /// and Table 3's 6:1 row (0 / 5 / 43 pauses for T = 50 / 100 / 150 us) follows from arrivals
+    /// of 6 x 40 Gb/s against the free shared buffer of a queue peaking at 1.7 MB.
+    Arrivals,
+}
+
+/// What `Transmission_speed` of Algorithm 3 line 3 is.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum TransmissionSpeed {
+    /// The line rate of the congested egress port: the ingress's bytes (plus its increment) drain
+    /// as if they had the port to themselves (see `Ppfc::pause`).
+    #[default]
+    Egress,
+    /// The ingress's share of that rate, `rate x packets[port][priority] / queue`: the speed at
+    /// which *its* packets leave a FIFO egress queue that all the ingresses share in proportion to
+    /// their bytes (§4.3, Fig. 5). Then `packets / speed` is the time the whole queue takes to
+    /// drain, which is Theorem 3.2's bound on a pause that costs no throughput,
+    /// `(q(t*) + v(t*) d*) / v_r(t*)`, with the queue `q` in full (§3): §4.4's "empty the
+    /// packets buffered in the egress queue" then means the ingress's last packet has left.
+    Share,
 }
 
 /// How long Algorithm 3 pauses a chosen ingress.
@@ -117,6 +170,10 @@ pub struct PpfcConfig {
     pub hold: Option<Time>,
     /// Algorithm 3's computed duration (default) or Fig. 10's fixed one; see [`PauseTime`].
     pub pause: PauseTime,
+    /// What `increment` counts in Algorithms 1 and 3; see [`Increment`].
+    pub increment: Increment,
+    /// Algorithm 3's `Transmission_speed`; see [`TransmissionSpeed`].
+    pub transmission_speed: TransmissionSpeed,
 }
 
 impl PpfcConfig {
@@ -153,6 +210,8 @@ impl Default for PpfcConfig {
             space_left: SpaceLeft::Shared,
             hold: None,
             pause: PauseTime::Predicted,
+            increment: Increment::Net,
+            transmission_speed: TransmissionSpeed::Egress,
         }
     }
 }
@@ -241,6 +300,9 @@ pub struct Ppfc {
     /// `increment[port][priority]`: net bytes the ingress queue grew by since the interval began
     /// (§4.2; §6.3 "a counter for each port and priority").
     increment: Vec<i64>,
+    /// Bytes that arrived at each ingress (port, priority) since the interval began (what
+    /// `increment` counts with [`Increment::Arrivals`]).
+    arrived: Vec<i64>,
     /// `packets[port][priority]` for every egress queue, in bytes (Algorithm 3).
     packets: EgressComposition,
     /// Egress queues seen above `Kmax` and not yet seen back below it, with their flags.
@@ -258,6 +320,9 @@ pub struct Ppfc {
     cand: Vec<(usize, u64)>,
     /// Predictive pause frames sent.
     pub pauses_sent: u64,
+    /// Algorithm 1's `remaining_time` at the last tick that computed one (`None`: the buffer was
+    /// not growing), for the module time series.
+    last_remaining: Option<Time>,
 }
 
 impl Ppfc {
@@ -277,6 +342,7 @@ impl Ppfc {
             nqueues: 0,
             rng: Rng::stream(seed, stream::PPFC, node as u64),
             increment: vec![0; n],
+            arrived: vec![0; n],
             packets: EgressComposition::new(nports, nprio),
             hot: Vec::new(),
             hot_list: Vec::new(),
@@ -286,6 +352,7 @@ impl Ppfc {
             bit_until: vec![Time::ZERO; n],
             cand: Vec::new(),
             pauses_sent: 0,
+            last_remaining: None,
         }
     }
 
@@ -302,6 +369,15 @@ impl Ppfc {
     /// Whether the register bit of (port, prio) is set at `now`.
     pub fn bit_set(&self, now: Time, port: usize, prio: usize) -> bool {
         self.bit_until[port * self.nprio + prio] > now
+    }
+
+    /// `increment[port][priority]` as Algorithms 1 and 3 read it ([`Increment`]).
+    #[inline]
+    fn alg_increment(&self) -> &[i64] {
+        match self.cfg.increment {
+            Increment::Net => &self.increment,
+            Increment::Arrivals => &self.arrived,
+        }
     }
 
     /// The gate's `Kmax` for egress port `egress`: the override, else the port's ECN Kmax (§4.1).
@@ -324,6 +400,7 @@ impl Ppfc {
     /// exactly the span `now - interval_start` (§6.3 "the increment ... in the past 1 us").
     fn start_interval(&mut self, now: Time) {
         self.increment.fill(0);
+        self.arrived.fill(0);
         self.interval_start = now;
     }
 
@@ -347,10 +424,11 @@ impl Ppfc {
             // ingress; negative terms (draining ingresses) count, so the sum is the net growth
             // of the whole switch memory (§4.2), the v(t) of Definition 3.3.
             let mut increment_total: i64 = 0;
-            for &inc in &self.increment {
+            for &inc in self.alg_increment() {
                 increment_total += inc;
             }
             // A buffer that is not growing is never used up: remaining_time is infinite.
+            self.last_remaining = None;
             if increment_total > 0 {
                 let switch_space_left = match self.cfg.space_left {
                     SpaceLeft::Shared => view.mmu.shared_free(),
@@ -361,6 +439,7 @@ impl Ppfc {
                 let elapsed = now.saturating_sub(self.interval_start).0.max(1);
                 let remaining_time =
                     Time((switch_space_left as u128 * elapsed as u128 / increment_total as u128).min(u64::MAX as u128) as u64);
+                self.last_remaining = Some(remaining_time);
                 // Algorithm 1 line 6: if remaining_time < T, run Algorithms 2 and 3 for every
                 // congested egress queue.
                 if remaining_time < self.cfg.t {
@@ -420,7 +499,7 @@ impl Ppfc {
             let (ip, b) = cand.remove(k);
             // Lines 4-5: mark the port, fraction_total += fraction[port][priority].
             chosen_bytes += b;
-            self.pause(now, view, pfc, egress, ip, b, out);
+            self.pause(now, view, pfc, egress, ip, b, total, out);
         }
         self.cand = cand;
     }
@@ -452,7 +531,7 @@ impl Ppfc {
     /// longer than over the ingress rate, and one to a 10 Gb/s host for the 40 Gb/s uplink 4x
     /// shorter.
     #[allow(clippy::too_many_arguments)]
-    fn pause(&mut self, now: Time, view: &SwitchView, pfc: &Pfc, egress: usize, ip: usize, packets: u64, out: &mut Actions) {
+    fn pause(&mut self, now: Time, view: &SwitchView, pfc: &Pfc, egress: usize, ip: usize, packets: u64, queue: u64, out: &mut Actions) {
         let (port, prio) = (ip / self.nprio, ip % self.nprio);
         // §6.3: "PFC messages sending is only allowed when the bit is unset". Selection still
         // happened above, so a port already paused keeps counting towards R.
@@ -469,7 +548,16 @@ impl Ppfc {
             // Transmission_speed: drain what it holds in the egress queue plus what is in flight
             // (§4.4), at the egress port's rate (see above). A draining ingress (negative
             // increment) is never chosen (Algorithm 2 line 3), so the max only guards the type.
-            PauseTime::Predicted => view.rate(egress as u16).tx_time(packets + self.increment[ip].max(0) as u64),
+            PauseTime::Predicted => {
+                let bytes = packets + self.alg_increment()[ip].max(0) as u64;
+                let bytes = match self.cfg.transmission_speed {
+                    TransmissionSpeed::Egress => bytes,
+                    // over `rate x packets / queue`: the same time as `bytes x queue / packets`
+                    // over the whole rate (`packets > 0`: only holders of the queue are chosen)
+                    TransmissionSpeed::Share => (bytes as u128 * queue as u128 / packets.max(1) as u128).min(u64::MAX as u128) as u64,
+                };
+                view.rate(egress as u16).tx_time(bytes)
+            }
             // Fig. 10's fixed pause time.
             PauseTime::Fixed(t) => t,
         };
@@ -508,7 +596,9 @@ impl OverPfc for Ppfc {
             }
         }
         // §4.2: increment[port][priority], the buffer increase of the ingress queue.
-        self.increment[pkt.ingress as usize * self.nprio + pkt.prio as usize] += pkt.size as i64;
+        let ip = pkt.ingress as usize * self.nprio + pkt.prio as usize;
+        self.increment[ip] += pkt.size as i64;
+        self.arrived[ip] += pkt.size as i64;
         self.packets.add(view.nqueues(), pkt);
     }
 
@@ -544,6 +634,34 @@ impl OverPfc for Ppfc {
 
     fn counters(&self, out: &mut Vec<(&'static str, u64)>) {
         out.push(("ppfc_predictive_pauses", self.pauses_sent));
+    }
+
+    /// The module time series while some egress queue is above Kmax (nothing otherwise): per
+    /// ingress port, `egress_share_bytes`, its bytes in those queues (what Algorithm 2 draws by:
+    /// Fig. 9b's "occupation of each host in egress port") and `paused` (1 while a predictive
+    /// pause to it runs); switch-wide, `remaining_time_us`, Algorithm 1's prediction at the last
+    /// tick (absent while the buffer was not growing).
+    fn sample(&self, now: Time, _view: &SwitchView, out: &mut Samples) {
+        if self.hot_list.is_empty() {
+            return;
+        }
+        let nq = self.nqueues;
+        for port in 0..self.nports {
+            let mut bytes = 0u64;
+            for &qi in &self.hot_list {
+                for prio in 0..self.nprio {
+                    bytes += self.packets.get(qi / nq, qi % nq, port, prio);
+                }
+            }
+            let paused = (0..self.nprio).any(|prio| self.pause_until[port * self.nprio + prio] > now);
+            if bytes > 0 || paused {
+                out.push((port as u16, "egress_share_bytes", bytes as f64));
+                out.push((port as u16, "paused", if paused { 1.0 } else { 0.0 }));
+            }
+        }
+        if let Some(r) = self.last_remaining {
+            out.push((SWITCH_WIDE, "remaining_time_us", r.as_us_f64()));
+        }
     }
 
     fn origin(&self) -> Origin {
@@ -611,6 +729,8 @@ mod tests {
         assert_eq!(c.r, 0.8);
         assert_eq!(c.space_left, SpaceLeft::Shared);
         assert_eq!(c.hold, None);
+        assert_eq!(c.increment, Increment::Net);
+        assert_eq!(c.transmission_speed, TransmissionSpeed::Egress);
     }
 
     #[test]
@@ -676,6 +796,71 @@ mod tests {
         let expect = quanta_for(Rate::gbps(40).tx_time(320_000), Rate::gbps(40));
         assert_eq!(expect, 5000);
         assert_eq!(pauses(&out), vec![(1, PRIO, 5000)]);
+    }
+
+    #[test]
+    fn samples_report_each_ingress_share_of_the_hot_queues_and_its_pause() {
+        let mut sw = Sw::new();
+        let mut p = ppfc(PpfcConfig { r: 1.0, ..Default::default() }, 1);
+        let mut s: Samples = vec![];
+        p.sample(T0, &sw.view(), &mut s);
+        assert!(s.is_empty(), "nothing while no queue is above Kmax");
+        scenario(&mut p, &mut sw, &[(1, 50), (2, 150)], &[(1, 0, 50), (2, 0, 50)]);
+        let (t, out) = tick(&mut p, &sw);
+        assert!(!out.is_empty());
+        p.sample(t, &sw.view(), &mut s);
+        let get = |port: u16, m: &str| s.iter().find(|x| x.0 == port && x.1 == m).map(|x| x.2);
+        assert_eq!(get(1, "egress_share_bytes"), Some(100_000.0));
+        assert_eq!(get(2, "egress_share_bytes"), Some(200_000.0));
+        assert_eq!((get(1, "paused"), get(2, "paused")), (Some(1.0), Some(1.0)));
+        assert_eq!(get(3, "egress_share_bytes"), None, "an ingress with nothing in them is left out");
+        assert!(get(SWITCH_WIDE, "remaining_time_us").is_some_and(|r| r > 0.0 && r < 100.0));
+    }
+
+    #[test]
+    fn share_speed_pauses_for_the_whole_queue_to_drain() {
+        // Ingress 1 holds 100 KB and ingress 2 300 KB of egress 0's 400 KB, half and all of it
+        // come in this interval (increments 50 KB and 150 KB). Over its share of 40 Gb/s,
+        // ingress 1's 150 KB take 150 x 400 / 100 = 600 KB of line-rate time, and so do ingress
+        // 2's 450 KB (450 x 400 / 300): 120 us = 9375 quanta each; over the whole rate they would
+        // be 30 us and 90 us.
+        let mut sw = Sw::new();
+        let cfg = PpfcConfig { transmission_speed: TransmissionSpeed::Share, r: 1.0, ..Default::default() };
+        let mut p = ppfc(cfg, 1);
+        let mut out = scenario(&mut p, &mut sw, &[(1, 50), (2, 150)], &[(1, 0, 50), (2, 0, 150)]);
+        assert!(out.is_empty());
+        assert_eq!((p.increment(1, PRIO as usize), p.increment(2, PRIO as usize)), (50_000, 150_000));
+        let (_, sent) = tick(&mut p, &sw);
+        out = sent;
+        let mut got = pauses(&out);
+        got.sort();
+        assert_eq!(got, vec![(1, PRIO, 9375), (2, PRIO, 9375)]);
+        // the egress reading of the same: 30 us and 90 us
+        let mut sw = Sw::new();
+        let mut p = ppfc(PpfcConfig { r: 1.0, ..Default::default() }, 1);
+        scenario(&mut p, &mut sw, &[(1, 50), (2, 150)], &[(1, 0, 50), (2, 0, 150)]);
+        let (_, out) = tick(&mut p, &sw);
+        let mut got = pauses(&out);
+        got.sort();
+        let qf = |b: u64| quanta_for(Rate::gbps(40).tx_time(b), Rate::gbps(40));
+        assert_eq!(got, vec![(1, PRIO, qf(150_000)), (2, PRIO, qf(450_000))]);
+    }
+
+    #[test]
+    fn arrivals_count_what_came_in_whatever_left() {
+        // 60 packets in and 50 out of ingress 1 in the interval: net 10 KB, arrivals 60 KB.
+        // Against ~3.5 MB free, 10 KB/us predicts ~350 us (> T: no pause) and 60 KB/us ~58 us
+        // (< T: pause), whose duration counts the 60 KB in flight.
+        for (inc, expect) in [(Increment::Net, None), (Increment::Arrivals, Some(260_000 - 50_000 + 60_000))] {
+            let mut sw = Sw::new();
+            let mut p = ppfc(PpfcConfig { increment: inc, ..Default::default() }, 1);
+            let mut out = scenario(&mut p, &mut sw, &[(1, 200)], &[(1, 0, 60)]);
+            sw.deq(&mut p, T0, 1, 0, 50, &mut out);
+            assert_eq!(p.increment(1, PRIO as usize), 10_000);
+            let (_, out) = tick(&mut p, &sw);
+            let want = expect.map(|b: u64| (1, PRIO, quanta_for(Rate::gbps(40).tx_time(b), Rate::gbps(40))));
+            assert_eq!(pauses(&out).first().copied(), want, "{inc:?}");
+        }
     }
 
     #[test]

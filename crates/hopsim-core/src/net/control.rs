@@ -59,7 +59,7 @@ impl Simulation {
         cl.node.push(node);
         cl.port.push(local);
         cl.peer_node.push(peer);
-        cl.kind.push(kind.name().to_string());
+        cl.kind.push(msg.log_name().to_string());
         cl.target.push(target);
         cl.value.push(value);
         let prio = if let CtrlMsg::Pfc { prio, .. } = msg { prio } else { 0 };

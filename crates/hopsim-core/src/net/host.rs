@@ -23,6 +23,7 @@
 use crate::cc::{AckInfo, AnyCc, CongestionControl, RxIface, RxPacket};
 use crate::event::Event;
 use crate::fc::nic::{AnyNic, NicFc, NicFlow};
+use crate::net::nic_sched::{Blocked, NicSched};
 use crate::packet::{tag, Packet, PacketId, PktKind};
 use crate::sim::Simulation;
 use crate::time::Time;
@@ -32,9 +33,8 @@ pub struct Host {
     pub node: u32,
     /// Global id of the host's only port.
     pub port: u32,
-    /// Flows this host is sending and has not finished.
-    pub active: Vec<u32>,
-    rr: usize,
+    /// Flows this host is sending and has not finished, in the NIC's round-robin order.
+    pub sched: NicSched,
     /// Receiver-side congestion-control state of the interface (ICTCP's).
     pub rx: RxIface,
     /// The host half of the flow-control scheme.
@@ -48,7 +48,7 @@ pub struct Host {
 
 impl Host {
     pub fn new(node: u32, port: u32) -> Host {
-        Host { node, port, active: vec![], rr: 0, rx: RxIface::default(), nic: AnyNic::default(), dst_pause: vec![], pauses_seen: false }
+        Host { node, port, sched: NicSched::default(), rx: RxIface::default(), nic: AnyNic::default(), dst_pause: vec![], pauses_seen: false }
     }
 
     /// Pause sending to `dst` until `until` (`<= now` resumes it).
@@ -97,6 +97,8 @@ pub struct Flow {
     pub paused_until: Time,
     /// The NIC queue (gate of the host port) the host's module put this flow in.
     pub nic_queue: u16,
+    /// The flow's slot in its host's round robin (`NicSched`).
+    nic_slot: u32,
     timer_at: Option<Time>,
     timer_gen: u32,
     pub sender_done: bool,
@@ -139,6 +141,7 @@ impl Flow {
             rto_at: None,
             paused_until: Time::ZERO,
             nic_queue: 0,
+            nic_slot: 0,
             timer_at: None,
             timer_gen: 0,
             sender_done: false,
@@ -183,12 +186,22 @@ impl Flow {
         self.snd_nxt < self.spec.size && self.snd_nxt - self.snd_una < self.window(by_rate)
     }
 
+    /// A pacing rate under the flow's sending-rate cap (`FlowSpec::rate_cap`): the NIC paces at
+    /// min(rate, cap).
+    #[inline]
+    fn capped(&self, r: crate::time::Rate) -> crate::time::Rate {
+        match self.spec.rate_cap {
+            Some(c) => r.min(c),
+            None => r,
+        }
+    }
+
     /// `transport.repace_on_rate_change`: the rate changed since the last packet was paced, so
     /// move the next send time by the difference of the last packet's serialisation at the two
     /// rates (the HPCC simulator's `ChangeRate`).
     #[inline]
     fn repace(&mut self) {
-        let r = self.cc.rate();
+        let r = self.capped(self.cc.rate());
         if r != self.paced_rate && self.paced_rate.0 > 0 {
             let old = self.paced_rate.tx_time(self.last_size as u64);
             let new = r.tx_time(self.last_size as u64);
@@ -217,59 +230,75 @@ impl Simulation {
         let host = &mut self.hosts[h as usize];
         let ngates = self.ports[host.port as usize].ngates();
         flow.nic_queue = host.nic.nic_queue(now, &nf, ngates).min(ngates.saturating_sub(1) as u16);
-        host.active.push(f);
+        flow.nic_slot = host.sched.push(f);
         self.arm_flow_timer(f);
         let p = self.hosts[h as usize].port;
         self.kick(p);
     }
 
-    /// Round robin over the host's queue pairs: the next data packet to send now, if any.
+    /// Round robin over the host's queue pairs: the next data packet to send now, if any. Without
+    /// pauses in effect at the host the NIC's scheduler finds it among its candidates
+    /// (`nic_sched`); with them, the plain scan over every flow decides (the same choice).
     pub(crate) fn host_next_packet(&mut self, h: u32) -> Option<PacketId> {
         let now = self.now;
+        let by_rate = self.cfg.host.window_by_rate;
         let host = &mut self.hosts[h as usize];
         let port = &self.ports[host.port as usize];
-        let n = host.active.len();
-        let by_rate = self.cfg.host.window_by_rate;
-        for k in 0..n {
-            let i = (host.rr + k) % n;
-            let f = host.active[i];
-            let flow = &self.flows[f as usize];
-            if flow.has_window_and_data(by_rate)
+        let flows = &self.flows;
+        if !self.nic_plain && !host.pauses_seen && !port.any_prio_paused(now) {
+            let f = host.sched.pick(now, |f| {
+                let flow = &flows[f as usize];
+                if !flow.has_window_and_data(by_rate) {
+                    Err(Blocked::NoWindow)
+                } else if flow.next_avail > now {
+                    Err(Blocked::PacedUntil(flow.next_avail))
+                } else {
+                    Ok(())
+                }
+            })?;
+            return Some(self.make_data(h, f));
+        }
+        host.sched.unpace_all();
+        let (slot, f) = host.sched.flows_from_rr().find(|&(_, f)| {
+            let flow = &flows[f as usize];
+            flow.has_window_and_data(by_rate)
                 && flow.next_avail <= now
                 && !port.is_paused(flow.spec.prio as usize, now)
                 && (!host.pauses_seen
                     || (!port.gate_closed(flow.nic_queue as usize, now)
                         && flow.paused_until <= now
                         && host.dst_paused_until(flow.spec.dst, now).is_none()))
-            {
-                host.rr = (i + 1) % n;
-                return Some(self.make_data(h, f));
-            }
-        }
-        None
+        })?;
+        host.sched.picked(slot);
+        Some(self.make_data(h, f))
     }
 
     /// When the host's NIC should look again: the earliest pacing time or pause expiry of a
     /// queue pair that has data and window.
-    pub(crate) fn host_wake_time(&self, h: u32) -> Option<Time> {
-        let host = &self.hosts[h as usize];
+    pub(crate) fn host_wake_time(&mut self, h: u32) -> Option<Time> {
+        let now = self.now;
+        let host = &mut self.hosts[h as usize];
         let port = &self.ports[host.port as usize];
+        if !self.nic_plain && !host.pauses_seen && !port.any_prio_paused(now) {
+            // after a pick that found nothing, every flow with data and window is paced
+            return host.sched.next_paced().map(|t| t.max(now));
+        }
         let mut t: Option<Time> = None;
         let by_rate = self.cfg.host.window_by_rate;
-        for &f in &host.active {
+        for f in host.sched.flows() {
             let flow = &self.flows[f as usize];
             if flow.has_window_and_data(by_rate) {
                 let mut w = flow.next_avail;
                 let prio = flow.spec.prio as usize;
-                if port.is_paused(prio, self.now) {
+                if port.is_paused(prio, now) {
                     w = w.max(port.cold.prio_pause[prio].until);
                 }
                 let q = flow.nic_queue as usize;
-                if port.gate_closed(q, self.now) {
+                if port.gate_closed(q, now) {
                     w = w.max(port.gate_until(q));
                 }
                 w = w.max(flow.paused_until);
-                if let Some(u) = host.dst_paused_until(flow.spec.dst, self.now) {
+                if let Some(u) = host.dst_paused_until(flow.spec.dst, now) {
                     w = w.max(u);
                 }
                 // paused until resumed: the resume frame kicks the port
@@ -278,7 +307,7 @@ impl Simulation {
                 }
             }
         }
-        t.map(|x| x.max(self.now))
+        t.map(|x| x.max(now))
     }
 
     fn make_data(&mut self, h: u32, f: u32) -> PacketId {
@@ -288,9 +317,10 @@ impl Simulation {
         let payload = (flow.spec.size - flow.snd_nxt).min(hcfg.mtu as u64) as u32;
         let size = payload + hcfg.header_bytes + flow.hdr_extra;
         let int = flow.int;
+        let retx = flow.snd_nxt < flow.snd_max;
         let pkt = Packet {
             kind: PktKind::Data,
-            tag_flags: if flow.spec.incast { tag::INCAST } else { 0 },
+            tag_flags: if flow.spec.incast { tag::INCAST } else { 0 } | if retx { tag::RETX } else { 0 },
             queue: flow.nic_queue,
             prio: flow.spec.prio,
             flow: f,
@@ -303,12 +333,12 @@ impl Simulation {
             ts: now,
             ..Default::default()
         };
-        if flow.snd_nxt < flow.snd_max {
+        if retx {
             flow.retx_bytes += payload as u64;
         }
         flow.snd_nxt += payload as u64;
         flow.snd_max = flow.snd_max.max(flow.snd_nxt);
-        let rate = if hcfg.pace_at_rate { flow.cc.rate() } else { flow.line_rate };
+        let rate = flow.capped(if hcfg.pace_at_rate { flow.cc.rate() } else { flow.line_rate });
         flow.next_avail = now + rate.tx_time(size as u64);
         flow.paced_rate = rate;
         flow.last_size = size;
@@ -371,6 +401,7 @@ impl Simulation {
                 self.stats.counters.cnps += 1;
                 self.flows[pkt.flow as usize].cc.on_cnp(now);
                 self.arm_flow_timer(pkt.flow);
+                self.nic_touch(pkt.flow);
             }
             PktKind::Ctrl | PktKind::Marker => unreachable!("control frames and markers never reach a host's receive path"),
         }
@@ -384,6 +415,12 @@ impl Simulation {
         let cnp_clock = hcfg.cnp_timing == crate::config::CnpTiming::FlowClock;
         self.stats.counters.data_bytes_delivered += pkt.payload as u64;
         let flow = &mut self.flows[pkt.flow as usize];
+        // `record.latency` (stats::latency): first transmissions only
+        if let Some(l) = self.rec.latency.as_deref_mut() {
+            if pkt.tag_flags & tag::RETX == 0 {
+                l.record(pkt.ts, now, flow.spec.incast, flow.spec.size);
+            }
+        }
         let (cnp, int) = (flow.cnp, flow.int);
         let in_order = pkt.seq == flow.rcv_nxt;
         let finishing = in_order && flow.rcv_nxt + pkt.payload as u64 == flow.spec.size;
@@ -410,6 +447,7 @@ impl Simulation {
             }
             out[0] = Some(Packet { kind: PktKind::Ack, seq: flow.rcv_nxt, ..reply });
         } else if pkt.seq > flow.rcv_nxt {
+            self.stats.counters.out_of_order += 1;
             let due = match flow.last_nack {
                 Some((s, t)) => s != flow.rcv_nxt || now >= t + nack_iv,
                 None => true,
@@ -543,18 +581,34 @@ impl Simulation {
         flow.timer_gen = flow.timer_gen.wrapping_add(1);
         let src = flow.spec.src;
         if let crate::sim::NodeRef::Host(h) = self.node_ref[src as usize] {
-            let act = &mut self.hosts[h as usize].active;
-            if let Some(i) = act.iter().position(|&x| x == f) {
-                act.remove(i);
+            let sched = &mut self.hosts[h as usize].sched;
+            if sched.remove(flow.nic_slot) {
+                let flows = &mut self.flows;
+                sched.compact(|f, slot| flows[f as usize].nic_slot = slot);
             }
         }
         self.flows_done += 1;
     }
 
+    /// Something happened to flow `f` (an ACK, a NACK, its timer) that may let it send: its NIC
+    /// looks at it again and the port looks for something to send.
     fn kick_sender(&mut self, f: u32) {
-        if let crate::sim::NodeRef::Host(h) = self.node_ref[self.flows[f as usize].spec.src as usize] {
+        if let Some(h) = self.nic_touch(f) {
             let p = self.hosts[h as usize].port;
             self.kick(p);
+        }
+    }
+
+    /// Make flow `f` a candidate of its NIC's scheduler again (`nic_sched`): every event that may
+    /// give a flow window or data back calls this. Returns the flow's host.
+    fn nic_touch(&mut self, f: u32) -> Option<u32> {
+        let flow = &self.flows[f as usize];
+        match self.node_ref[flow.spec.src as usize] {
+            crate::sim::NodeRef::Host(h) => {
+                self.hosts[h as usize].sched.touch(flow.nic_slot);
+                Some(h)
+            }
+            _ => None,
         }
     }
 

@@ -75,7 +75,7 @@ impl Simulation {
                     self.sched.push(arrive, Event::Wire { port: p, pkt: id });
                 }
                 port.wire.push_back((arrive, id));
-                let more = port.has_backlog() || matches!(node, NodeRef::Host(h) if !self.hosts[h as usize].active.is_empty());
+                let more = port.has_backlog() || matches!(node, NodeRef::Host(h) if !self.hosts[h as usize].sched.is_empty());
                 if more {
                     let port = &mut self.ports[pi];
                     port.pending = Some(end);

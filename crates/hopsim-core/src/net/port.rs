@@ -229,6 +229,12 @@ impl Port {
         self.prio_until[prio] > now
     }
 
+    /// Whether any priority is paused at `now`.
+    #[inline]
+    pub fn any_prio_paused(&self, now: Time) -> bool {
+        self.prio_until.iter().any(|&u| u > now)
+    }
+
     /// Apply a received PFC frame for `prio`: pause until `until` (== now to resume).
     pub fn apply_pause(&mut self, prio: usize, now: Time, until: Time) {
         self.cold.prio_pause[prio].set(now, until);

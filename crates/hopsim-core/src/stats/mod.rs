@@ -4,6 +4,7 @@
 //! `Vec` per field) make the hand-over to Arrow/Parquet a copy, not a transformation.
 
 pub mod ideal;
+pub mod latency;
 pub mod record;
 pub mod sample;
 
@@ -211,6 +212,11 @@ pub struct Counters {
     pub resumes_sent: u64,
     pub timeouts: u64,
     pub nacks: u64,
+    /// Data packets that reached their receiver beyond the next expected byte: reordered on the
+    /// way, or following a lost packet (go-back-N receivers drop them and NACK). In a run without
+    /// drops every one is a reordering (FlowSail's order marks must keep this at zero, §IV-C).
+    #[serde(default)]
+    pub out_of_order: u64,
     pub cnps: u64,
     pub flows: u64,
     pub flows_finished: u64,
@@ -281,6 +287,8 @@ pub struct RunStats {
     pub qlen: record::QlenHist,
     /// Switch events of chosen packets (`record.trace`).
     pub trace: record::PacketTrace,
+    /// Per-packet one-way latency by flow class (`record.latency`; empty when off).
+    pub latency: latency::LatencyTable,
     pub counters: Counters,
     pub stop: StopInfo,
 }

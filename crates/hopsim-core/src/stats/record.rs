@@ -151,6 +151,9 @@ pub struct Recorders {
     pub on: bool,
     pub qlen: Option<QlenMon>,
     pub trace: Option<Tracer>,
+    /// Per-packet latency by flow class (`record.latency`, `stats::latency`): the host's receive
+    /// path tests this `Option` once per data packet.
+    pub latency: Option<Box<crate::stats::latency::LatencyRec>>,
 }
 
 /// Which packets the trace records: by flow id and by global egress port id.
@@ -406,6 +409,10 @@ impl Simulation {
             self.rec.trace = Some(Tracer { flows, ports });
         }
         self.rec.on = self.rec.qlen.is_some() || self.rec.trace.is_some();
+        if let Some(c) = &rec.latency {
+            c.check()?;
+            self.rec.latency = Some(Box::new(crate::stats::latency::LatencyRec::new(c)));
+        }
         Ok(())
     }
 
@@ -463,6 +470,9 @@ impl Simulation {
         if let Some(m) = &mut self.rec.qlen {
             let horizon = if reason == StopReason::Done && ended { now.max(m.last().min(stop)) } else { now };
             m.finish(horizon, &mut self.stats.qlen);
+        }
+        if let Some(l) = &self.rec.latency {
+            self.stats.latency = l.table();
         }
     }
 }

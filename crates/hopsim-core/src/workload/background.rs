@@ -32,6 +32,11 @@ pub struct BackgroundSpec {
     pub seed: u64,
     /// Tells apart several generators under one master seed (stream index of all three streams).
     pub stream_index: u64,
+    /// Every flow goes to this host (one of `hosts`), from a source drawn uniformly among the
+    /// others: cross traffic on one link (BFC §2.1, Fig. 3 and Table 1: "a long-lived flow
+    /// competing on a single link" with cross traffic at 60% of it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dst: Option<u32>,
 }
 
 /// Draws the flows of `spec` with sizes from `cdf`, sorted by start time.
@@ -53,15 +58,32 @@ pub fn background_flows(spec: &BackgroundSpec, cdf: &Cdf) -> Result<Vec<FlowSpec
         ));
     }
     let n = spec.hosts.len() as u64;
+    let to = match spec.dst {
+        Some(d) => Some(spec.hosts.iter().position(|&h| h == d).ok_or_else(|| format!("workload.dst: node {d} is not a host; allowed: a host's node id"))? as u64),
+        None => None,
+    };
     let flows = times
         .into_iter()
         .map(|start| {
-            let s = pairs.below(n);
-            // Uniform over the other n-1 hosts: draw in [0, n-1) and skip the source's slot.
-            let mut d = pairs.below(n - 1);
-            if d >= s {
-                d += 1;
-            }
+            let (s, d) = match to {
+                // a source among the n-1 other hosts: draw in [0, n-1) and skip the destination's slot
+                Some(d) => {
+                    let mut s = pairs.below(n - 1);
+                    if s >= d {
+                        s += 1;
+                    }
+                    (s, d)
+                }
+                None => {
+                    let s = pairs.below(n);
+                    // Uniform over the other n-1 hosts: draw in [0, n-1) and skip the source's slot.
+                    let mut d = pairs.below(n - 1);
+                    if d >= s {
+                        d += 1;
+                    }
+                    (s, d)
+                }
+            };
             FlowSpec {
                 src: spec.hosts[s as usize],
                 dst: spec.hosts[d as usize],
@@ -71,6 +93,7 @@ pub fn background_flows(spec: &BackgroundSpec, cdf: &Cdf) -> Result<Vec<FlowSpec
                 incast: false,
                 dport: super::DEFAULT_DPORT,
                 sport: 0,
+                rate_cap: None,
             }
         })
         .collect();
@@ -93,6 +116,7 @@ mod tests {
             prio: 3,
             seed: 42,
             stream_index: 0,
+            dst: None,
         }
     }
 
@@ -143,6 +167,25 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_destination_gets_every_flow_at_the_load_of_its_link() {
+        let cdf = Cdf::uniform(1_000, 50_000).unwrap();
+        let mut s = spec(Limit::Duration(Time::from_ms(20)));
+        s.dst = Some(13);
+        s.basis = LoadBasis::HostLinks { hosts: 1, host_rate: Rate::gbps(100) };
+        let f = background_flows(&s, &cdf).unwrap();
+        assert!(f.iter().all(|f| f.dst == 13 && f.src != 13 && (10..26).contains(&f.src)));
+        let mut srcs: Vec<u32> = f.iter().map(|f| f.src).collect();
+        srcs.sort();
+        srcs.dedup();
+        assert_eq!(srcs.len(), 15, "every other host sends");
+        let bytes: u64 = f.iter().map(|f| f.size).sum();
+        let load = bytes as f64 * 8.0 / 0.020 / 100e9;
+        assert!((load - 0.5).abs() < 0.05, "offered {load:.3} of the destination's link");
+        s.dst = Some(99);
+        assert!(background_flows(&s, &cdf).unwrap_err().contains("workload.dst"));
     }
 
     #[test]

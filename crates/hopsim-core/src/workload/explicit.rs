@@ -19,6 +19,10 @@ pub struct ExplicitFlow {
     /// Tag the flow as part of an incast for the metrics (default false).
     #[serde(default)]
     pub incast: bool,
+    /// Pace the flow at no more than this rate (left out of the JSON when unset, so scenarios
+    /// without caps keep their hash).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_cap: Option<crate::time::Rate>,
 }
 
 fn default_prio() -> u8 {
@@ -34,6 +38,9 @@ impl ExplicitFlow {
         if self.size == 0 {
             return Err(format!("flow {index}: size must be at least 1 byte"));
         }
+        if self.rate_cap == Some(crate::time::Rate(0)) {
+            return Err(format!("flow {index}: rate_cap must be above 0 bps"));
+        }
         let ps = self
             .start_ns
             .checked_mul(PS_PER_NS)
@@ -47,6 +54,7 @@ impl ExplicitFlow {
             incast: self.incast,
             dport: super::DEFAULT_DPORT,
             sport: 0,
+            rate_cap: self.rate_cap,
         })
     }
 }
@@ -63,7 +71,7 @@ mod tests {
     use super::*;
 
     fn ef(src: u32, dst: u32, size: u64, start_ns: u64) -> ExplicitFlow {
-        ExplicitFlow { src, dst, size, start_ns, prio: DEFAULT_PRIO, incast: false }
+        ExplicitFlow { src, dst, size, start_ns, prio: DEFAULT_PRIO, incast: false, rate_cap: None }
     }
 
     #[test]

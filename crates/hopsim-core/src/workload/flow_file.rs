@@ -83,7 +83,7 @@ fn parse_line(line: &str, no: usize) -> Result<FlowSpec, String> {
             u64::MAX as f64 / PS_PER_S as f64
         ));
     }
-    Ok(FlowSpec { src, dst, size, start: Time::from_secs_f64(secs), prio: prio as u8, incast: false, dport, sport: 0 })
+    Ok(FlowSpec { src, dst, size, start: Time::from_secs_f64(secs), prio: prio as u8, incast: false, dport, sport: 0, rate_cap: None })
 }
 
 fn num<T: std::str::FromStr>(s: &str, no: usize, field: &str, what: &str) -> Result<T, String> {

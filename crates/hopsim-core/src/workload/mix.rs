@@ -56,7 +56,7 @@ pub fn long_lived(
     }
     let mut v: Vec<FlowSpec> = pairs
         .iter()
-        .map(|&(src, dst)| FlowSpec { src, dst, size, start, prio, incast: false, dport: super::DEFAULT_DPORT, sport: 0 })
+        .map(|&(src, dst)| FlowSpec { src, dst, size, start, prio, incast: false, dport: super::DEFAULT_DPORT, sport: 0, rate_cap: None })
         .collect();
     sort_flows(&mut v);
     Ok(v)
@@ -81,6 +81,7 @@ mod tests {
             prio: DEFAULT_PRIO,
             seed: 5,
             stream_index: 0,
+            dst: None,
         }
     }
 

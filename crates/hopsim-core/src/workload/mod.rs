@@ -24,6 +24,12 @@ pub struct FlowSpec {
     /// does (each (src, dst) host pair counts from 10000 in flow order; `number_sports`).
     #[serde(default)]
     pub sport: u16,
+    /// The sender's NIC paces this flow at no more than this rate (issue 13: P-PFC Fig. 9a's
+    /// per-host rates, FlowSail Fig. 8's 60/20/20 Gb/s flows): min(congestion control's rate,
+    /// cap). `None`: the congestion control's rate alone. Assembly folds the host caps of
+    /// `transport.rate_cap` / `host_rate_caps` into it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_cap: Option<crate::time::Rate>,
 }
 
 /// The dport of HPCC traffic_gen's flow lines, and of flows that do not name one.
@@ -83,7 +89,7 @@ mod tests {
     use super::*;
 
     fn f(src: u32, dst: u32, start: u64, size: u64) -> FlowSpec {
-        FlowSpec { src, dst, size, start: Time(start), prio: DEFAULT_PRIO, incast: false, dport: DEFAULT_DPORT, sport: 0 }
+        FlowSpec { src, dst, size, start: Time(start), prio: DEFAULT_PRIO, incast: false, dport: DEFAULT_DPORT, sport: 0, rate_cap: None }
     }
 
     #[test]

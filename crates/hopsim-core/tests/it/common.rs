@@ -22,7 +22,7 @@ pub fn leaf_spine_100g(hosts_per_tor: usize, tors: usize, spines: usize) -> hops
 }
 
 pub fn flow(src: u32, dst: u32, size: u64, start: Time) -> FlowSpec {
-    FlowSpec { src, dst, size, start, prio: 3, incast: false, dport: 100, sport: 0 }
+    FlowSpec { src, dst, size, start, prio: 3, incast: false, dport: 100, sport: 0, rate_cap: None }
 }
 
 pub fn run(topo: &Topology, flows: &[FlowSpec], cfg: NetConfig) -> RunStats {

@@ -20,7 +20,7 @@ fn scenario(fc: FcConfig, seed: u64) -> Scenario {
     Scenario {
         topology: TopologySpec::LeafSpine(leaf_spine_100g(8, 4, 2)),
         workload: WorkloadSpec::IncastMix {
-            background: Background { cdf, load: 0.5, load_on: LoadOn::HostLinks, arrival: Arrival::Poisson, start: Time::ZERO, duration: Time::from_us(1500), prio: 3 },
+            background: Background { cdf, load: 0.5, load_on: LoadOn::HostLinks, arrival: Arrival::Poisson, start: Time::ZERO, duration: Time::from_us(1500), prio: 3, dst: None },
             incast,
         },
         net,

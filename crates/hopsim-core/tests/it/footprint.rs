@@ -125,6 +125,7 @@ fn estimate_of_many_flows_and_samples() {
             start: Time::ZERO,
             duration: Time::from_us(1000),
             prio: 3,
+            dst: None,
         }),
         net,
     };

@@ -384,6 +384,7 @@ fn the_cdf_reader_refuses_with_a_message_or_gives_a_distribution_that_samples() 
             prio: 3,
             seed: 1,
             stream_index: 0,
+            dst: None,
         };
         if let Err(e) = hopsim_core::workload::background::background_flows(&spec, &cdf) {
             clean(&e)?;

@@ -24,3 +24,6 @@ mod spill;
 mod footprint;
 mod faults;
 mod fuzz;
+mod latency;
+mod rate_cap;
+mod nic_sched;

@@ -10,7 +10,7 @@
 use crate::common::*;
 use hopsim_core::cc::{dcqcn::DcqcnConfig, CcConfig};
 use hopsim_core::config::{CnpTiming, EcnConfig, Headroom, NetConfig, WindowConfig};
-use hopsim_core::fc::{capfc::CapfcConfig, ppfc::PpfcConfig, quanta_for, FcConfig};
+use hopsim_core::fc::{capfc::CapfcConfig, ppfc::{Increment, PpfcConfig, TransmissionSpeed}, quanta_for, FcConfig};
 use hopsim_core::stats::record::{TraceConfig, EV_DEQUEUE, EV_ENQUEUE};
 use hopsim_core::stats::RunStats;
 use hopsim_core::topo::{dumbbell, star};
@@ -233,4 +233,38 @@ fn ppfc_refuses_pauses_held_until_resume() {
     cfg.pfc.until_resume = true;
     let err = hopsim_core::Simulation::new(&t, &[flow(1, 0, 1000, Time::ZERO)], cfg).err().expect("refused");
     assert!(err.contains("until_resume") && err.contains("ppfc"), "{err}");
+}
+
+/// Table 3's 6:1 row (0 / 5 / 43 messages for T = 50 / 100 / 150 us) is what P-PFC gives when
+/// Algorithms 1 and 3 count the bytes that *arrived* at each ingress (`increment = "arrivals"`,
+/// §6.1's `T_min = B / (P V)`): 6 x 40 Gb/s of arrivals fill the free shared buffer within
+/// T = 100 us once the queue nears its 1.7 MB peak, while the net growth (6 x 40 less the 40 Gb/s
+/// drain) never does, and at T = 50 us neither does.
+#[test]
+fn arrivals_reading_gives_table_3s_six_to_one_row() {
+    let pauses = |inc: Increment, t_us: u64| {
+        let cfg = PpfcConfig { increment: inc, t: Time::from_us(t_us), ..Default::default() };
+        ppfc_setting(FcConfig::Ppfc(cfg), 6).counters.pauses_sent
+    };
+    // measured: 6 and 0
+    assert!(pauses(Increment::Arrivals, 100) > 0, "arrivals: P-PFC acts at 6:1 with T = 100 us (Table 3: 5)");
+    assert_eq!(pauses(Increment::Net, 100), 0, "net growth: silent at 6:1 with T = 100 us");
+    assert_eq!(pauses(Increment::Arrivals, 50), 0, "Table 3: 0 at 6:1 with T = 50 us");
+}
+
+/// With `transmission_speed = "share"` each predictive pause lasts until the whole egress queue
+/// could drain (Theorem 3.2's bound): at least the queue's drain time when it was sent, which the
+/// egress-rate reading, splitting it among 16 ingresses, never reaches.
+#[test]
+fn share_reading_pauses_for_the_whole_queue() {
+    let share = PpfcConfig { transmission_speed: TransmissionSpeed::Share, ..Default::default() };
+    let r = ppfc_setting(FcConfig::Ppfc(share), 16);
+    let e = ppfc_setting(FcConfig::Ppfc(PpfcConfig::default()), 16);
+    // the gate opens above Kmax (200 KB): a whole-queue pause is at least 200 KB / 40 Gb/s = 40 us
+    let min_share = r.pauses.duration_ps.iter().copied().min().unwrap();
+    assert!(min_share >= Time::from_us(40).0, "shortest share pause {min_share} ps");
+    let max_egress = e.pauses.duration_ps.iter().copied().max().unwrap();
+    assert!(max_egress < min_share, "egress reading's longest pause {max_egress} ps");
+    // (what it does to the peak depends on the rest of the setting: with `increment = "arrivals"`,
+    // scenarios/papers/ppfc's, 1.71 MB against 2.30 MB; with net increments, as here, no lower)
 }

@@ -1,0 +1,69 @@
+//! The NIC's scheduler (`net::nic_sched`) makes exactly the plain round robin's choices in whole
+//! runs: many concurrent flows per host, under rate-paced (DCQCN, TIMELY), window-clocked (DCTCP,
+//! HPCC) and window-capped line-rate senders, lossless and lossy (NACKs, timeouts, go-back-N).
+//! Every record is compared, event count included, so an event that gives a flow window without
+//! waking its NIC's scheduler (a new transport path that forgets `kick_sender`) fails here.
+
+use crate::common::*;
+use hopsim_core::cc::{dcqcn::DcqcnConfig, dctcp::DctcpConfig, hpcc::HpccConfig, timely::TimelyConfig, CcConfig};
+use hopsim_core::config::NetConfig;
+use hopsim_core::fc::FcConfig;
+use hopsim_core::scenario::{Background, LoadOn, Scenario, TopologySpec, WorkloadSpec};
+use hopsim_core::stats::RunStats;
+use hopsim_core::workload::arrivals::Arrival;
+use hopsim_core::workload::incast::{IncastSize, IncastSpec, IncastTiming};
+use hopsim_core::Time;
+
+/// Eight hosts on two ToRs, WebSearch at 80% of the host links plus 12-to-1 incasts every 100 us:
+/// tens of flows at a host at once.
+fn scenario(cc: CcConfig, fc: FcConfig, buffer: u64) -> Scenario {
+    let cdf = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../workloads/WebSearch_HPCC.txt")).unwrap();
+    let mut net = NetConfig { fc, seed: 3, cc, ..Default::default() };
+    net.switch.buffer_bytes = buffer;
+    net.switch.lossless = net.fc.pauses();
+    net.record.buffer_interval = None;
+    let mut incast = IncastSpec::new(12, IncastSize::PerFlowRange { min: 20_000, max: 60_000 }, IncastTiming::Period(Time::from_us(100)));
+    incast.dst = None;
+    Scenario {
+        topology: TopologySpec::LeafSpine(leaf_spine_100g(8, 2, 1)),
+        workload: WorkloadSpec::IncastMix {
+            background: Background { cdf, load: 0.8, load_on: LoadOn::HostLinks, arrival: Arrival::Poisson, start: Time::ZERO, duration: Time::from_us(600), prio: 3, dst: None },
+            incast,
+        },
+        net,
+    }
+}
+
+fn both(sc: &Scenario) -> (RunStats, RunStats) {
+    let fast = sc.run().unwrap();
+    let mut sim = sc.build().unwrap();
+    sim.use_plain_nic_scan();
+    let plain = sim.run().clone();
+    (fast, plain)
+}
+
+#[test]
+fn the_nic_scheduler_picks_as_the_plain_round_robin_in_whole_runs() {
+    let ccs = [
+        CcConfig::Dcqcn(DcqcnConfig::default()),
+        CcConfig::Timely(TimelyConfig::default()),
+        CcConfig::Dctcp(DctcpConfig::default()),
+        CcConfig::Hpcc(HpccConfig::default()),
+        CcConfig::None,
+    ];
+    for cc in ccs {
+        for (fc, buffer) in [(FcConfig::Pfc, 2_000_000), (FcConfig::None, 300_000)] {
+            let sc = scenario(cc.clone(), fc.clone(), buffer);
+            let (fast, plain) = both(&sc);
+            let what = format!("{cc:?} over {fc:?}");
+            assert!(fast.counters.flows > 100, "{what}: a busy run");
+            // (whole records compared; the messages stay short)
+            assert!(fast.flows == plain.flows, "{what}: the flow records differ");
+            assert!(fast.counters == plain.counters, "{what}: the counters differ (events included)");
+            assert!(fast.pauses == plain.pauses, "{what}: the pause logs differ");
+            if fc == FcConfig::None {
+                assert!(fast.counters.drops > 0, "{what}: the lossy runs lose packets and repair them");
+            }
+        }
+    }
+}

@@ -1,0 +1,50 @@
+"""BFC's reproduction files (scenarios/papers/bfc): every sweep plans (schema and core checks,
+quick and full), each figure's labels exist among its sweep's runs, and the Table 1 setting puts
+every cross-traffic flow on the one link the long flow uses."""
+
+from __future__ import annotations
+
+import hopsim
+from hopsim.reproduce import paper_dir, paper_sweeps
+from hopsim.sweep import plan_sweep
+
+
+def _labels(points) -> set[str]:
+    names = {p.params.get("name") for p in points}
+    return {n for n in names if n is not None}
+
+
+def test_every_bfc_sweep_plans_and_its_claims_name_its_runs(repo):
+    d = paper_dir(str(repo / "scenarios" / "papers" / "bfc"))
+    sweeps = paper_sweeps(d)
+    ids = [f.id for _, m in sweeps for f in m.paper.figures]
+    assert len(ids) == len(set(ids)), "figure ids are unique in the paper"
+    assert {"table1-throughput", "table1-delay", "fig7b-queue", "fig8", "fig9-short", "fig10c", "fig13b", "fig14b",
+            "fig16", "fig18a", "fig19", "fig21b", "fig22"} <= set(ids)
+    for path, model in sweeps:
+        for quick in (False, True):
+            _, points = plan_sweep(path, quick=quick)
+            assert points, path
+        names = _labels(points)
+        assert names, f"{path.name}: runs are named"
+        for fig in model.paper.figures:
+            for r in fig.reported:
+                for lab in r.ratio or [r.label]:
+                    assert lab.split(",")[0] in names, f"{path.name} {fig.id}: no run named {lab!r}"
+
+
+def test_table1_cross_traffic_all_crosses_the_long_flows_link(repo):
+    res = hopsim.run(repo / "scenarios" / "papers" / "bfc" / "table1-long-flow.toml",
+                     overrides={"duration": "200us", "workload.duration": "200us"})
+    f = res.flows
+    assert (f["dst"] == 0).all(), "every flow ends at host 0"
+    assert f["incast"].sum() == 1, "one long flow"
+    assert (f.loc[~f["incast"], "src"] != 0).all()
+
+
+def test_a_background_destination_must_be_a_host_on_host_links(repo, cli):
+    t1 = repo / "scenarios" / "papers" / "bfc" / "table1-long-flow.toml"
+    code, msg = cli("validate", t1, "--set", "workload.dst=9")
+    assert code == 2 and "workload.dst: node 9 is not a host" in msg
+    code, msg = cli("validate", t1, "--set", "workload.load_on=core_links")
+    assert code == 2 and "workload.dst" in msg and "host_links" in msg
