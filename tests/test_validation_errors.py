@@ -39,7 +39,7 @@ CASES = {
     ),
     "unknown scheme": (
         STAR + FLOW + '\n[flow_control]\nscheme = "credits"\n',
-        ["flow_control.scheme", "'pfc', 'ppfc', 'capfc', 'bfc', 'ideal_fq', 'flowsail', 'floodgate' or 'none'"],
+        ["flow_control.scheme", "'pfc', 'ppfc', 'capfc', 'bfc', 'ideal_fq', 'flowsail', 'floodgate', 'pfc_tag' or 'none'"],
     ),
     "unknown topology kind": (
         '[topology]\nkind = "torus"\n' + FLOW,
@@ -211,7 +211,7 @@ def test_bad_sweep_value_runs_nothing(write, cli, tmp_path):
     out = tmp_path / "sweep-out"
     code, msg = cli("sweep", sweep, "--out", out, "--jobs", "1")
     assert code == 2
-    assert "flow_control.scheme='ppfcc'" in msg and "'pfc', 'ppfc', 'capfc', 'bfc', 'ideal_fq', 'flowsail', 'floodgate' or 'none'" in msg
+    assert "flow_control.scheme='ppfcc'" in msg and "'pfc', 'ppfc', 'capfc', 'bfc', 'ideal_fq', 'flowsail', 'floodgate', 'pfc_tag' or 'none'" in msg
     assert not out.exists()
 
 

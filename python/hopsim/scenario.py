@@ -431,7 +431,7 @@ def _net(m: S.ScenarioModel) -> dict[str, Any]:
                           ("rate_cap", m.transport.rate_cap == "none"), ("host_rate_caps", not m.transport.host_rate_caps))
                           if unset}),
                       **({"tcp": _core(m.transport.tcp)} if m.transport.mode == "tcp" else {})},
-        "flow_control": {"scheme": fc.scheme, **(_scheme_core(fc) if fc.scheme in ("ppfc", "capfc", "bfc", "flowsail", "floodgate") else {})},
+        "flow_control": {"scheme": fc.scheme, **(_scheme_core(fc) if fc.scheme in ("ppfc", "capfc", "bfc", "flowsail", "floodgate", "pfc_tag") else {})},
         "pfc": {"threshold": threshold, "pause_quanta": pfc.pause_quanta, "until_resume": pfc.until_resume},
         "routing": _core(m.routing),
         "congestion_control": {"algorithm": cc.algorithm, **(_core(getattr(cc, cc.algorithm)) if cc.algorithm != "none" else {})},
@@ -446,7 +446,10 @@ def _net(m: S.ScenarioModel) -> dict[str, Any]:
     }
 
 
-UNSET_AT_DEFAULT = {"ppfc": {"increment": "net", "transmission_speed": "egress"}}
+UNSET_AT_DEFAULT = {
+    "ppfc": {"increment": "net", "transmission_speed": "egress"},
+    "floodgate": {"delay_credit": True, "voq_pool": "per_port", "ideal": False, "m": 1.5, "watch_dst": None},
+}
 """Scheme settings left out of the core's JSON while at their default (the core's serde default is
 the same), so that the hash of every scenario written before they existed stays what it was."""
 
@@ -491,8 +494,8 @@ def _substrate(net: dict[str, Any], m: S.ScenarioModel) -> dict[str, Any]:
     sw["lossless"] = pauses if b.lossless == "auto" else b.lossless
     if fc.scheme == "ideal_fq":
         sw["size"] = IDEAL_BUFFER
-    if fc.scheme == "floodgate":
-        # §4.2: the non-incast queue (0) is served strictly before the VOQs
+    if fc.scheme in ("floodgate", "pfc_tag"):
+        # §4.2 (and appendix B): the non-incast queue (0) is served strictly before the VOQs
         sw["scheduler"] = {"kind": "strict", "queues": [0]}
     a, cc = m.aqm, m.congestion_control
     ein_on = a.ein == "on" or (a.ein == "auto" and cc.algorithm == "pulser")

@@ -634,7 +634,7 @@ class Queues(Strict):
         closes all of them (the core's `FcConfig::default_prio_map`)."""
         if self.priority != "modulo":
             return list(self.priority)
-        if scheme in ("bfc", "ideal_fq", "flowsail", "floodgate"):
+        if scheme in ("bfc", "ideal_fq", "flowsail", "floodgate", "pfc_tag"):
             return [3] * self.count
         return [q % 8 for q in range(self.count)]
 
@@ -796,16 +796,35 @@ class Floodgate(Strict):
 
     T: Time = Field(default="10us", gt=0, description="credit interval")
     thre_credit_bdp: Float = Field(default=10.0, gt=0, le=1_000_000, description="delayCredit threshold, BDPs")
-    max_voq: Int = Field(default=100, ge=1, le=MAX_QUEUES, description="VOQs per egress port")
+    delay_credit: Bool = Field(default=True, description="delayCredit (§4.1); off: every credit at its tick (Fig. 14)")
+    max_voq: Int = Field(default=100, ge=1, le=MAX_QUEUES, description="VOQs per egress port (per switch with a switch-wide pool)")
+    voq_pool: Literal["per_port", "shared", "grouped"] = Field(
+        default="per_port",
+        description="per_port: VOQs per egress port; shared: one FIFO pool per switch (Fig. 4's deadlock can form); grouped: that pool split up/down on middle-layer switches (§4.2)",
+    )
     syn_timeout: Time = Field(default="1ms", gt=0, description="switchSYN after this long without credits")
     dst_pause: Bool = Field(default=False, description="the ideal design: dstPause at the first-hop ToR")
     thre_off_bdp: Float = Field(default=1.0, gt=0, le=1_000_000, description="dstPause above this VOQ length, BDPs")
     thre_on_bdp: Float = Field(default=1.0, gt=0, le=1_000_000, description="dstResume below this VOQ length, BDPs")
+    ideal: Bool = Field(default=False, description="the ideal design (§3.2, §6): per-packet credit, window m x BDP, a VOQ per destination, dstPause")
+    m: Float = Field(default=1.5, gt=0, le=1_000_000, description="the ideal design's window, next-hop BDPs")
+    watch_dst: Int | None = Field(default=None, ge=0, description="a host whose window per next hop goes into module_samples (window_pkts)")
     pfc: Bool = Field(default=False, description="standard PFC underneath (appendix B)")
 
 
+class PfcTag(Strict):
+    """PFC w/ tag (Floodgate appendix B): pause frames tagged with the destination in incast, sent
+    hop by hop to the upstreams that feed its queue; upstreams hold that destination's packets in
+    a VOQ while paused. Core: crates/hopsim-core/src/fc/pfc_tag.rs. Queue 0 is served strictly
+    first (the scheme sets ``queues.scheduler`` so); use ``queues.count`` of a few dozen."""
+
+    pause_bdp: Float = Field(default=1.0, gt=0, le=1_000_000, description="pause above this queue length, BDPs of the upstream hop")
+    resume_bdp: Float = Field(default=0.5, gt=0, le=1_000_000, description="resume below this, BDPs")
+    max_voq: Int = Field(default=100, ge=1, le=MAX_QUEUES, description="VOQs per egress port")
+
+
 class FlowControl(Strict):
-    scheme: Literal["pfc", "ppfc", "capfc", "bfc", "ideal_fq", "flowsail", "floodgate", "none"] = Field(
+    scheme: Literal["pfc", "ppfc", "capfc", "bfc", "ideal_fq", "flowsail", "floodgate", "pfc_tag", "none"] = Field(
         default="pfc",
         description="ideal_fq: a queue per flow, no backpressure, an unlimited buffer (BFC §6.2.1's Ideal-FQ)",
     )
@@ -815,6 +834,7 @@ class FlowControl(Strict):
     bfc: Bfc = Field(default_factory=Bfc)
     flowsail: Flowsail = Field(default_factory=Flowsail)
     floodgate: Floodgate = Field(default_factory=Floodgate)
+    pfc_tag: PfcTag = Field(default_factory=PfcTag)
 
 
 class Dcqcn(Strict):

@@ -26,6 +26,7 @@ pub fn defaults_json() -> String {
         FcConfig::IdealFq,
         FcConfig::Flowsail(Default::default()),
         FcConfig::Floodgate(Default::default()),
+        FcConfig::PfcTag(Default::default()),
     ];
     let cc = [
         CcConfig::None,

@@ -371,7 +371,7 @@ fn fc_per_port(fc: &FcConfig, nqueues: u64, upq: u64) -> u64 {
     let pfc = 16 * NPRIO as u64;
     let bfc = |table_factor: u64| 4 * upq + 8 + 16 * nqueues.saturating_sub(1).max(1) * table_factor;
     match fc {
-        FcConfig::None | FcConfig::Floodgate(_) => 0,
+        FcConfig::None | FcConfig::Floodgate(_) | FcConfig::PfcTag(_) => 0,
         FcConfig::Pfc => pfc,
         FcConfig::Ppfc(_) => pfc + 24 * NPRIO as u64,
         FcConfig::Capfc(_) => pfc + 20 * NPRIO as u64 + 32 * nqueues,

@@ -20,11 +20,17 @@
 //!   refills the window and wakes the VOQ. The last-hop ToR keeps no window (its egress faces
 //!   a host) and hosts send no credits.
 //! - VOQ groups (§4.2): up- and down-going traffic must not share a VOQ (Fig. 4's deadlock).
+//!   `voq_pool` chooses the pool: per egress port (default), or the paper's switch-wide pool
+//!   (Fig. 5) with the groups (`grouped`) or without them (`shared`, where Fig. 4's circular wait
+//!   forms); see `floodgate/pool.rs`.
 //! - Loss recovery (§4.3): PSN per (port, destination); `inflight = next PSN sent - last PSN
 //!   credited`, `window = initial - inflight`; a switchSYN after a timeout without credits makes
 //!   the downstream credit what it has.
 //! - Hosts' support (§4.3, the ideal design): the first-hop ToR sends dstPause to a source host
 //!   when the destination's VOQ passes `thre_off`, and dstResume below `thre_on`.
+//! - The ideal design (§3.2 strawman + §4.3 hosts' support, "ideal" in §6): a credit per packet
+//!   sent the moment the packet is forwarded, a window of `m x BDP_nextHop` (m = 1.5, §6
+//!   "Parameters"), a VOQ per destination (as many as the port has queues) and dstPause.
 //!
 //! Interpretation choices:
 //! - Windows count packets, as the paper's ("decreased by one"); the initial window is
@@ -32,18 +38,54 @@
 //! - The window is the PSN difference itself (§4.3): a packet sent direct is charged when it is
 //!   queued (the paper's "forwarded to the egress queue") and gets its PSN when it leaves; a VOQ
 //!   packet is charged when it leaves. So no separate counter can drift from the PSNs.
+//! - A credit carries the PSN of the last packet forwarded from that ingress for that destination
+//!   (§4.3 "pick back the last PSN"); where one (ingress, destination) leaves by several egress
+//!   ports (ECMP upwards in a fat-tree) packets may be forwarded out of PSN order and a credit may
+//!   cover one still queued here: the paper's scheme has the same property.
+//! - switchSYN (§4.3) names the destination and the PSN of the last packet sent, `<dst, PSN>`, one
+//!   frame per (port, destination) whose window has had no credit for `syn_timeout` with packets
+//!   in flight. The link is FIFO and a packet takes its PSN as it leaves, so when the SYN arrives
+//!   every packet up to that PSN has arrived or was lost; once none of that (ingress,
+//!   destination)'s packets is left in the buffer, the downstream credits through the SYN's PSN,
+//!   which returns the window of the lost last packets that no later packet's PSN would cover.
 //! - VOQs are data queues 1.. of each egress port (queue 0 is the non-incast queue), at most
-//!   `max_voq` per port; being per egress port, up- and down-going traffic never share one, so the
-//!   grouping of §4.2 holds by construction. A VOQ shared by several destinations (hash) opens
-//!   while any of them has window.
+//!   `max_voq` per port (per switch with the switch-wide pool); being per egress port, up- and
+//!   down-going traffic never share one, so the grouping of §4.2 holds by construction. A VOQ
+//!   shared by several destinations (hash) opens while any of them has window.
 //! - One credit timer per switch ticks every `T` while anything awaits credit (the per-port
 //!   timers of §4.1 with a common phase).
+//! - The ideal design's credits bypass delayCredit (the strawman has none) and it sends dstPause
+//!   whatever `dst_pause` says.
+//! - delayCredit holds later credits only: every upstream's first window (`BDP + C x T` per
+//!   egress port and destination) reaches the next hop before any credit is due, so a core's peak
+//!   still grows with the number of ToRs that join an incast (our Fig. 14 runs); what delayCredit
+//!   removes is the window's worth each upstream keeps in the core afterwards.
 
-use super::{Actions, CtrlMsg, FcAction, FlowControl, Origin, PktMeta, SwitchView};
+mod pool;
+#[cfg(test)]
+mod tests;
+
+use super::{Actions, CtrlMsg, FcAction, FlowControl, Origin, PktMeta, Samples, SwitchView, SWITCH_WIDE};
 use crate::rng::mix;
 use crate::time::Time;
+use pool::Pool;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
+
+/// Where a switch's VOQs come from (§4.2 "VOQ grouping", Fig. 4).
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum VoqPool {
+    /// `max_voq` VOQs per egress port: up- and down-going traffic never share one.
+    #[default]
+    PerPort,
+    /// `max_voq` FIFO VOQs per switch shared by every egress port, no groups: Fig. 4's deadlock
+    /// can form.
+    Shared,
+    /// The switch-wide pool split into a down- and an up-going group on middle-layer switches
+    /// (§4.2's fix).
+    Grouped,
+}
 
 /// Floodgate parameters.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -54,8 +96,13 @@ pub struct FloodgateConfig {
     pub t: Time,
     /// delayCredit threshold in BDPs of the next hop (the issue's default 10 BDP).
     pub thre_credit_bdp: f64,
-    /// VOQs per egress port (the issue's default 100; limited by the port's queues less one).
+    /// delayCredit on (§4.1); off sends every credit at its tick (Fig. 14's comparison).
+    pub delay_credit: bool,
+    /// VOQs per egress port, or per switch with a switch-wide pool (the issue's default 100;
+    /// limited by the port's queues less one).
     pub max_voq: usize,
+    /// Per egress port (default), or the switch-wide pool with or without §4.2's groups.
+    pub voq_pool: VoqPool,
     /// switchSYN after this long without credits while packets are in flight (§4.3: "a
     /// relatively large timeout").
     pub syn_timeout: Time,
@@ -64,6 +111,14 @@ pub struct FloodgateConfig {
     /// dstPause and dstResume thresholds in BDPs of the host link (§4.3: "one-hop BDP").
     pub thre_off_bdp: f64,
     pub thre_on_bdp: f64,
+    /// The ideal design (§3.2, §6): per-packet credits, window `m x BDP_nextHop`, a VOQ per
+    /// destination, no delayCredit.
+    pub ideal: bool,
+    /// The ideal design's window in next-hop BDPs (§6 "Parameters": m = 1.5).
+    pub m: f64,
+    /// A destination whose window towards each next hop goes into the module time series
+    /// (`window_pkts`, per windowed port holding state for it).
+    pub watch_dst: Option<u32>,
     /// Standard PFC underneath as a backstop (appendix B).
     pub pfc: bool,
 }
@@ -73,11 +128,16 @@ impl Default for FloodgateConfig {
         FloodgateConfig {
             t: Time::from_us(10),
             thre_credit_bdp: 10.0,
+            delay_credit: true,
             max_voq: 100,
+            voq_pool: VoqPool::PerPort,
             syn_timeout: Time::from_ms(1),
             dst_pause: false,
             thre_off_bdp: 1.0,
             thre_on_bdp: 1.0,
+            ideal: false,
+            m: 1.5,
+            watch_dst: None,
             pfc: false,
         }
     }
@@ -99,6 +159,12 @@ impl FloodgateConfig {
                 return Err(format!("flow_control.floodgate.{name}: {v} must be a number of BDPs, 0 or more"));
             }
         }
+        if !(self.m.is_finite() && self.m > 0.0 && self.m <= 1e6) {
+            return Err(format!("flow_control.floodgate.m: {} must be a number of BDPs above 0 (the paper's 1.5)", self.m));
+        }
+        if self.voq_pool == VoqPool::Grouped && self.max_voq < 2 {
+            return Err(format!("flow_control.floodgate.max_voq: {} is too few for voq_pool = \"grouped\" (one VOQ per group); allowed: 2 or more", self.max_voq));
+        }
         Ok(())
     }
 }
@@ -111,7 +177,7 @@ struct Win {
     credited: u32,
     /// Packets charged at enqueue to the egress queue that have no PSN yet.
     queued: u32,
-    /// Its VOQ, if it has one.
+    /// Its VOQ, if it has one (per-port pool).
     voq: Option<u16>,
     /// When the last credit came.
     last_credit: Time,
@@ -123,6 +189,10 @@ struct Owed {
     /// Packets forwarded since the last credit, and the PSN of the last one.
     count: u32,
     psn: u32,
+    /// Packets from that ingress for that destination in this switch's buffer.
+    resident: u32,
+    /// A switchSYN's PSN to credit through once none of them is resident.
+    syn: Option<u32>,
 }
 
 /// Floodgate on one switch.
@@ -131,9 +201,12 @@ pub struct Floodgate {
     win: HashMap<(u16, u32), Win>,
     owed: HashMap<(u16, u32), Owed>,
     /// Destinations in each VOQ, `(port, queue) -> destinations`, and each destination's VOQs
-    /// over the switch's ports: the gate and delayCredit questions look only at these.
+    /// over the switch's ports: the gate and delayCredit questions look only at these
+    /// (per-port pool).
     voq_dsts: HashMap<(u16, u16), Vec<u32>>,
     dst_voqs: HashMap<u32, Vec<(u16, u16)>>,
+    /// The switch-wide pool (`voq_pool` shared or grouped), built on first use.
+    pool: Option<Pool>,
     /// dstPause state: (host port, destination) paused.
     dst_paused: HashMap<u32, Vec<u16>>,
     /// Initial window per egress port (packets), computed on first use.
@@ -146,9 +219,22 @@ pub struct Floodgate {
     pub voq_hashed: u64,
     pub syns: u64,
     pub dst_pauses: u64,
+    /// Packets of non-incast flows that waited in a VOQ (Fig. 11's isolation: none should).
+    pub non_incast_in_voq: u64,
+    /// Most VOQs holding packets at once on one port (§6.1 "VOQ usage": at most one).
+    pub peak_voqs: u64,
+    /// Every destination that was ever given a VOQ here (§6.1: "the VOQ is exactly used to
+    /// buffer packets whose destination host is suffering incast").
+    pub voq_destinations: std::collections::BTreeSet<u32>,
 }
 
 const SYN: u8 = 1;
+
+/// PSN `a` is after `b` (wrapping).
+#[inline]
+fn after(a: u32, b: u32) -> bool {
+    a.wrapping_sub(b) as i32 > 0
+}
 
 impl Floodgate {
     pub fn new(cfg: FloodgateConfig) -> Floodgate {
@@ -158,6 +244,7 @@ impl Floodgate {
             owed: HashMap::new(),
             voq_dsts: HashMap::new(),
             dst_voqs: HashMap::new(),
+            pool: None,
             dst_paused: HashMap::new(),
             initial: Vec::new(),
             timer: None,
@@ -167,6 +254,9 @@ impl Floodgate {
             voq_hashed: 0,
             syns: 0,
             dst_pauses: 0,
+            non_incast_in_voq: 0,
+            peak_voqs: 0,
+            voq_destinations: Default::default(),
         }
     }
 
@@ -175,12 +265,24 @@ impl Floodgate {
         !view.peer(p).is_host()
     }
 
+    /// Whether egress `p` leads up (to a switch of a higher tier).
+    fn up(view: &SwitchView, p: u16) -> bool {
+        view.peer(p).tier.is_some_and(|t| t > view.info.tier)
+    }
+
+    /// The initial window of egress `p` in packets: `BDP_nextHop + C_out x T` (§4.2), or the
+    /// ideal design's `m x BDP_nextHop` (§3.2).
     fn initial(&mut self, view: &SwitchView, p: u16) -> u32 {
         if self.initial.is_empty() {
             let mtu = view.info.mtu_bytes as u64;
+            let (ideal, m, t) = (self.cfg.ideal, self.cfg.m, self.cfg.t);
             self.initial = (0..view.nports() as u16)
                 .map(|q| {
-                    let bytes = view.hop_bdp(q) + view.rate(q).bytes_in(self.cfg.t);
+                    let bytes = if ideal {
+                        (view.hop_bdp(q) as f64 * m).ceil() as u64
+                    } else {
+                        view.hop_bdp(q) + view.rate(q).bytes_in(t)
+                    };
                     bytes.div_ceil(mtu.max(1)).max(1) as u32
                 })
                 .collect();
@@ -194,13 +296,46 @@ impl Floodgate {
         self.win.values().map(|w| Self::used(w) as u64).sum()
     }
 
+    /// The window left of (egress `p`, `dst`) in packets (`initial - inflight`, §4.3).
+    pub fn window(&mut self, view: &SwitchView, p: u16, dst: u32) -> i64 {
+        let init = self.initial(view, p) as i64;
+        init - self.win.get(&(p, dst)).map_or(0, |w| Self::used(w) as i64)
+    }
+
+    /// Every window not whole and every credit owed, for debugging: `(port, dst, next_psn,
+    /// credited, queued)` and `(ingress, dst, count, psn, resident)`.
+    #[doc(hidden)]
+    pub fn dump(&self) -> String {
+        let w: Vec<_> = self.win.iter().filter(|(_, w)| Self::used(w) > 0).map(|(k, w)| (k.0, k.1, w.next_psn, w.credited, w.queued)).collect();
+        let o: Vec<_> = self.owed.iter().filter(|(_, o)| o.count > 0 || o.resident > 0 || o.syn.is_some()).map(|(k, o)| (k.0, k.1, o.count, o.psn, o.resident, o.syn)).collect();
+        format!("windows {w:?} owed {o:?}")
+    }
+
     /// `inflight` of §4.3 plus what is charged and queued.
     fn used(w: &Win) -> u32 {
         w.next_psn.wrapping_sub(w.credited) + w.queued
     }
 
     fn voqs(&self, view: &SwitchView) -> usize {
-        self.cfg.max_voq.min(view.nqueues().saturating_sub(1))
+        let max = if self.cfg.ideal { usize::MAX } else { self.cfg.max_voq };
+        max.min(view.nqueues().saturating_sub(1))
+    }
+
+    fn shared(&self) -> bool {
+        self.cfg.voq_pool != VoqPool::PerPort
+    }
+
+    /// The switch-wide pool; a middle-layer switch (switches above and below) of a grouped pool
+    /// splits it (§4.2).
+    fn pool(&mut self, view: &SwitchView) -> &mut Pool {
+        if self.pool.is_none() {
+            let tier = view.info.tier;
+            let tiers: Vec<Option<u8>> = (0..view.nports() as u16).map(|p| view.peer(p).tier).collect();
+            let middle = tiers.iter().any(|t| t.is_some_and(|t| t > tier)) && tiers.iter().any(|t| t.is_some_and(|t| t < tier));
+            let n = self.voqs(view);
+            self.pool = Some(Pool::new(n, middle && self.cfg.voq_pool == VoqPool::Grouped));
+        }
+        self.pool.as_mut().expect("built")
     }
 
     /// A VOQ for destination `dst` at egress `p`: a free one, else a hash of the destination.
@@ -225,8 +360,23 @@ impl Floodgate {
     fn update_gate(&mut self, now: Time, view: &SwitchView, p: u16, q: u16, out: &mut Actions) {
         let init = self.initial(view, p);
         let open = self.voq_dsts.get(&(p, q)).is_some_and(|ds| ds.iter().any(|d| self.win.get(&(p, *d)).is_some_and(|w| Self::used(w) < init)));
+        Self::gate(now, view, p, q, open, out);
+    }
+
+    fn gate(now: Time, view: &SwitchView, p: u16, q: u16, open: bool, out: &mut Actions) {
         if open == view.gate_closed(p, q, now) {
             out.push(FcAction::Gate { port: p, queue: q, until: if open { now } else { Time::MAX } });
+        }
+    }
+
+    /// Switch-wide pool: only the head of VOQ `v` may leave, by its port, while its destination
+    /// has window there (§7.3).
+    fn update_head(&mut self, now: Time, view: &SwitchView, v: u16, out: &mut Actions) {
+        let Some((hp, hd)) = self.pool.as_ref().and_then(|pl| pl.head(v)) else { return };
+        let open = !Self::windowed(view, hp) || self.has_window(view, hp, hd);
+        Self::gate(now, view, hp, v, open, out);
+        if open {
+            out.push(FcAction::Kick { port: hp });
         }
     }
 
@@ -238,7 +388,85 @@ impl Floodgate {
 
     /// Bytes in the VOQs holding `dst` at this switch (a shared VOQ counts whole).
     fn voq_bytes(&self, view: &SwitchView, dst: u32) -> u64 {
+        if let Some(pl) = &self.pool {
+            return pl.voq_of(dst).map_or(0, |v| (0..view.nports() as u16).map(|p| view.queue_bytes(p, v)).sum());
+        }
         self.dst_voqs.get(&dst).map_or(0, |v| v.iter().map(|&(p, q)| view.queue_bytes(p, q)).sum())
+    }
+
+    /// Most VOQs in use on one port now (or in the switch-wide pool).
+    fn note_voqs(&mut self, view: &SwitchView, p: u16) {
+        let n = match &self.pool {
+            Some(pl) => pl.in_use(),
+            None => (1..=self.voqs(view) as u16).filter(|&q| view.queue_packets(p, q) > 0).count(),
+        } as u64;
+        self.peak_voqs = self.peak_voqs.max(n);
+    }
+
+    /// Classify with the switch-wide pool: a destination with a VOQ stays in it, whatever port.
+    fn classify_shared(&mut self, now: Time, pkt: &PktMeta, view: &SwitchView) -> u16 {
+        let p = pkt.egress;
+        if let Some(v) = self.pool(view).voq_of(pkt.dst) {
+            return v;
+        }
+        if !Self::windowed(view, p) || self.has_window(view, p, pkt.dst) {
+            return 0;
+        }
+        let up = Self::up(view, p);
+        let (v, free) = self.pool(view).alloc(pkt.dst, up, |d| mix(&[d as u64, 0xF10D]));
+        self.voq_destinations.insert(pkt.dst);
+        if free {
+            self.voq_allocs += 1;
+        } else {
+            self.voq_hashed += 1;
+        }
+        self.win.entry((p, pkt.dst)).or_insert(Win { last_credit: now, ..Default::default() });
+        v
+    }
+
+    /// Charge a packet leaving by windowed egress `p` (it takes its PSN now).
+    fn charge_sent(&mut self, pkt: &PktMeta) -> Option<u32> {
+        let w = self.win.get_mut(&(pkt.egress, pkt.dst))?;
+        if pkt.queue == 0 {
+            w.queued = w.queued.saturating_sub(1);
+        }
+        w.next_psn = w.next_psn.wrapping_add(1);
+        Some(Self::used(w))
+    }
+
+    /// The downstream half at dequeue: what came from an upstream switch is owed a credit; the
+    /// ideal design credits it at once (§3.2 "immediately generates a credit packet").
+    fn owe(&mut self, now: Time, pkt: &PktMeta, view: &SwitchView, out: &mut Actions) {
+        if view.peer(pkt.ingress).is_host() {
+            return;
+        }
+        let ideal = self.cfg.ideal;
+        let o = self.owed.entry((pkt.ingress, pkt.dst)).or_default();
+        o.resident = o.resident.saturating_sub(1);
+        if ideal {
+            if after(pkt.tags.psn, o.psn) {
+                o.psn = pkt.tags.psn;
+            }
+            self.credits_sent += 1;
+            out.push(FcAction::Send { port: pkt.ingress, msg: CtrlMsg::Credit { dst: pkt.dst, credits: 1, psn: o.psn }, by: Origin::Scheme });
+        } else {
+            o.count += 1;
+            // PSNs only move forward (packets of one ingress may leave by several ports)
+            if after(pkt.tags.psn, o.psn) {
+                o.psn = pkt.tags.psn;
+            }
+        }
+        if o.resident == 0 {
+            if let Some(s) = o.syn.take() {
+                if after(s, o.psn) {
+                    o.psn = s;
+                    o.count = o.count.max(1);
+                }
+            }
+        }
+        if !ideal || o.count > 0 {
+            self.arm(now);
+        }
     }
 }
 
@@ -247,7 +475,13 @@ impl FlowControl for Floodgate {
     /// else direct while it has window (charged now), else a VOQ.
     fn classify(&mut self, now: Time, pkt: &PktMeta, view: &SwitchView) -> u16 {
         let p = pkt.egress;
-        if !Self::windowed(view, p) || self.voqs(view) == 0 {
+        if self.voqs(view) == 0 {
+            return 0;
+        }
+        if self.shared() {
+            return self.classify_shared(now, pkt, view);
+        }
+        if !Self::windowed(view, p) {
             return 0;
         }
         if let Some(q) = self.win.get(&(p, pkt.dst)).and_then(|w| w.voq) {
@@ -257,6 +491,7 @@ impl FlowControl for Floodgate {
             return 0;
         }
         let q = self.alloc_voq(view, p, pkt.dst);
+        self.voq_destinations.insert(pkt.dst);
         let w = self.win.entry((p, pkt.dst)).or_insert(Win { last_credit: now, ..Default::default() });
         w.voq = Some(q);
         self.voq_dsts.entry((p, q)).or_default().push(pkt.dst);
@@ -266,7 +501,23 @@ impl FlowControl for Floodgate {
 
     fn on_enqueue(&mut self, now: Time, pkt: &mut PktMeta, view: &SwitchView, out: &mut Actions) {
         let p = pkt.egress;
-        if Self::windowed(view, p) {
+        if !view.peer(pkt.ingress).is_host() {
+            self.owed.entry((pkt.ingress, pkt.dst)).or_default().resident += 1;
+        }
+        if pkt.queue != 0 && !pkt.incast() {
+            self.non_incast_in_voq += 1;
+        }
+        if self.shared() && pkt.queue != 0 {
+            // the switch-wide FIFO: behind the head, a packet waits whatever its port
+            let v = pkt.queue;
+            let head = self.pool(view).push(v, p, pkt.dst);
+            if head {
+                self.update_head(now, view, v, out);
+            } else if self.pool.as_ref().and_then(|pl| pl.head(v)).is_some_and(|(hp, _)| hp != p) {
+                Self::gate(now, view, p, v, false, out);
+            }
+            self.note_voqs(view, p);
+        } else if Self::windowed(view, p) {
             if pkt.queue == 0 {
                 let w = self.win.entry((p, pkt.dst)).or_insert(Win { last_credit: now, ..Default::default() });
                 w.queued += 1;
@@ -274,10 +525,11 @@ impl FlowControl for Floodgate {
             } else {
                 // a new VOQ starts closed: its destination has no window
                 self.update_gate(now, view, p, pkt.queue, out);
+                self.note_voqs(view, p);
             }
         }
         // the ideal design: the first-hop ToR pauses the source host of a destination in incast
-        if self.cfg.dst_pause && view.peer(pkt.ingress).is_host() {
+        if (self.cfg.dst_pause || self.cfg.ideal) && view.peer(pkt.ingress).is_host() {
             let off = (view.hop_bdp(pkt.ingress) as f64 * self.cfg.thre_off_bdp) as u64;
             if self.voq_bytes(view, pkt.dst) > off {
                 let hosts = self.dst_paused.entry(pkt.dst).or_default();
@@ -291,23 +543,27 @@ impl FlowControl for Floodgate {
     }
 
     fn on_dequeue(&mut self, now: Time, pkt: &PktMeta, view: &SwitchView, out: &mut Actions) {
-        // downstream: what came from an upstream switch is owed a credit
-        if !view.peer(pkt.ingress).is_host() {
-            let o = self.owed.entry((pkt.ingress, pkt.dst)).or_default();
-            o.count += 1;
-            o.psn = pkt.tags.psn;
-            self.arm(now);
-        }
-        // upstream: the packet takes its PSN; a VOQ packet is charged now
+        self.owe(now, pkt, view, out);
         let p = pkt.egress;
-        if Self::windowed(view, p) {
+        if self.shared() && pkt.queue != 0 {
+            let v = pkt.queue;
+            if Self::windowed(view, p) {
+                self.charge_sent(pkt);
+            }
+            let pl = self.pool.as_mut().expect("a VOQ packet came through the pool");
+            pl.pop(v, p, pkt.dst);
+            if pl.is_empty(v) {
+                // the VOQ drained: its destinations go direct again
+                pl.release(v);
+            } else if pl.head(v).is_some_and(|(hp, _)| hp != p) {
+                Self::gate(now, view, p, v, false, out);
+            }
+            self.update_head(now, view, v, out);
+        } else if Self::windowed(view, p) {
+            // upstream: the packet takes its PSN; a VOQ packet is charged now
             let init = self.initial(view, p);
-            if let Some(w) = self.win.get_mut(&(p, pkt.dst)) {
-                if pkt.queue == 0 {
-                    w.queued = w.queued.saturating_sub(1);
-                }
-                w.next_psn = w.next_psn.wrapping_add(1);
-                if pkt.queue != 0 && Self::used(w) >= init {
+            if let Some(used) = self.charge_sent(pkt) {
+                if pkt.queue != 0 && used >= init {
                     self.update_gate(now, view, p, pkt.queue, out);
                 }
             }
@@ -330,7 +586,7 @@ impl FlowControl for Floodgate {
                 }
             }
         }
-        if self.cfg.dst_pause && !self.dst_paused.is_empty() {
+        if (self.cfg.dst_pause || self.cfg.ideal) && !self.dst_paused.is_empty() {
             if let Some(hosts) = self.dst_paused.get(&pkt.dst) {
                 let on = (view.hop_bdp(hosts[0]) as f64 * self.cfg.thre_on_bdp) as u64;
                 if self.voq_bytes(view, pkt.dst) < on {
@@ -351,29 +607,37 @@ impl FlowControl for Floodgate {
         }
     }
 
-    /// A credit refills the window and wakes the VOQ (§4.2); a switchSYN asks for a credit now.
+    /// A credit refills the window and wakes the VOQ (§4.2); a switchSYN asks for a credit
+    /// through its PSN (§4.3).
     fn on_control(&mut self, now: Time, from: u16, msg: &CtrlMsg, view: &SwitchView, out: &mut Actions) {
         match *msg {
             CtrlMsg::Credit { dst, psn, .. } => {
                 let Some(w) = self.win.get_mut(&(from, dst)) else { return };
                 let through = psn.wrapping_add(1);
                 // credits only move forward (a reordered or repeated credit changes nothing)
-                if through.wrapping_sub(w.credited) as i32 > 0 {
+                if after(through, w.credited) {
                     w.credited = through;
                 }
                 w.last_credit = now;
                 if let Some(q) = w.voq {
                     self.update_gate(now, view, from, q, out);
                     out.push(FcAction::Kick { port: from });
+                } else if let Some(v) = self.pool.as_ref().and_then(|pl| pl.voq_of(dst)) {
+                    self.update_head(now, view, v, out);
                 }
             }
-            CtrlMsg::Other { tag: SYN, .. } => {
-                for ((i, _), o) in self.owed.iter_mut() {
-                    if *i == from {
-                        o.count = o.count.max(1);
+            CtrlMsg::Other { tag: SYN, a: dst, b: psn } => {
+                let o = self.owed.entry((from, dst)).or_default();
+                if o.resident == 0 {
+                    // everything up to `psn` was forwarded or lost on the way: credit it all
+                    if after(psn, o.psn) {
+                        o.psn = psn;
                     }
+                    o.count = o.count.max(1);
+                    self.arm(now);
+                } else {
+                    o.syn = Some(psn);
                 }
-                self.arm(now);
             }
             _ => {}
         }
@@ -386,7 +650,7 @@ impl FlowControl for Floodgate {
         let mut keys: Vec<(u16, u32)> = self.owed.iter().filter(|(_, o)| o.count > 0).map(|(&k, _)| k).collect();
         keys.sort_unstable();
         for (i, dst) in keys {
-            if self.voq_bytes(view, dst) > (view.hop_bdp(i) as f64 * self.cfg.thre_credit_bdp) as u64 {
+            if self.cfg.delay_credit && !self.cfg.ideal && self.voq_bytes(view, dst) > (view.hop_bdp(i) as f64 * self.cfg.thre_credit_bdp) as u64 {
                 self.credits_delayed += 1;
                 continue;
             }
@@ -395,19 +659,17 @@ impl FlowControl for Floodgate {
             o.count = 0;
             self.credits_sent += 1;
         }
-        let mut syn_ports: Vec<u16> = vec![];
-        for (&(p, _), w) in self.win.iter_mut() {
-            if Self::used(w) > 0 && now >= w.last_credit + self.cfg.syn_timeout {
+        let mut syns: Vec<(u16, u32, u32)> = vec![];
+        for (&(p, dst), w) in self.win.iter_mut() {
+            if w.next_psn != w.credited && now >= w.last_credit + self.cfg.syn_timeout {
                 w.last_credit = now;
-                if !syn_ports.contains(&p) {
-                    syn_ports.push(p);
-                }
+                syns.push((p, dst, w.next_psn.wrapping_sub(1)));
             }
         }
-        syn_ports.sort_unstable();
-        for p in syn_ports {
+        syns.sort_unstable();
+        for (p, dst, psn) in syns {
             self.syns += 1;
-            out.push(FcAction::Send { port: p, msg: CtrlMsg::Other { tag: SYN, a: 0, b: 0 }, by: Origin::Scheme });
+            out.push(FcAction::Send { port: p, msg: CtrlMsg::Other { tag: SYN, a: dst, b: psn }, by: Origin::Scheme });
         }
         let waiting = self.owed.values().any(|o| o.count > 0) || self.win.values().any(|w| Self::used(w) > 0);
         if waiting {
@@ -444,6 +706,42 @@ impl FlowControl for Floodgate {
         out.push(("floodgate_voq_hashed", self.voq_hashed));
         out.push(("floodgate_syns", self.syns));
         out.push(("floodgate_dst_pauses", self.dst_pauses));
+        out.push(("floodgate_in_flight", self.in_flight()));
+        out.push(("floodgate_non_incast_in_voq", self.non_incast_in_voq));
+        out.push(("floodgate_peak_voqs", self.peak_voqs));
+    }
+
+    /// The module time series: VOQs holding packets per port (`voqs`; switch-wide with the
+    /// shared pool), bytes in them (`voq_bytes`), and the watched destination's window left per
+    /// next hop (`window_pkts`, §4.3's `initial - inflight`).
+    fn sample(&self, now: Time, view: &SwitchView, out: &mut Samples) {
+        let _ = now;
+        let n = self.voqs(view) as u16;
+        if let Some(pl) = &self.pool {
+            out.push((SWITCH_WIDE, "voqs", pl.in_use() as f64));
+        }
+        for p in 0..view.nports() as u16 {
+            if !Self::windowed(view, p) && self.pool.is_none() {
+                continue;
+            }
+            let (mut k, mut b) = (0u32, 0u64);
+            for q in 1..=n {
+                let x = view.queue_bytes(p, q);
+                if x > 0 || view.queue_packets(p, q) > 0 {
+                    k += 1;
+                    b += x;
+                }
+            }
+            if self.pool.is_none() {
+                out.push((p, "voqs", k as f64));
+            }
+            out.push((p, "voq_bytes", b as f64));
+            if let (Some(d), Some(init)) = (self.cfg.watch_dst, self.initial.get(p as usize)) {
+                if let Some(w) = self.win.get(&(p, d)) {
+                    out.push((p, "window_pkts", *init as f64 - Self::used(w) as f64));
+                }
+            }
+        }
     }
 
     fn uses_tags(&self) -> bool {

@@ -56,6 +56,7 @@ pub mod flowsail;
 pub mod msg;
 pub mod nic;
 pub mod pfc;
+pub mod pfc_tag;
 pub mod ppfc;
 #[cfg(test)]
 mod test_switch;
@@ -213,6 +214,9 @@ pub enum FcConfig {
     IdealFq,
     Flowsail(flowsail::FlowsailConfig),
     Floodgate(floodgate::FloodgateConfig),
+    /// Floodgate's appendix B: per-destination pause frames and VOQs.
+    #[serde(rename = "pfc_tag")]
+    PfcTag(pfc_tag::PfcTagConfig),
 }
 
 impl FcConfig {
@@ -226,6 +230,8 @@ impl FcConfig {
             FcConfig::Bfc(b) => b.pfc,
             FcConfig::Flowsail(f) => f.pfc,
             FcConfig::Floodgate(f) => f.pfc,
+            // its pauses are per destination, so the fabric may stay lossy
+            FcConfig::PfcTag(_) => false,
             _ => true,
         }
     }
@@ -236,7 +242,9 @@ impl FcConfig {
     /// as their backstop — closes all of them; the others map queue q to priority q mod 8.
     pub fn default_prio_map(&self, nqueues: usize) -> Vec<u8> {
         match self {
-            FcConfig::Bfc(_) | FcConfig::IdealFq | FcConfig::Flowsail(_) | FcConfig::Floodgate(_) => vec![DATA_PRIO; nqueues],
+            FcConfig::Bfc(_) | FcConfig::IdealFq | FcConfig::Flowsail(_) | FcConfig::Floodgate(_) | FcConfig::PfcTag(_) => {
+                vec![DATA_PRIO; nqueues]
+            }
             _ => crate::net::port::default_prio_map(nqueues),
         }
     }
@@ -262,6 +270,10 @@ impl FcConfig {
                 Err(format!("queues.count: Floodgate needs at least 2 queues per port (queue 0 and a VOQ); got {nqueues}"))
             }
             FcConfig::Floodgate(f) => f.validate(),
+            FcConfig::PfcTag(_) if nqueues < 2 => {
+                Err(format!("queues.count: PFC w/ tag needs at least 2 queues per port (queue 0 and a VOQ); got {nqueues}"))
+            }
+            FcConfig::PfcTag(f) => f.validate(),
             FcConfig::Ppfc(p) => p.validate(),
             _ => Ok(()),
         }
@@ -285,6 +297,7 @@ pub enum AnyFc {
     FlowsailPfc(Box<with_pfc::WithPfc<with_pfc::Plain<flowsail::Flowsail>>>),
     Floodgate(Box<floodgate::Floodgate>),
     FloodgatePfc(Box<with_pfc::WithPfc<with_pfc::Plain<floodgate::Floodgate>>>),
+    PfcTag(Box<pfc_tag::PfcTag>),
     /// A module from outside the crate (a prototype, a test's scheme): dynamic dispatch, so the
     /// built-in arms above pay nothing for it.
     Custom(Box<dyn FlowControl + Send>),
@@ -306,6 +319,7 @@ macro_rules! dispatch {
             AnyFc::FlowsailPfc(x) => x.$m($($a),*),
             AnyFc::Floodgate(x) => x.$m($($a),*),
             AnyFc::FloodgatePfc(x) => x.$m($($a),*),
+            AnyFc::PfcTag(x) => x.$m($($a),*),
             AnyFc::Custom(x) => {
                 #[cold]
                 #[inline(never)]
@@ -400,6 +414,7 @@ impl AnyFc {
                 with_pfc::Plain(floodgate::Floodgate::new(c.clone())),
             ))),
             FcConfig::Floodgate(c) => AnyFc::Floodgate(Box::new(floodgate::Floodgate::new(c.clone()))),
+            FcConfig::PfcTag(c) => AnyFc::PfcTag(Box::new(pfc_tag::PfcTag::new(c.clone()))),
             FcConfig::IdealFq => AnyFc::Bfc(Box::new(bfc::Bfc::new(bfc::BfcConfig::ideal_fq(), node, nports, upq, seed))),
             FcConfig::None => AnyFc::None(NoFc),
             FcConfig::Pfc => AnyFc::Pfc(pfc::Pfc::new(pfc.clone(), nports, nprio)),

@@ -1,0 +1,337 @@
+//! Floodgate's window, credit, VOQ and switchSYN arithmetic by hand-made cases: a small switch of
+//! real ports (no simulation), packets pushed and taken as the engine would, the module's gate
+//! actions applied to the ports and its frames collected.
+
+use super::*;
+use crate::fc::view::{Peer, SwitchInfo};
+use crate::net::mmu::{Mmu, MmuConfig};
+use crate::net::port::{Port, NPRIO};
+use crate::net::sched::SchedulerConfig;
+use crate::packet::tag;
+use crate::time::{Rate, TxClock};
+use std::collections::VecDeque;
+
+/// A ToR (tier 0): port 0 faces a host, ports 1 and 2 face spines (tier 1); 100 Gb/s, 1 us, four
+/// data queues per port (queue 0 non-incast, 1-3 VOQs).
+struct Fx {
+    info: SwitchInfo,
+    mmu: Mmu,
+    ports: Vec<Port>,
+    /// What each (port, queue) holds, in order.
+    held: HashMap<(u16, u16), VecDeque<PktMeta>>,
+    sent: Vec<(u16, CtrlMsg)>,
+    now: Time,
+}
+
+const HOST: u16 = 0;
+const UP1: u16 = 1;
+const UP2: u16 = 2;
+
+impl Fx {
+    fn new() -> Fx {
+        let mut info = SwitchInfo::bare(vec![Rate::gbps(100); 3], 4);
+        info.ports = vec![0, 1, 2];
+        info.peers = vec![Peer { tier: None }, Peer { tier: Some(1) }, Peer { tier: Some(1) }];
+        let sched = SchedulerConfig::Strict { queues: vec![0] };
+        let ports = (0..3).map(|l| Port::with(9, l, TxClock::new(Rate::gbps(100)), Time::from_us(1), 4, 4, 1500, &[3; 4], &sched)).collect();
+        let mmu = Mmu::new(MmuConfig::default(), vec![0; 3], NPRIO, 4);
+        Fx { info, mmu, ports, held: HashMap::new(), sent: vec![], now: Time::ZERO }
+    }
+
+    fn view(&self) -> SwitchView<'_> {
+        SwitchView { info: &self.info, mmu: &self.mmu, ports: &self.ports }
+    }
+
+    fn apply(&mut self, out: Actions) {
+        for a in out {
+            match a {
+                FcAction::Gate { port, queue, until } => self.ports[port as usize].set_gate(queue as usize, self.now, until),
+                FcAction::Send { port, msg, .. } => self.sent.push((port, msg)),
+                _ => {}
+            }
+        }
+    }
+
+    /// A packet for `dst` arrives by `ingress` (carrying `psn`) and is queued for `egress`; the
+    /// queue it took.
+    fn arrive(&mut self, fg: &mut Floodgate, ingress: u16, egress: u16, dst: u32, psn: u32, incast: bool) -> u16 {
+        let mut m = PktMeta { dst, ingress, egress, size: 1048, prio: 3, flags: if incast { tag::INCAST } else { 0 }, ..Default::default() };
+        m.tags.psn = psn;
+        m.queue = fg.classify(self.now, &m, &self.view());
+        self.ports[egress as usize].enqueue_data(m.queue as usize, 0, m.size);
+        let mut out = vec![];
+        fg.on_enqueue(self.now, &mut m, &self.view(), &mut out);
+        self.held.entry((egress, m.queue)).or_default().push_back(m);
+        self.apply(out);
+        m.queue
+    }
+
+    /// The head of queue `q` of `egress` leaves (the caller checked its gate); the PSN it carries.
+    fn leave(&mut self, fg: &mut Floodgate, egress: u16, q: u16) -> u32 {
+        let mut m = self.held.get_mut(&(egress, q)).and_then(|h| h.pop_front()).expect("a packet there");
+        self.ports[egress as usize].dequeue_data(q as usize, m.size);
+        let mut out = vec![];
+        fg.on_dequeue(self.now, &m, &self.view(), &mut out);
+        fg.stamp(self.now, &mut m, &self.view());
+        self.apply(out);
+        m.tags.psn
+    }
+
+    fn closed(&self, p: u16, q: u16) -> bool {
+        self.ports[p as usize].gate_closed(q as usize, self.now)
+    }
+
+    fn control(&mut self, fg: &mut Floodgate, from: u16, msg: CtrlMsg) {
+        let mut out = vec![];
+        fg.on_control(self.now, from, &msg, &self.view(), &mut out);
+        self.apply(out);
+    }
+
+    fn tick(&mut self, fg: &mut Floodgate, at: Time) {
+        self.now = at;
+        let mut out = vec![];
+        fg.on_timer(self.now, &self.view(), &mut out);
+        self.apply(out);
+    }
+}
+
+/// §4.2 by hand: HRTT = 2 x 1 us + 1048 B at 100 Gb/s = 2.08384 us, BDP_nextHop = 26,048 B;
+/// C_out x T = 100 Gb/s x 10 us = 125,000 B; (26,048 + 125,000) / 1048 = 144.1 -> 145 packets.
+const W0: i64 = 145;
+
+#[test]
+fn the_initial_window_is_bdp_next_hop_plus_c_out_times_t() {
+    let fx = Fx::new();
+    let mut fg = Floodgate::new(FloodgateConfig::default());
+    assert_eq!(fg.window(&fx.view(), UP1, 7), W0);
+    // the ideal design: ceil(1.5 x 26,048 / 1048) = ceil(37.28) = 38
+    let mut ideal = Floodgate::new(FloodgateConfig { ideal: true, ..Default::default() });
+    assert_eq!(ideal.window(&fx.view(), UP1, 7), 38);
+}
+
+#[test]
+fn a_credit_grows_the_window_by_exactly_the_credited_packets() {
+    let mut fx = Fx::new();
+    let mut fg = Floodgate::new(FloodgateConfig::default());
+    for _ in 0..10 {
+        assert_eq!(fx.arrive(&mut fg, HOST, UP1, 7, 0, false), 0, "window left: direct");
+    }
+    // charged when queued (§4.2 "forwarded to the egress queue ... decreased by one")
+    assert_eq!(fg.window(&fx.view(), UP1, 7), W0 - 10);
+    let psns: Vec<u32> = (0..10).map(|_| fx.leave(&mut fg, UP1, 0)).collect();
+    assert_eq!(psns, (0..10).collect::<Vec<u32>>(), "PSNs 0.. in sending order (§4.3)");
+    assert_eq!(fg.window(&fx.view(), UP1, 7), W0 - 10, "sent, not yet credited");
+    // a credit through PSN 3 returns exactly 4 packets
+    fx.control(&mut fg, UP1, CtrlMsg::Credit { dst: 7, credits: 4, psn: 3 });
+    assert_eq!(fg.window(&fx.view(), UP1, 7), W0 - 6);
+    // an old credit changes nothing; the rest returns the window to its initial value
+    fx.control(&mut fg, UP1, CtrlMsg::Credit { dst: 7, credits: 2, psn: 1 });
+    assert_eq!(fg.window(&fx.view(), UP1, 7), W0 - 6);
+    fx.control(&mut fg, UP1, CtrlMsg::Credit { dst: 7, credits: 6, psn: 9 });
+    assert_eq!(fg.window(&fx.view(), UP1, 7), W0);
+    assert_eq!(fg.in_flight(), 0);
+    // a credit on another port or for another destination touches nothing here
+    fx.control(&mut fg, UP2, CtrlMsg::Credit { dst: 7, credits: 1, psn: 100 });
+    assert_eq!(fg.window(&fx.view(), UP1, 7), W0);
+}
+
+#[test]
+fn out_of_window_packets_wait_in_a_voq_that_a_credit_opens_for_exactly_what_it_returns() {
+    let mut fx = Fx::new();
+    let mut fg = Floodgate::new(FloodgateConfig::default());
+    for _ in 0..W0 {
+        assert_eq!(fx.arrive(&mut fg, HOST, UP1, 7, 0, true), 0);
+    }
+    assert_eq!(fg.window(&fx.view(), UP1, 7), 0);
+    // no window left: a VOQ, closed; another destination still goes direct to queue 0
+    let v = fx.arrive(&mut fg, HOST, UP1, 7, 0, true);
+    assert_eq!(v, 1);
+    assert!(fx.closed(UP1, v));
+    assert_eq!(fx.arrive(&mut fg, HOST, UP1, 8, 0, false), 0, "non-incast goes direct");
+    for _ in 0..3 {
+        assert_eq!(fx.arrive(&mut fg, HOST, UP1, 7, 0, true), v, "a destination with a VOQ stays in it");
+    }
+    for _ in 0..W0 {
+        fx.leave(&mut fg, UP1, 0);
+    }
+    fx.leave(&mut fg, UP1, 0);
+    // a credit for 2 packets (PSNs 0, 1) opens the VOQ; after 2 packets it closes again
+    fx.control(&mut fg, UP1, CtrlMsg::Credit { dst: 7, credits: 2, psn: 1 });
+    assert!(!fx.closed(UP1, v));
+    fx.leave(&mut fg, UP1, v);
+    assert!(!fx.closed(UP1, v));
+    fx.leave(&mut fg, UP1, v);
+    assert!(fx.closed(UP1, v), "the window is used up again");
+    assert_eq!(fg.window(&fx.view(), UP1, 7), 0);
+    // the rest drains with more credit; then the VOQ is released and the destination goes direct
+    fx.control(&mut fg, UP1, CtrlMsg::Credit { dst: 7, credits: 10, psn: 11 });
+    fx.leave(&mut fg, UP1, v);
+    fx.leave(&mut fg, UP1, v);
+    assert_eq!(fx.arrive(&mut fg, HOST, UP1, 7, 0, true), 0);
+    assert_eq!(fg.voq_allocs, 1);
+    assert_eq!(fg.non_incast_in_voq, 0);
+}
+
+#[test]
+fn credits_are_aggregated_per_ingress_and_destination_every_t() {
+    // the ToR as the downstream of spine port UP1: packets from the spine leave to the host
+    let mut fx = Fx::new();
+    let mut fg = Floodgate::new(FloodgateConfig::default());
+    for psn in 0..5 {
+        fx.arrive(&mut fg, UP1, HOST, 7, psn, false);
+    }
+    fx.arrive(&mut fg, UP1, HOST, 8, 0, false);
+    for _ in 0..6 {
+        fx.leave(&mut fg, HOST, 0);
+    }
+    // the last hop keeps no window and owes nothing to the host behind port 0
+    assert_eq!(fg.in_flight(), 0);
+    assert_eq!(fg.next_timer(), Some(Time::from_us(10)));
+    fx.tick(&mut fg, Time::from_us(10));
+    assert_eq!(
+        fx.sent,
+        vec![(UP1, CtrlMsg::Credit { dst: 7, credits: 5, psn: 4 }), (UP1, CtrlMsg::Credit { dst: 8, credits: 1, psn: 0 })],
+        "<dst, credits, PSN> per destination, to the ingress it came by"
+    );
+    // nothing owed: the next tick sends nothing, and the timer stops
+    fx.sent.clear();
+    fx.tick(&mut fg, Time::from_us(20));
+    assert!(fx.sent.is_empty());
+    assert_eq!(fg.next_timer(), None);
+}
+
+#[test]
+fn switch_syn_recovers_the_window_of_lost_last_packets() {
+    // upstream U (this ToR, egress UP1) sends 5 packets for dst 7; the downstream D (a second ToR
+    // fixture standing in for the spine, ingress UP1) receives PSNs 0 and 1, forwards and
+    // credits them; PSNs 2-4 are lost on the wire, and no later packet's PSN will cover them
+    let cfg = FloodgateConfig { syn_timeout: Time::from_us(100), ..Default::default() };
+    let (mut fu, mut fd) = (Fx::new(), Fx::new());
+    let (mut u, mut d) = (Floodgate::new(cfg.clone()), Floodgate::new(cfg));
+    for _ in 0..5 {
+        fu.arrive(&mut u, HOST, UP1, 7, 0, true);
+    }
+    let psns: Vec<u32> = (0..5).map(|_| fu.leave(&mut u, UP1, 0)).collect();
+    for &psn in &psns[..2] {
+        fd.arrive(&mut d, UP1, HOST, 7, psn, true);
+        fd.leave(&mut d, HOST, 0);
+    }
+    fd.tick(&mut d, Time::from_us(10));
+    let credit = fd.sent.pop().expect("a credit");
+    assert_eq!(credit, (UP1, CtrlMsg::Credit { dst: 7, credits: 2, psn: 1 }));
+    fu.now = Time::from_us(11);
+    fu.control(&mut u, UP1, credit.1);
+    assert_eq!(u.window(&fu.view(), UP1, 7), W0 - 3, "three lost packets hold the window");
+    // no credit for syn_timeout with packets in flight: a switchSYN <dst, last PSN sent>
+    fu.tick(&mut u, Time::from_us(50));
+    assert!(fu.sent.is_empty(), "not before the timeout");
+    fu.tick(&mut u, Time::from_us(120));
+    assert_eq!(fu.sent, vec![(UP1, CtrlMsg::Other { tag: SYN, a: 7, b: 4 })]);
+    assert_eq!(u.syns, 1);
+    // the downstream holds nothing of (UP1, 7): it credits through the SYN's PSN
+    fd.now = Time::from_us(121);
+    fd.control(&mut d, UP1, fu.sent[0].1);
+    fd.tick(&mut d, Time::from_us(130));
+    assert_eq!(fd.sent, vec![(UP1, CtrlMsg::Credit { dst: 7, credits: 1, psn: 4 })]);
+    fu.control(&mut u, UP1, fd.sent[0].1);
+    assert_eq!(u.window(&fu.view(), UP1, 7), W0, "the window is whole again");
+    assert_eq!(u.in_flight(), 0);
+}
+
+#[test]
+fn a_switch_syn_does_not_credit_packets_still_in_the_downstream_buffer() {
+    let cfg = FloodgateConfig { syn_timeout: Time::from_us(100), ..Default::default() };
+    let mut fd = Fx::new();
+    let mut d = Floodgate::new(cfg);
+    // PSNs 0-2 arrive and wait at the downstream (say its host port is paused); SYN says 3 sent
+    for psn in 0..3 {
+        fd.arrive(&mut d, UP1, HOST, 7, psn, true);
+    }
+    fd.control(&mut d, UP1, CtrlMsg::Other { tag: SYN, a: 7, b: 3 });
+    fd.tick(&mut d, Time::from_us(10));
+    assert!(fd.sent.is_empty(), "nothing forwarded yet, nothing credited");
+    // two leave: credited through PSN 1 only; the last one leaves: through the SYN's PSN 3 (3 was lost)
+    fd.leave(&mut d, HOST, 0);
+    fd.leave(&mut d, HOST, 0);
+    fd.tick(&mut d, Time::from_us(20));
+    assert_eq!(fd.sent.pop(), Some((UP1, CtrlMsg::Credit { dst: 7, credits: 2, psn: 1 })));
+    fd.leave(&mut d, HOST, 0);
+    fd.tick(&mut d, Time::from_us(30));
+    assert_eq!(fd.sent.pop(), Some((UP1, CtrlMsg::Credit { dst: 7, credits: 1, psn: 3 })));
+}
+
+#[test]
+fn delay_credit_holds_a_destinations_credits_while_its_voq_here_is_long() {
+    // the ToR as downstream of UP1 for dst 7, which it sends on up by UP2 (a middle hop); its
+    // own window towards UP2 runs out, so dst 7 waits in a VOQ here
+    let mut fx = Fx::new();
+    let cfg = FloodgateConfig { thre_credit_bdp: 1.0, ..Default::default() };
+    let mut fg = Floodgate::new(cfg.clone());
+    let mut psn = 0;
+    for _ in 0..W0 {
+        fx.arrive(&mut fg, UP1, UP2, 7, psn, true);
+        psn += 1;
+    }
+    // 30 more wait in the VOQ: 30 x 1048 B > 1 BDP (26,048 B)
+    for _ in 0..30 {
+        assert_eq!(fx.arrive(&mut fg, UP1, UP2, 7, psn, true), 1);
+        psn += 1;
+    }
+    for _ in 0..W0 {
+        fx.leave(&mut fg, UP2, 0);
+    }
+    fx.tick(&mut fg, Time::from_us(10));
+    assert!(fx.sent.is_empty(), "held: the VOQ holds {} B", fx.ports[UP2 as usize].qbytes[1]);
+    assert_eq!(fg.credits_delayed, 1);
+    // without delayCredit the same state credits at once
+    let mut off = Floodgate::new(FloodgateConfig { delay_credit: false, ..cfg });
+    let mut fy = Fx::new();
+    for p in 0..W0 as u32 + 30 {
+        fy.arrive(&mut off, UP1, UP2, 7, p, true);
+    }
+    for _ in 0..W0 {
+        fy.leave(&mut off, UP2, 0);
+    }
+    fy.tick(&mut off, Time::from_us(10));
+    assert_eq!(fy.sent, vec![(UP1, CtrlMsg::Credit { dst: 7, credits: W0 as u32, psn: W0 as u32 - 1 })]);
+}
+
+#[test]
+fn the_ideal_design_credits_every_packet_at_once() {
+    let mut fx = Fx::new();
+    let mut fg = Floodgate::new(FloodgateConfig { ideal: true, ..Default::default() });
+    fx.arrive(&mut fg, UP1, HOST, 7, 41, false);
+    fx.leave(&mut fg, HOST, 0);
+    assert_eq!(fx.sent, vec![(UP1, CtrlMsg::Credit { dst: 7, credits: 1, psn: 41 })]);
+}
+
+#[test]
+fn a_shared_voq_serves_its_head_only_whatever_the_port() {
+    // one switch-wide VOQ: dst 7 (by UP1) runs out of window and takes it; dst 8 (by UP2) runs
+    // out too and is hashed into the same FIFO behind dst 7
+    let mut fx = Fx::new();
+    let mut fg = Floodgate::new(FloodgateConfig { max_voq: 1, voq_pool: VoqPool::Shared, ..Default::default() });
+    for _ in 0..W0 {
+        fx.arrive(&mut fg, HOST, UP1, 7, 0, true);
+        fx.arrive(&mut fg, HOST, UP2, 8, 0, true);
+    }
+    assert_eq!(fx.arrive(&mut fg, HOST, UP1, 7, 0, true), 1);
+    assert_eq!(fx.arrive(&mut fg, HOST, UP2, 8, 0, true), 1);
+    assert_eq!((fg.voq_allocs, fg.voq_hashed), (1, 1));
+    assert!(fx.closed(UP1, 1) && fx.closed(UP2, 1));
+    for _ in 0..W0 {
+        fx.leave(&mut fg, UP1, 0);
+        fx.leave(&mut fg, UP2, 0);
+    }
+    // dst 8 gets window, but its packet is behind dst 7's head: still closed
+    fx.control(&mut fg, UP2, CtrlMsg::Credit { dst: 8, credits: 5, psn: 4 });
+    assert!(fx.closed(UP2, 1), "head-of-line blocked behind another port's packet");
+    // dst 7's credit opens the head; once it left, dst 8's packet is the head and may go
+    fx.control(&mut fg, UP1, CtrlMsg::Credit { dst: 7, credits: 5, psn: 4 });
+    assert!(!fx.closed(UP1, 1));
+    fx.leave(&mut fg, UP1, 1);
+    assert!(fx.closed(UP1, 1) || fx.held[&(UP1, 1)].is_empty());
+    assert!(!fx.closed(UP2, 1));
+    fx.leave(&mut fg, UP2, 1);
+    assert_eq!(fg.pool.as_ref().unwrap().in_use(), 0, "drained and released");
+}
