@@ -80,6 +80,12 @@ metric = "slowdown_p99"
 [[paper.figures.reported]]
 ratio = ["pfc, degree=3", "pfc, degree=2"]
 value = 1.0
+[[paper.figures]]
+id = "fig5"
+title = "Fig. 5: flows finished vs incast degree, one value per label from SQL"
+plot = "lines"
+x = "degree"
+sql = "SELECT label, count(*) AS value FROM flows GROUP BY label"
 """
 
 
@@ -107,9 +113,9 @@ def test_quick_reproduction_runs_every_label_once_and_writes_the_page(paper, cli
         assert s["params"]["name"] in ("pfc", "none") and "workload.incast.flow_size" not in s["params"]
         assert "20KB" in (r / "scenario.toml").read_text() or "20000" in (r / "scenario.toml").read_text()
     page = (out / "tiny.html").read_text()
-    for fig in ("fig1", "fig2", "fig3", "fig4"):
+    for fig in ("fig1", "fig2", "fig3", "fig4", "fig5"):
         assert f"id='{fig}'" in page
-    assert page.count("<img") == 4
+    assert page.count("<img") == 5
     # a grid inside named runs labels them by name and the varying value
     assert "pfc, degree=3 / pfc, degree=2" in page
     assert "does not hold" in page and "no number" in page

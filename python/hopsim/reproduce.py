@@ -155,8 +155,10 @@ def _plot(con: Any, fig: Figure, values: dict[str, float]):
         return plots.labelled_bars(values, _axis_name(fig), fig.logy)
     if fig.plot == "lines":
         per_run = metric_by_run(con, fig.metric, fig.sql, fig.flows)
-        xs = con.execute(f'SELECT run, "{fig.x}" AS x FROM runs').fetchdf()
-        df = per_run.merge(xs, on="run")
+        # a figure's SQL may give a value per run or one per label (seeds pooled): x joins either
+        key = "run" if "run" in per_run else "label"
+        xs = con.execute(f'SELECT DISTINCT {key}, "{fig.x}" AS x FROM runs').fetchdf()
+        df = per_run.merge(xs, on=key)
         df["series"] = [_without(lab, fig.x) for lab in df["label"]]
         # the x values came as column "x"; the plot reads the column named by the figure's x
         return plots.lines(df.rename(columns={"x": fig.x or "x"}), fig.x or "x", _axis_name(fig), fig.logy)
