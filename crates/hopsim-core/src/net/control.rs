@@ -96,7 +96,11 @@ impl Simulation {
                 let obeys = self.hosts[h as usize].nic.obeys(msg.kind());
                 let mut reopened = false;
                 if obeys {
-                    self.hosts[h as usize].pauses_seen |= !matches!(msg, CtrlMsg::Pfc { .. });
+                    if !matches!(msg, CtrlMsg::Pfc { .. }) {
+                        let host = &mut self.hosts[h as usize];
+                        host.pauses_seen = true;
+                        host.pause_epoch = host.pause_epoch.wrapping_add(1);
+                    }
                     reopened = match msg {
                         CtrlMsg::Pfc { .. } | CtrlMsg::QueuePause { .. } | CtrlMsg::QueueBitmap { .. } => self.obey_link_pause(p, &msg),
                         CtrlMsg::DstPause { dst, .. } => {
@@ -179,7 +183,9 @@ impl Simulation {
                             if (queue as usize) < pt.ngates() {
                                 pt.set_gate(queue as usize, now, until);
                                 if let NodeRef::Host(h) = self.node_ref[node as usize] {
-                                    self.hosts[h as usize].pauses_seen = true;
+                                    let host = &mut self.hosts[h as usize];
+                                    host.pauses_seen = true;
+                                    host.pause_epoch = host.pause_epoch.wrapping_add(1);
                                 }
                                 if until <= now {
                                     self.kick(p);

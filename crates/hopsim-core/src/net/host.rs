@@ -44,11 +44,14 @@ pub struct Host {
     /// Whether a queue, destination or flow pause has ever reached this host: until then the
     /// send loop skips those checks (PFC's per-priority pause is always checked).
     pub(crate) pauses_seen: bool,
+    /// Queue, flow or destination pause frames (and gate actions) that reached this host: the
+    /// NIC scheduler files paced flows again when it moves (`NicSched::sync_pauses`).
+    pub(crate) pause_epoch: u32,
 }
 
 impl Host {
     pub fn new(node: u32, port: u32) -> Host {
-        Host { node, port, sched: NicSched::default(), rx: RxIface::default(), nic: AnyNic::default(), dst_pause: vec![], pauses_seen: false }
+        Host { node, port, sched: NicSched::default(), rx: RxIface::default(), nic: AnyNic::default(), dst_pause: vec![], pauses_seen: false, pause_epoch: 0 }
     }
 
     /// Pause sending to `dst` until `until` (`<= now` resumes it).
@@ -62,11 +65,17 @@ impl Host {
     /// When sending to `dst` may go on (None: not paused at `now`).
     #[inline]
     fn dst_paused_until(&self, dst: u32, now: Time) -> Option<Time> {
-        if self.dst_pause.is_empty() {
-            return None;
-        }
-        self.dst_pause.iter().find(|&&(d, u)| d == dst && u > now).map(|&(_, u)| u)
+        dst_paused_until(&self.dst_pause, dst, now)
     }
+}
+
+/// When sending to `dst` may go on under the destination pauses `paused` (None: not paused).
+#[inline]
+fn dst_paused_until(paused: &[(u32, Time)], dst: u32, now: Time) -> Option<Time> {
+    if paused.is_empty() {
+        return None;
+    }
+    paused.iter().find(|&&(d, u)| d == dst && u > now).map(|&(_, u)| u)
 }
 
 /// Both ends of one flow (sender queue pair and receiver state): they share the flow id, and the
@@ -260,11 +269,21 @@ impl Simulation {
         let host = &mut self.hosts[h as usize];
         let port = &self.ports[host.port as usize];
         let flows = &self.flows;
-        if !self.nic_plain && !host.pauses_seen && !port.any_prio_paused(now) {
+        if !self.nic_plain && !port.any_prio_paused(now) {
+            host.sched.sync_pauses(host.pause_epoch);
+            let (pauses, dst_pause) = (host.pauses_seen, &host.dst_pause);
             let f = host.sched.pick(now, |f| {
                 let flow = &flows[f as usize];
+                let held = || {
+                    pauses
+                        && (port.gate_closed(flow.nic_queue as usize, now)
+                            || flow.paused_until > now
+                            || dst_paused_until(dst_pause, flow.spec.dst, now).is_some())
+                };
                 if !flow.has_window_and_data(by_rate) {
                     Err(Blocked::NoWindow)
+                } else if held() {
+                    Err(Blocked::Held)
                 } else if flow.next_avail > now {
                     Err(Blocked::PacedUntil(flow.next_avail))
                 } else {
@@ -292,36 +311,45 @@ impl Simulation {
     /// queue pair that has data and window.
     pub(crate) fn host_wake_time(&mut self, h: u32) -> Option<Time> {
         let now = self.now;
+        let by_rate = self.cfg.host.window_by_rate;
         let host = &mut self.hosts[h as usize];
         let port = &self.ports[host.port as usize];
-        if !self.nic_plain && !host.pauses_seen && !port.any_prio_paused(now) {
-            // after a pick that found nothing, every flow with data and window is paced
-            return host.sched.next_paced().map(|t| t.max(now));
+        let fast = !self.nic_plain && !port.any_prio_paused(now);
+        if fast {
+            host.sched.sync_pauses(host.pause_epoch);
         }
-        let mut t: Option<Time> = None;
-        let by_rate = self.cfg.host.window_by_rate;
-        for f in host.sched.flows() {
+        let wake = |f: u32| -> Option<Time> {
             let flow = &self.flows[f as usize];
-            if flow.has_window_and_data(by_rate) {
-                let mut w = flow.next_avail;
-                let prio = flow.spec.prio as usize;
-                if port.is_paused(prio, now) {
-                    w = w.max(port.cold.prio_pause[prio].until);
-                }
-                let q = flow.nic_queue as usize;
-                if port.gate_closed(q, now) {
-                    w = w.max(port.gate_until(q));
-                }
-                w = w.max(flow.paused_until);
-                if let Some(u) = host.dst_paused_until(flow.spec.dst, now) {
-                    w = w.max(u);
-                }
-                // paused until resumed: the resume frame kicks the port
-                if w != Time::MAX && t.is_none_or(|x| w < x) {
-                    t = Some(w);
-                }
+            if !flow.has_window_and_data(by_rate) {
+                return None;
             }
-        }
+            let mut w = flow.next_avail;
+            let prio = flow.spec.prio as usize;
+            if port.is_paused(prio, now) {
+                w = w.max(port.cold.prio_pause[prio].until);
+            }
+            let q = flow.nic_queue as usize;
+            if port.gate_closed(q, now) {
+                w = w.max(port.gate_until(q));
+            }
+            w = w.max(flow.paused_until);
+            if let Some(u) = dst_paused_until(&host.dst_pause, flow.spec.dst, now) {
+                w = w.max(u);
+            }
+            // paused until resumed: the resume frame kicks the port
+            (w != Time::MAX).then_some(w)
+        };
+        let t = if fast {
+            // after a pick that found nothing, a flow with data and window is paced (filed in the
+            // heap, unpaused) or held by a pause (still a candidate)
+            let held = host.sched.candidates().filter_map(wake).min();
+            match (host.sched.next_paced(), held) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            }
+        } else {
+            host.sched.flows().filter_map(wake).min()
+        };
         t.map(|x| x.max(now))
     }
 

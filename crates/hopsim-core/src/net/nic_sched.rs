@@ -20,10 +20,12 @@
 //! that may send; every flow that may send is a candidate (or a paced flow whose time has come,
 //! moved to the candidates before the pick), and candidates are visited in the same order, so the
 //! first candidate that may send is that flow. A candidate that may not send is demoted with the
-//! reason it failed. Pauses (PFC on the host's port, queue, flow or destination pauses) are not
-//! states: while any is in effect at the host the pick and the wake-up time fall back to the plain
-//! scan over every flow (as before, so runs with pauses cost what they cost), and paced flows
-//! return to the candidates so that the fast path is exact again when the pauses end.
+//! reason it failed. Pauses are not states. A flow held by a queue gate, a flow pause or a
+//! destination pause stays a candidate (looked at by every pick, as the plain scan does) and is
+//! never filed as paced; when such a pause reaches the host, every paced flow returns to the
+//! candidates (`sync_pauses`), since its wake-up may now be the pause's end. While PFC pauses a
+//! priority of the host's port, the pick and the wake-up time fall back to the plain scan over
+//! every flow, and paced flows return to the candidates too.
 //!
 //! The round-robin position is an index into the live flows (the plain scan's `rr`, which its
 //! `Vec::remove` on a finished flow does not adjust); a Fenwick tree over the slots turns it into
@@ -43,8 +45,11 @@ const DORMANT: u8 = 3;
 pub enum Blocked {
     /// No data left to send or no window.
     NoWindow,
-    /// Window and data, but paced until this time.
+    /// Window and data, but paced until this time (and nothing pauses it).
     PacedUntil(Time),
+    /// Paused (a queue gate, a flow or destination pause): it stays a candidate, looked at again
+    /// at every pick, as the plain scan looks at it.
+    Held,
 }
 
 /// Order statistics over slots: how many live slots precede a slot, and the k-th live slot.
@@ -178,6 +183,9 @@ pub struct NicSched {
     n_live: usize,
     /// The round-robin position: an index into the live flows in slot order.
     pub rr: usize,
+    /// The host's pause count when the paced heap was last known to hold no paused flow (see
+    /// `sync_pauses`).
+    epoch: u32,
 }
 
 impl NicSched {
@@ -262,7 +270,27 @@ impl NicSched {
         }
     }
 
-    /// The pick of the plain round robin without pauses: the first flow from the position on
+    /// A pause reached the host since the paced flows were filed (its count `epoch` moved): a
+    /// paced flow may be paused now, and its wake-up would no longer be its pacing time alone, so
+    /// they all go back to the candidates, where the pick files them again.
+    pub fn sync_pauses(&mut self, epoch: u32) {
+        if epoch != self.epoch {
+            self.unpace_all();
+            self.epoch = epoch;
+        }
+    }
+
+    /// The candidates left (after a pick that found nothing: the held ones).
+    pub fn candidates(&self) -> impl Iterator<Item = u32> + '_ {
+        let mut at = 0;
+        std::iter::from_fn(move || {
+            let s = self.cand.next_from(at)?;
+            at = s + 1;
+            Some(self.flow_of[s])
+        })
+    }
+
+    /// The pick of the plain round robin without PFC pauses: the first flow from the position on
     /// for which `may_send(flow)` is Ok, demoting the candidates it passes with their reason.
     /// Advances the position past the flow picked.
     pub fn pick(&mut self, now: Time, mut may_send: impl FnMut(u32) -> Result<(), Blocked>) -> Option<u32> {
@@ -305,6 +333,7 @@ impl NicSched {
                     self.state[s] = DORMANT;
                     self.cand.clear(s);
                 }
+                Err(Blocked::Held) => {}
                 Err(Blocked::PacedUntil(t)) => {
                     self.state[s] = PACED;
                     self.paced_at[s] = t;
