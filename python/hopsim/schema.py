@@ -225,6 +225,18 @@ NodeId = Annotated[Int, Field(ge=0, lt=2**31)]
 # ----------------------------------------------------------------------------- base
 
 
+def _positive_or(message: str) -> Any:
+    """A field validator for a size, time or rate that may also be a keyword ('none', 'off',
+    ...): the parsed number must be above 0; the keyword passes. `message` says which."""
+
+    def check(cls: Any, v: Any) -> Any:
+        if isinstance(v, int) and v <= 0:
+            raise PydanticCustomError("positive", message, {})
+        return v
+
+    return classmethod(check)
+
+
 class Strict(BaseModel):
     """A table that rejects unknown keys, naming the ones it allows."""
 
@@ -421,12 +433,7 @@ class Flow(Strict):
     rate_cap: RateOrNone = Field(default="none", description="the NIC paces the flow at no more than this (issue 13; "
                                  "FlowSail Fig. 8's 60/20/20 Gbps flows); 'none' = the congestion control's rate")
 
-    @field_validator("rate_cap")
-    @classmethod
-    def _cap_positive(cls, v: Any) -> Any:
-        if isinstance(v, int) and v <= 0:
-            raise PydanticCustomError("positive", "must be a rate above 0 or 'none'", {})
-        return v
+    _cap_positive = field_validator("rate_cap")(_positive_or("must be a rate above 0 or 'none'"))
 
     @field_validator("start")
     @classmethod
@@ -710,12 +717,7 @@ class Ppfc(Strict):
         "the ingress's share of it (its bytes / the queue's), so a pause lasts until the whole queue has drained "
         "(Theorem 3.2's bound)")
 
-    @field_validator("pause")
-    @classmethod
-    def _pause_positive(cls, v: Any) -> Any:
-        if isinstance(v, int) and v <= 0:
-            raise PydanticCustomError("positive", "must be a positive time or 'predicted'", {})
-        return v
+    _pause_positive = field_validator("pause")(_positive_or("must be a positive time or 'predicted'"))
 
 
 class Capfc(Strict):
@@ -727,12 +729,7 @@ class Capfc(Strict):
     feeder: Size = Field(default=0, ge=0)
     pause_quanta: Int = Field(default=65535, ge=1, le=65535)
 
-    @field_validator("warn")
-    @classmethod
-    def _warn_positive(cls, v: Any) -> Any:
-        if isinstance(v, int) and v <= 0:
-            raise PydanticCustomError("positive", "must be a positive size or 'ecn'", {})
-        return v
+    _warn_positive = field_validator("warn")(_positive_or("must be a positive size or 'ecn'"))
 
 
 class Bfc(Strict):
@@ -762,12 +759,7 @@ class Bfc(Strict):
         default=False, description="ideal per-flow flow control: pause by flow id (give each flow a queue: many queues)"
     )
 
-    @field_validator("refresh")
-    @classmethod
-    def _positive(cls, v: Any) -> Any:
-        if isinstance(v, int) and v <= 0:
-            raise PydanticCustomError("positive", "must be a positive time or 'off'", {})
-        return v
+    _positive = field_validator("refresh")(_positive_or("must be a positive time or 'off'"))
 
 
 class Flowsail(Strict):
@@ -930,12 +922,7 @@ class Hpcc(Strict):
     int_multi: Int = Field(default=0, ge=0, le=1_000_000, description="round INT qlen to 80 x this and txBytes to 128 x "
                            "this bytes, as the simulator's switches (INT_MULTI); 0 = exact")
 
-    @field_validator("base_rtt")
-    @classmethod
-    def _positive(cls, v: Any) -> Any:
-        if isinstance(v, int) and v <= 0:
-            raise PydanticCustomError("positive", "must be a positive time or 'flow'", {})
-        return v
+    _positive = field_validator("base_rtt")(_positive_or("must be a positive time or 'flow'"))
 
 
 class Ein(Strict):
@@ -1074,19 +1061,9 @@ class Transport(Strict):
     host_rate_caps: list[HostRateCap] = Field(default=[], description="per-host caps, [{host = 5, rate = '20Gbps'}], "
                                               "overriding rate_cap; a flow's own rate_cap below its host's wins")
 
-    @field_validator("rate_cap")
-    @classmethod
-    def _cap_positive(cls, v: Any) -> Any:
-        if isinstance(v, int) and v <= 0:
-            raise PydanticCustomError("positive", "must be a rate above 0 or 'none'", {})
-        return v
+    _cap_positive = field_validator("rate_cap")(_positive_or("must be a rate above 0 or 'none'"))
 
-    @field_validator("rto")
-    @classmethod
-    def _rto_positive(cls, v: Any) -> Any:
-        if isinstance(v, int) and v <= 0:
-            raise PydanticCustomError("positive", "must be a positive time or 'off'", {})
-        return v
+    _rto_positive = field_validator("rto")(_positive_or("must be a positive time or 'off'"))
 
 
 class Routing(Strict):
@@ -1200,12 +1177,7 @@ class Record(Strict):
         default_factory=list, description="flow ids whose congestion window is sampled every buffer_interval into the "
         "cwnd table (Pulser Fig. 6)")
 
-    @field_validator("buffer_interval")
-    @classmethod
-    def _positive(cls, v: Any) -> Any:
-        if isinstance(v, int) and v <= 0:
-            raise PydanticCustomError("positive", "must be a positive time or 'off'", {})
-        return v
+    _positive = field_validator("buffer_interval")(_positive_or("must be a positive time or 'off'"))
 
 
 class LinkLoss(Strict):
