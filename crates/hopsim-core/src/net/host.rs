@@ -62,11 +62,6 @@ impl Host {
         }
     }
 
-    /// When sending to `dst` may go on (None: not paused at `now`).
-    #[inline]
-    fn dst_paused_until(&self, dst: u32, now: Time) -> Option<Time> {
-        dst_paused_until(&self.dst_pause, dst, now)
-    }
 }
 
 /// When sending to `dst` may go on under the destination pauses `paused` (None: not paused).
@@ -76,6 +71,13 @@ fn dst_paused_until(paused: &[(u32, Time)], dst: u32, now: Time) -> Option<Time>
         return None;
     }
     paused.iter().find(|&&(d, u)| d == dst && u > now).map(|&(_, u)| u)
+}
+
+/// Whether a pause the NIC obeys beside PFC holds `flow` at `now`: its NIC queue's gate (queue
+/// pause), a flow pause, or a pause of its destination (`dst_pause`, the host's).
+#[inline]
+fn held_at_nic(port: &crate::net::port::Port, dst_pause: &[(u32, Time)], flow: &Flow, now: Time) -> bool {
+    port.gate_closed(flow.nic_queue as usize, now) || flow.paused_until > now || dst_paused_until(dst_pause, flow.spec.dst, now).is_some()
 }
 
 /// Both ends of one flow (sender queue pair and receiver state): they share the flow id, and the
@@ -271,18 +273,12 @@ impl Simulation {
         let flows = &self.flows;
         if !self.nic_plain && !port.any_prio_paused(now) {
             host.sched.sync_pauses(host.pause_epoch);
-            let (pauses, dst_pause) = (host.pauses_seen, &host.dst_pause);
-            let f = host.sched.pick(now, |f| {
+            let Host { sched, dst_pause, pauses_seen, .. } = host;
+            let f = sched.pick(now, |f| {
                 let flow = &flows[f as usize];
-                let held = || {
-                    pauses
-                        && (port.gate_closed(flow.nic_queue as usize, now)
-                            || flow.paused_until > now
-                            || dst_paused_until(dst_pause, flow.spec.dst, now).is_some())
-                };
                 if !flow.has_window_and_data(by_rate) {
                     Err(Blocked::NoWindow)
-                } else if held() {
+                } else if *pauses_seen && held_at_nic(port, dst_pause, flow, now) {
                     Err(Blocked::Held)
                 } else if flow.next_avail > now {
                     Err(Blocked::PacedUntil(flow.next_avail))
@@ -298,10 +294,7 @@ impl Simulation {
             flow.has_window_and_data(by_rate)
                 && flow.next_avail <= now
                 && !port.is_paused(flow.spec.prio as usize, now)
-                && (!host.pauses_seen
-                    || (!port.gate_closed(flow.nic_queue as usize, now)
-                        && flow.paused_until <= now
-                        && host.dst_paused_until(flow.spec.dst, now).is_none()))
+                && !(host.pauses_seen && held_at_nic(port, &host.dst_pause, flow, now))
         })?;
         host.sched.picked(slot);
         Some(self.make_data(h, f))

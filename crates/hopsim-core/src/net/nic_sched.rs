@@ -215,6 +215,18 @@ impl NicSched {
         slot as u32
     }
 
+    /// Whether heap entry `(t, slot)` is current: the slot is still paced, until `t` (a flow
+    /// touched and paced again since has a newer entry; the old one is dropped when met).
+    fn filed(&self, t: Time, slot: u32) -> bool {
+        let s = slot as usize;
+        self.state[s] == PACED && self.paced_at[s] == t
+    }
+
+    fn make_cand(&mut self, s: usize) {
+        self.state[s] = CAND;
+        self.cand.set(s);
+    }
+
     /// A flow finished sending: it leaves the round robin (the position is not adjusted, as the
     /// plain scan's `Vec::remove` did not adjust it). Returns true when the slots should be
     /// compacted (`compact`).
@@ -234,10 +246,8 @@ impl NicSched {
     #[inline]
     pub fn touch(&mut self, slot: u32) {
         let s = slot as usize;
-        if let Some(st @ (PACED | DORMANT)) = self.state.get(s).copied() {
-            let _ = st;
-            self.state[s] = CAND;
-            self.cand.set(s);
+        if matches!(self.state.get(s), Some(&(PACED | DORMANT))) {
+            self.make_cand(s);
         }
     }
 
@@ -262,10 +272,8 @@ impl NicSched {
     /// when they end; while they last, the caller scans every flow).
     pub fn unpace_all(&mut self) {
         while let Some(Reverse((t, s))) = self.heap.pop() {
-            let su = s as usize;
-            if self.state[su] == PACED && self.paced_at[su] == t {
-                self.state[su] = CAND;
-                self.cand.set(su);
+            if self.filed(t, s) {
+                self.make_cand(s as usize);
             }
         }
     }
@@ -299,10 +307,8 @@ impl NicSched {
                 break;
             }
             self.heap.pop();
-            let su = s as usize;
-            if self.state[su] == PACED && self.paced_at[su] == t {
-                self.state[su] = CAND;
-                self.cand.set(su);
+            if self.filed(t, s) {
+                self.make_cand(s as usize);
             }
         }
         let n = self.n_live;
@@ -357,8 +363,7 @@ impl NicSched {
     /// When the first paced flow's time comes (no pauses in effect, no candidate left).
     pub fn next_paced(&mut self) -> Option<Time> {
         while let Some(&Reverse((t, s))) = self.heap.peek() {
-            let su = s as usize;
-            if self.state[su] == PACED && self.paced_at[su] == t {
+            if self.filed(t, s) {
                 return Some(t);
             }
             self.heap.pop();
