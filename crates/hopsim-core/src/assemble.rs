@@ -46,12 +46,13 @@ impl Simulation {
         for (i, k) in topo.nodes.iter().enumerate() {
             match k {
                 NodeKind::Host => {
-                    if nports_of[i].len() != 1 {
-                        return Err(format!("topology: host {i} has {} links; hosts must have exactly one", nports_of[i].len()));
+                    // one NIC per link (`net::nic_choice`), the node's first NIC at `nh`
+                    if nports_of[i].len() > u16::MAX as usize {
+                        return Err(format!("topology: host {i} has {} links; allowed: 1 to {}", nports_of[i].len(), u16::MAX));
                     }
                     node_ref.push(NodeRef::Host(nh));
                     tiers.push(None);
-                    nh += 1;
+                    nh += nports_of[i].len() as u32;
                 }
                 NodeKind::Switch { tier } => {
                     node_ref.push(NodeRef::Switch(ns));
@@ -93,9 +94,12 @@ impl Simulation {
             let ps = &nports_of[i];
             match k {
                 NodeKind::Host => {
-                    let mut h = Host::new(i as u32, ps[0]);
-                    h.nic = crate::fc::nic::AnyNic::build(&cfg.fc);
-                    hosts.push(h);
+                    for &p in ps {
+                        let mut h = Host::new(i as u32, p);
+                        h.nics = ps.len() as u16;
+                        h.nic = crate::fc::nic::AnyNic::build(&cfg.fc);
+                        hosts.push(h);
+                    }
                 }
                 NodeKind::Switch { tier } => {
                     let port_rate: Vec<Rate> = ps.iter().map(|&p| ports[p as usize].clock.rate).collect();
@@ -297,18 +301,22 @@ impl Simulation {
         let mut flow = Flow::new(f, hash, cc, win_cap, ideal, base_rtt);
         flow.set_path_facts(line_rate, hpcc_standalone_fct(f.size, h.mtu, &hops));
         self.flows.push(flow);
-        Ok(())
+        self.bind_nics(id, path[0])
     }
 }
 
 impl Simulation {
     /// The egress ports a flow's data takes from its source to its destination (empty if there
-    /// is no route), as `route` picks them packet by packet.
+    /// is no route), as `route` picks them packet by packet; the first is the sender's NIC
+    /// (`nic_port`: under hopsim's ECMP the same pick at the host).
     fn flow_path(&self, f: &FlowSpec, hash: u32) -> Vec<u32> {
         if !self.ecmp_hpcc {
             return self.routes.path(f.src, f.dst, hash as u64);
         }
         self.routes.path_by(f.src, f.dst, |node| {
+            if node == f.src {
+                return self.nic_port(f.src, f.dst, f, hash, false);
+            }
             let h = crate::topo::ecmp_hpcc::hpcc_ecmp_hash(node, f.src, f.dst, f.sport, f.dport, false);
             self.routes.pick_index(node, f.dst, h)
         })

@@ -212,7 +212,8 @@ impl Simulation {
     pub fn port_of(&self, node: u32, local: u16) -> Option<u32> {
         match self.node_ref.get(node as usize)? {
             NodeRef::Switch(s) => self.switches[*s as usize].info.ports.get(local as usize).copied(),
-            NodeRef::Host(h) => (local == 0).then(|| self.hosts[*h as usize].port),
+            // a host's NICs are adjacent, one per local port (`net::nic_choice`)
+            NodeRef::Host(h) => (local < self.hosts[*h as usize].nics).then(|| self.hosts[(*h + local as u32) as usize].port),
         }
     }
 
@@ -236,14 +237,30 @@ impl Simulation {
         self.nic_plain = true;
     }
 
-    /// Replace the NIC-side module of host node `node` (before `run`).
+    /// Replace the NIC-side module of host node `node` (before `run`); a host with several NICs
+    /// needs `set_host_nic_at`.
     pub fn set_host_nic(&mut self, node: u32, nic: AnyNic) -> Result<(), String> {
+        if let Some(NodeRef::Host(h)) = self.node_ref.get(node as usize) {
+            let n = self.hosts[*h as usize].nics;
+            if n > 1 {
+                return Err(format!("node {node} has {n} NICs, one per link: set each with set_host_nic_at(node, local port, module)"));
+            }
+        }
+        self.set_host_nic_at(node, 0, nic)
+    }
+
+    /// Replace the NIC-side module of the NIC on local port `local` of host node `node` (before
+    /// `run`). Actions of a module name the host's local ports as a switch module's do.
+    pub fn set_host_nic_at(&mut self, node: u32, local: u16, nic: AnyNic) -> Result<(), String> {
         use crate::fc::nic::NicFc;
         match self.node_ref.get(node as usize) {
-            Some(NodeRef::Host(h)) => {
+            Some(NodeRef::Host(h)) if local < self.hosts[*h as usize].nics => {
                 self.slab.tags.on |= nic.uses_tags();
-                self.hosts[*h as usize].nic = nic;
+                self.hosts[(*h + local as u32) as usize].nic = nic;
                 Ok(())
+            }
+            Some(NodeRef::Host(h)) => {
+                Err(format!("node {node} has no NIC on local port {local}; allowed: 0 to {}", self.hosts[*h as usize].nics - 1))
             }
             _ => Err(format!("node {node} is not a host")),
         }

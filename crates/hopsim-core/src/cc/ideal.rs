@@ -143,8 +143,8 @@ impl Simulation {
     fn ideal_paths(&self, f: u32) -> (Vec<u32>, Vec<u32>) {
         let flow = &self.flows[f as usize];
         let probe = |kind: PktKind, src: u32, dst: u32| Packet { kind, flow: f, src, dst, hash: flow.hash, ..Default::default() };
-        let walk = |pkt: Packet| -> Vec<u32> {
-            let mut out = vec![self.port_of(pkt.src, 0).expect("a host's port")];
+        let walk = |pkt: Packet, nic: u32| -> Vec<u32> {
+            let mut out = vec![self.hosts[nic as usize].port];
             let mut node = self.ports[out[0] as usize ^ 1].node;
             while node != pkt.dst && out.len() < 64 {
                 let p = self.route(node, &pkt);
@@ -154,7 +154,7 @@ impl Simulation {
             out
         };
         let s = flow.spec;
-        (walk(probe(PktKind::Data, s.src, s.dst)), walk(probe(PktKind::Ack, s.dst, s.src)))
+        (walk(probe(PktKind::Data, s.src, s.dst), flow.src_nic), walk(probe(PktKind::Ack, s.dst, s.src), flow.ack_nic))
     }
 }
 

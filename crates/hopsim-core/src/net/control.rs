@@ -80,7 +80,7 @@ impl Simulation {
             let is_switch = matches!(self.node_ref[node as usize], NodeRef::Switch(_));
             self.stats.pfc_received.push(now, node, is_switch, self.ports[p as usize].local, prio, quanta > 0);
         }
-        match self.node_ref[node as usize] {
+        match self.owner_of_port(p) {
             NodeRef::Switch(s) => {
                 let reopened = self.obey_link_pause(p, &msg);
                 let sw = &mut self.switches[s as usize];
@@ -93,8 +93,10 @@ impl Simulation {
                 }
             }
             NodeRef::Host(h) => {
+                // `h` is the NIC the frame reached: its pauses, gates and module
                 let obeys = self.hosts[h as usize].nic.obeys(msg.kind());
                 let mut reopened = false;
+                let mut kick = p;
                 if obeys {
                     if !matches!(msg, CtrlMsg::Pfc { .. }) {
                         let host = &mut self.hosts[h as usize];
@@ -111,6 +113,8 @@ impl Simulation {
                         CtrlMsg::FlowPause { flow, .. } => match self.flows.get_mut(flow as usize) {
                             Some(f) if f.spec.src == node => {
                                 f.paused_until = pause_end(now, &msg, self.ports[p as usize].clock.rate);
+                                // the flow's own NIC looks again (on a multi-NIC host, maybe not `p`'s)
+                                kick = self.hosts[f.src_nic as usize].port;
                                 f.paused_until <= now
                             }
                             _ => false,
@@ -121,7 +125,7 @@ impl Simulation {
                 self.hosts[h as usize].nic.on_control(now, &msg, &mut self.fc_out);
                 collect_actions!(self, node);
                 if reopened {
-                    self.kick(p);
+                    self.kick(kick);
                 }
             }
         }
@@ -182,7 +186,7 @@ impl Simulation {
                             let pt = &mut self.ports[p as usize];
                             if (queue as usize) < pt.ngates() {
                                 pt.set_gate(queue as usize, now, until);
-                                if let NodeRef::Host(h) = self.node_ref[node as usize] {
+                                if let NodeRef::Host(h) = self.owner_of_port(p) {
                                     let host = &mut self.hosts[h as usize];
                                     host.pauses_seen = true;
                                     host.pause_epoch = host.pause_epoch.wrapping_add(1);

@@ -29,10 +29,16 @@ use crate::sim::Simulation;
 use crate::time::Time;
 use crate::workload::FlowSpec;
 
+/// One NIC of a host node. A node with one link has one `Host`; a node with several links (a
+/// multi-NIC host, `net::nic_choice`) has one per link, adjacent in `Simulation::hosts` in the
+/// order of its local ports, each with its own queue pairs, pauses and line rate, as the HPCC
+/// simulator's `RdmaHw` keeps one `RdmaEgressQueue` per `QbbNetDevice`.
 pub struct Host {
     pub node: u32,
-    /// Global id of the host's only port.
+    /// Global id of this NIC's port.
     pub port: u32,
+    /// NICs of the node (1 for a single-homed host); this one is local port `port`'s.
+    pub nics: u16,
     /// Flows this host is sending and has not finished, in the NIC's round-robin order.
     pub sched: NicSched,
     /// Receiver-side congestion-control state of the interface (ICTCP's).
@@ -51,7 +57,7 @@ pub struct Host {
 
 impl Host {
     pub fn new(node: u32, port: u32) -> Host {
-        Host { node, port, sched: NicSched::default(), rx: RxIface::default(), nic: AnyNic::default(), dst_pause: vec![], pauses_seen: false, pause_epoch: 0 }
+        Host { node, port, nics: 1, sched: NicSched::default(), rx: RxIface::default(), nic: AnyNic::default(), dst_pause: vec![], pauses_seen: false, pause_epoch: 0 }
     }
 
     /// Pause sending to `dst` until `until` (`<= now` resumes it).
@@ -110,6 +116,10 @@ pub struct Flow {
     pub nic_queue: u16,
     /// The flow's slot in its host's round robin (`NicSched`).
     nic_slot: u32,
+    /// The sender's NIC the flow is bound to, and the receiver's NIC its ACKs, NACKs and CNPs
+    /// leave by (indices into `Simulation::hosts`, fixed at assembly: `net::nic_choice`).
+    pub(crate) src_nic: u32,
+    pub(crate) ack_nic: u32,
     timer_at: Option<Time>,
     timer_gen: u32,
     pub sender_done: bool,
@@ -155,6 +165,8 @@ impl Flow {
             paused_until: Time::ZERO,
             nic_queue: 0,
             nic_slot: 0,
+            src_nic: 0,
+            ack_nic: 0,
             timer_at: None,
             timer_gen: 0,
             sender_done: false,
@@ -244,15 +256,7 @@ impl Simulation {
             flow.tcp = Some(Box::new(crate::net::tcp::TcpFlow::new(t)));
         }
         flow.cc.on_start(now);
-        let h = match self.node_ref[flow.spec.src as usize] {
-            crate::sim::NodeRef::Host(h) => h,
-            _ => unreachable!("flows start at hosts"),
-        };
-        let nf = NicFlow { flow: f, dst: flow.spec.dst, prio: flow.spec.prio, size: flow.spec.size, incast: flow.spec.incast };
-        let host = &mut self.hosts[h as usize];
-        let ngates = self.ports[host.port as usize].ngates();
-        flow.nic_queue = host.nic.nic_queue(now, &nf, ngates).min(ngates.saturating_sub(1) as u16);
-        flow.nic_slot = host.sched.push(f);
+        let h = self.join_nic(f);
         if self.ideal.is_some() {
             // Pulser's Ideal: the first packet waits for its booked queue-free path
             self.ideal_book_next(f, now);
@@ -260,6 +264,29 @@ impl Simulation {
         self.arm_flow_timer(f);
         let p = self.hosts[h as usize].port;
         self.kick(p);
+    }
+
+    /// Flow `f` joins its NIC (`src_nic`): the host's module puts it in a NIC queue and it goes
+    /// last in the NIC's round robin. Returns the NIC.
+    pub(crate) fn join_nic(&mut self, f: u32) -> u32 {
+        let flow = &mut self.flows[f as usize];
+        let h = flow.src_nic;
+        let nf = NicFlow { flow: f, dst: flow.spec.dst, prio: flow.spec.prio, size: flow.spec.size, incast: flow.spec.incast };
+        let host = &mut self.hosts[h as usize];
+        let ngates = self.ports[host.port as usize].ngates();
+        flow.nic_queue = host.nic.nic_queue(self.now, &nf, ngates).min(ngates.saturating_sub(1) as u16);
+        flow.nic_slot = host.sched.push(f);
+        h
+    }
+
+    /// Flow `f` leaves its NIC's round robin (it finished, or moves to another NIC).
+    pub(crate) fn leave_nic(&mut self, f: u32) {
+        let flow = &self.flows[f as usize];
+        let sched = &mut self.hosts[flow.src_nic as usize].sched;
+        if sched.remove(flow.nic_slot) {
+            let flows = &mut self.flows;
+            sched.compact(|f, slot| flows[f as usize].nic_slot = slot);
+        }
     }
 
     /// Round robin over the host's queue pairs: the next data packet to send now, if any. Without
@@ -427,7 +454,7 @@ impl Simulation {
         }
     }
 
-    /// Queue a control packet (ACK, NACK, CNP) at host `h`'s NIC.
+    /// Queue a control packet (ACK, NACK, CNP) at NIC `h` (the flow's `ack_nic`).
     fn host_send_control(&mut self, h: u32, pkt: Packet) -> PacketId {
         let id = self.slab.alloc(pkt);
         let p = self.hosts[h as usize].port;
@@ -473,7 +500,7 @@ impl Simulation {
                 l.record(pkt.ts, now, flow.spec.incast, flow.spec.size);
             }
         }
-        let (cnp, int) = (flow.cnp, flow.int);
+        let (cnp, int, ack_h) = (flow.cnp, flow.int, flow.ack_nic);
         let in_order = pkt.seq == flow.rcv_nxt;
         let finishing = in_order && flow.rcv_nxt + pkt.payload as u64 == flow.spec.size;
         // receiver-side congestion control (ICTCP's window) runs on every data packet
@@ -536,7 +563,7 @@ impl Simulation {
             out[1] = Some(Packet { kind: PktKind::Cnp, size: ack_bytes, ..reply });
         }
         if let Some(p) = out[0] {
-            let id = self.host_send_control(h, p);
+            let id = self.host_send_control(ack_h, p);
             if adv > 0 {
                 // ICTCP's advertised window rides the ACK's own tag field
                 self.slab.tags.set(id, crate::packet::Tags { rwnd: adv, ..Default::default() });
@@ -546,7 +573,7 @@ impl Simulation {
             }
         }
         if let Some(p) = out[1] {
-            self.host_send_control(h, p);
+            self.host_send_control(ack_h, p);
         }
     }
 
@@ -634,37 +661,24 @@ impl Simulation {
         flow.rto_at = None;
         flow.timer_at = None;
         flow.timer_gen = flow.timer_gen.wrapping_add(1);
-        let src = flow.spec.src;
-        if let crate::sim::NodeRef::Host(h) = self.node_ref[src as usize] {
-            let sched = &mut self.hosts[h as usize].sched;
-            if sched.remove(flow.nic_slot) {
-                let flows = &mut self.flows;
-                sched.compact(|f, slot| flows[f as usize].nic_slot = slot);
-            }
-        }
+        self.leave_nic(f);
         self.flows_done += 1;
     }
 
     /// Something happened to flow `f` (an ACK, a NACK, its timer) that may let it send: its NIC
     /// looks at it again and the port looks for something to send.
     fn kick_sender(&mut self, f: u32) {
-        if let Some(h) = self.nic_touch(f) {
-            let p = self.hosts[h as usize].port;
-            self.kick(p);
-        }
+        let h = self.nic_touch(f);
+        let p = self.hosts[h as usize].port;
+        self.kick(p);
     }
 
     /// Make flow `f` a candidate of its NIC's scheduler again (`nic_sched`): every event that may
-    /// give a flow window or data back calls this. Returns the flow's host.
-    fn nic_touch(&mut self, f: u32) -> Option<u32> {
+    /// give a flow window or data back calls this. Returns the flow's NIC.
+    fn nic_touch(&mut self, f: u32) -> u32 {
         let flow = &self.flows[f as usize];
-        match self.node_ref[flow.spec.src as usize] {
-            crate::sim::NodeRef::Host(h) => {
-                self.hosts[h as usize].sched.touch(flow.nic_slot);
-                Some(h)
-            }
-            _ => None,
-        }
+        self.hosts[flow.src_nic as usize].sched.touch(flow.nic_slot);
+        flow.src_nic
     }
 
     /// Keep one pending timer per flow at the earlier of its controller's deadline and its RTO.

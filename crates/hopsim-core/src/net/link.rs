@@ -29,7 +29,8 @@ impl Simulation {
     /// once, stamped with its arrival time), or arrange a wake-up for pacing or pause expiry.
     pub(crate) fn port_service(&mut self, p: u32) {
         let pi = p as usize;
-        let node = self.node_ref[self.ports[pi].node as usize];
+        // a host port's owner is its NIC (`net::nic_choice`)
+        let node = self.owner_of_port(p);
         let next = match self.ports[pi].ctrl.front() {
             Some(&id) if !self.nic_acks_pausable || self.ctrl_may_leave(pi, id) => self.ports[pi].ctrl.pop_front(),
             _ => match node {
@@ -138,7 +139,7 @@ impl Simulation {
             self.control_received(peer, id);
             return;
         }
-        match self.node_ref[self.ports[peer as usize].node as usize] {
+        match self.owner_of_port(peer) {
             NodeRef::Switch(s) => self.switch_receive(s, peer, id),
             NodeRef::Host(h) => self.host_receive(h, id),
         }

@@ -5,6 +5,7 @@ pub mod control;
 pub mod host;
 pub mod link;
 pub mod mmu;
+pub mod nic_choice;
 pub mod nic_sched;
 pub mod port;
 pub mod sched;

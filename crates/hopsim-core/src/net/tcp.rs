@@ -387,8 +387,9 @@ impl Simulation {
             t.delack_at = None;
         }
         let delack = t.delack_at.is_some();
+        let ack_h = flow.ack_nic;
         for p in out.into_iter().flatten() {
-            let id = self.tcp_send_ack(h, p);
+            let id = self.tcp_send_ack(ack_h, p);
             if adv > 0 {
                 // ICTCP's advertised window rides the ACK's own tag field
                 self.slab.tags.set(id, crate::packet::Tags { rwnd: adv, ..Default::default() });
@@ -430,9 +431,8 @@ impl Simulation {
             marks: marks(t.pending_ce, t.pending_ein),
             ..Default::default()
         };
-        if let crate::sim::NodeRef::Host(h) = self.node_ref[flow.spec.dst as usize] {
-            self.tcp_send_ack(h, p);
-        }
+        let h = flow.ack_nic;
+        self.tcp_send_ack(h, p);
     }
 
     /// The sender's half: an ACK of flow `f` arrived (see the module doc).

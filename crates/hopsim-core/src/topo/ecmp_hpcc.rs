@@ -50,6 +50,21 @@ pub fn hpcc_ecmp_hash(node: u32, from: u32, to: u32, sport: u16, dport: u16, rep
     murmur3_words([hpcc_ip(from), hpcc_ip(to), a as u32 | (b as u32) << 16], node)
 }
 
+/// ns-3's `Hash32` seed (`Murmur3::SEED`, "ate bad food"): `Hash32(buf, n)` is
+/// `MurmurHash3_x86_32(buf, n, SEED)` (`hash-murmur3.cc`, a fresh hasher per call).
+pub const NS3_HASH_SEED: u32 = 0x8BAD_F00D;
+
+/// The hash by which the simulator's host picks a NIC among those on shortest paths
+/// (`RdmaHw::GetNicIdxOfQp` and `GetNicIdxOfRxQp`, `net::nic_choice`): `Hash32` of the queue
+/// pair's 12 bytes (sip, dip, sport, dport). `from`/`to` are the sending host and the far end
+/// (for `reply`, the flow's receiver and its sender), `(sport, dport)` the data direction's
+/// ports; with `reply` the receive queue pair's tuple, whose ports are the data's swapped.
+#[inline]
+pub fn hpcc_nic_hash(from: u32, to: u32, sport: u16, dport: u16, reply: bool) -> u32 {
+    let (a, b) = if reply { (dport, sport) } else { (sport, dport) };
+    murmur3_words([hpcc_ip(from), hpcc_ip(to), a as u32 | (b as u32) << 16], NS3_HASH_SEED)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -97,6 +112,20 @@ mod tests {
         for (w, seed) in [([1u32, 2, 3], 7u32), ([0x0b00_0101, 0x0b00_0201, 10000 | 100 << 16], 320), ([u32::MAX; 3], 0)] {
             let bytes: Vec<u8> = w.iter().flat_map(|x| x.to_le_bytes()).collect();
             assert_eq!(murmur3_words(w, seed), murmur3_bytes(&bytes, seed));
+        }
+    }
+
+    #[test]
+    fn nic_hash_is_ns3_hash32_of_the_queue_pairs_bytes() {
+        // RdmaQueuePair::GetHash: a packed { uint32 sip, dip; uint16 sport, dport } hashed by
+        // Hash32, i.e. MurmurHash3_x86_32 seeded 0x8BADF00D, on a little-endian machine
+        let key = |sip: u32, dip: u32, sport: u16, dport: u16| -> Vec<u8> {
+            [&hpcc_ip(sip).to_le_bytes()[..], &hpcc_ip(dip).to_le_bytes(), &sport.to_le_bytes(), &dport.to_le_bytes()].concat()
+        };
+        for (from, to, sp, dp) in [(0u32, 300u32, 10_000u16, 100u16), (17, 2, 10_001, 200), (319, 0, 65_535, 0)] {
+            assert_eq!(hpcc_nic_hash(from, to, sp, dp, false), murmur3_bytes(&key(from, to, sp, dp), 0x8BAD_F00D));
+            // the receive queue pair: sip = the data's dip, sport = the data's dport
+            assert_eq!(hpcc_nic_hash(to, from, sp, dp, true), murmur3_bytes(&key(to, from, dp, sp), 0x8BAD_F00D));
         }
     }
 
