@@ -331,7 +331,9 @@ def _leaf_spine(t: S.LeafSpineParams) -> dict[str, Any]:
 
 
 def host_rate(t: Any) -> int:
-    """The rate of a host's link (bits/s): what an incast's `load` refers to by default."""
+    """The rate of a host's link (bits/s): what an incast's `load` refers to by default. A host
+    with several links (one NIC each) sends at their sum, as the core's `Topology::host_rate`;
+    for the explicit and HPCC topologies, the host of the first link that has one."""
     if isinstance(t, S.Star):
         return t.rate
     if isinstance(t, (S.Dumbbell, S.LeafSpine, S.FatTree)):
@@ -339,19 +341,29 @@ def host_rate(t: Any) -> int:
     if isinstance(t, S.MultiDc):
         return t.dc.host_rate
     if isinstance(t, S.Explicit):
-        sw = set(t.switches)
-        for l in t.links:
-            if l.a not in sw or l.b not in sw:
-                return l.rate
-        raise ScenarioError("topology: the explicit topology has no host link")
+        mine = _first_host_links([(l.a, l.b) for l in t.links], set(t.switches))
+        if not mine:
+            raise ScenarioError("topology: the explicit topology has no host link")
+        return sum(t.links[k].rate for k in mine)
     if isinstance(t, S.HpccTopology):
         lines = [l.split() for l in read_text(t.file, "topology.file").splitlines() if l.strip()]
         switches = set(lines[1]) if len(lines) > 1 else set()
-        for f in lines[2:]:
-            if len(f) >= 4 and (f[0] not in switches or f[1] not in switches):
-                return parse_rate(f[2])
-        raise ScenarioError("topology.file: no host link found")
+        links = [f for f in lines[2:] if len(f) >= 4]
+        mine = _first_host_links([(f[0], f[1]) for f in links], switches)
+        if not mine:
+            raise ScenarioError("topology.file: no host link found")
+        return sum(parse_rate(links[k][2]) for k in mine)
     raise TypeError(t)  # pragma: no cover
+
+
+def _first_host_links(ends: list[tuple[Any, Any]], switches: set[Any]) -> list[int]:
+    """Indices of every link of the host at the first link with a host end (its `a` end if both
+    are hosts); empty if no link has one."""
+    for a, b in ends:
+        if a not in switches or b not in switches:
+            h = a if a not in switches else b
+            return [k for k, (x, y) in enumerate(ends) if h in (x, y)]
+    return []
 
 
 def _incast(i: S.Incast, topo: Any) -> dict[str, Any]:

@@ -346,7 +346,8 @@ class Link(Strict):
 
 class Explicit(Strict):
     """Any network: ``nodes`` ids 0..nodes-1; those in ``switches`` are switches (with ``tiers``,
-    0 = ToR, 1 = aggregation/spine, 2 = core; default all 0), the rest hosts (one link each)."""
+    0 = ToR, 1 = aggregation/spine, 2 = core; default all 0), the rest hosts (one NIC per link: a host
+    with several links binds each flow to one of them, see the core's `net::nic_choice`)."""
 
     kind: Literal["explicit"]
     nodes: Int = Field(ge=2, le=10_000_000)

@@ -94,7 +94,8 @@ pub struct Shape {
     /// single-homed hosts, one per other host): `topo::routes::table_shape`.
     pub route_rows: u64,
     pub route_cols: u64,
-    /// Rate of the first host's link (what `load_on = "host_links"` refers to), and the
+    /// Rate of the first host's links together (what `load_on = "host_links"` refers to,
+    /// `Topology::host_rate`), and the
     /// capacity of the ToR uplinks (`"core_links"`), bits per second.
     pub host_rate: u64,
     pub core_bps: f64,
@@ -108,7 +109,7 @@ impl Shape {
         let switch_ports = t.links.iter().map(|l| !is_host(l.a) as u64 + !is_host(l.b) as u64).sum();
         let (rows, cols) = crate::topo::routes::table_shape(t);
         let h0 = t.hosts().next();
-        let host_rate = h0.and_then(|h| t.links.iter().find(|l| l.a == h || l.b == h)).map_or(0, |l| l.rate.0);
+        let host_rate = h0.map_or(0, |h| t.host_rate(h).0);
         let tier = |n: u32| t.tier(n);
         let core_bps = t
             .links
@@ -434,7 +435,8 @@ impl Scenario {
             + s.switch_ports.saturating_mul(nq * (QUEUE + GATE));
         let switch_bytes = s.switches.saturating_mul(size_of::<Switch>() as u64)
             + s.switch_ports.saturating_mul(SWITCH_PORT + fc_per_port(&cfg.fc, nq, upq));
-        let host_bytes = s.hosts.saturating_mul(size_of::<Host>() as u64 + HOST_HEAP);
+        // one `Host` per NIC: per host port (one per host unless hosts are multi-homed)
+        let host_bytes = host_ports.max(s.hosts).saturating_mul(size_of::<Host>() as u64 + HOST_HEAP);
         let topo_bytes = s.nodes.saturating_mul(2 + 24 + 16 + 8) + s.links.saturating_mul(24 + 2 * 4);
         let network = ports_bytes.saturating_add(switch_bytes).saturating_add(host_bytes).saturating_add(topo_bytes);
         let ports_table = (2 * s.links).saturating_mul(PORT_ROW * TABLE_FACTOR);

@@ -184,8 +184,8 @@ impl Background {
         let hosts = t.host_ids();
         let basis = match (self.load_on, self.dst) {
             (LoadOn::HostLinks, Some(d)) => {
-                // `load` of the one link the flows converge on
-                let rate = t.links.iter().find(|l| l.a == d || l.b == d).map(|l| l.rate).unwrap_or(Rate(0));
+                // `load` of the link (or the NICs together) the flows converge on
+                let rate = t.host_rate(d);
                 LoadBasis::HostLinks { hosts: 1, host_rate: rate }
             }
             (LoadOn::CoreLinks, Some(_)) => {
@@ -195,7 +195,7 @@ impl Background {
                 let Some(&h0) = hosts.first() else {
                     return Err("workload: the topology has no hosts to send or receive".to_string());
                 };
-                let rate = t.links.iter().find(|l| l.a == h0 || l.b == h0).map(|l| l.rate).unwrap_or(Rate(0));
+                let rate = t.host_rate(h0);
                 LoadBasis::HostLinks { hosts: hosts.len(), host_rate: rate }
             }
             (LoadOn::CoreLinks, None) => LoadBasis::Capacity { bps: core_capacity(t)? },

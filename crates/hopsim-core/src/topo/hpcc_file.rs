@@ -46,10 +46,9 @@ pub struct HpccFile {
 /// lines, a link line may omit the error rate, and text after the L-th link (the repository's
 /// `mix/topology.txt` ends with a format note) is ignored with a warning. Errors name the
 /// 1-based line and the field: a malformed line within the declared counts, fewer links than
-/// declared, an error rate that is not a probability, a host with no link, or a
-/// host with several links (the simulator gives such a host one NIC per link; hopsim's hosts
-/// have exactly one NIC, so that is refused rather than simulated differently). The result
-/// passes `Topology::validate`.
+/// declared, an error rate that is not a probability, or a host with no link. A host with
+/// several links (its `ali_32host_10rack.txt` dual-homes every host) gets one NIC per link, as
+/// in the simulator (`net::nic_choice`). The result passes `Topology::validate`.
 pub fn read_hpcc_file(text: &str) -> Result<HpccFile, String> {
     let mut lines = content_lines(text);
 
@@ -117,7 +116,6 @@ pub fn read_hpcc_file(text: &str) -> Result<HpccFile, String> {
 
     let mut links = Vec::with_capacity(nl.min(1 << 16));
     let mut loss = Vec::new();
-    let mut link_line = Vec::with_capacity(nl.min(1 << 16));
     for i in 0..nl {
         let Some((ln, l)) = lines.next() else {
             return Err(format!(
@@ -165,7 +163,6 @@ pub fn read_hpcc_file(text: &str) -> Result<HpccFile, String> {
             }
         }
         links.push(super::LinkSpec { a, b, rate, delay });
-        link_line.push(ln);
     }
     let what = format!("the {nl} links that line {hl} declares");
     let warnings: Vec<String> = ignored_tail(lines, &what).into_iter().collect();
@@ -174,54 +171,24 @@ pub fn read_hpcc_file(text: &str) -> Result<HpccFile, String> {
     for &id in &switches {
         nodes[id as usize] = NodeKind::Switch { tier: 0 };
     }
-    check_host_links(&nodes, &links, &link_line, &switch_where)?;
+    check_host_links(&nodes, &links, &switch_where)?;
     let mut topo = Topology { nodes, links };
     topo.validate()?;
     infer_tiers(&mut topo)?;
     Ok(HpccFile { topo, warnings, loss })
 }
 
-/// Each host must have exactly one link: hopsim's host has one NIC port. The HPCC simulator
-/// also runs hosts with several links (one NIC per link, its `ali_32host_10rack.txt` gives every
-/// host two), which hopsim does not model; the error names the first such host and its links.
-fn check_host_links(
-    nodes: &[NodeKind],
-    links: &[super::LinkSpec],
-    link_line: &[usize],
-    switch_where: &str,
-) -> Result<(), String> {
-    let mut of: Vec<Vec<usize>> = vec![Vec::new(); nodes.len()];
-    for (i, l) in links.iter().enumerate() {
-        for end in [l.a, l.b] {
-            if nodes[end as usize] == NodeKind::Host {
-                of[end as usize].push(i);
-            }
-        }
+/// Each host must have a link. (Several are fine: one NIC per link, `net::nic_choice`.)
+fn check_host_links(nodes: &[NodeKind], links: &[super::LinkSpec], switch_where: &str) -> Result<(), String> {
+    let mut linked = vec![false; nodes.len()];
+    for l in links {
+        linked[l.a as usize] = true;
+        linked[l.b as usize] = true;
     }
-    let hosts = || (0..nodes.len()).filter(|&h| nodes[h] == NodeKind::Host);
-    if let Some(h) = hosts().find(|&h| of[h].is_empty()) {
-        return Err(format!(
-            "node {h} is a host (not among the switch ids on {switch_where}), but no link line names it"
-        ));
+    match (0..nodes.len()).find(|&h| nodes[h] == NodeKind::Host && !linked[h]) {
+        Some(h) => Err(format!("node {h} is a host (not among the switch ids on {switch_where}), but no link line names it")),
+        None => Ok(()),
     }
-    let multi: Vec<usize> = hosts().filter(|&h| of[h].len() > 1).collect();
-    let Some(&h) = multi.first() else { return Ok(()) };
-    let list: Vec<String> = of[h]
-        .iter()
-        .map(|&i| format!("line {}: {}-{}", link_line[i], links[i].a, links[i].b))
-        .collect();
-    let others = match multi.len() - 1 {
-        0 => String::new(),
-        1 => "; 1 other host has several links too".to_string(),
-        k => format!("; {k} other hosts have several links too"),
-    };
-    Err(format!(
-        "line {}: host {h} has {} links ({}); hopsim's hosts have exactly one NIC link, so hosts with \
-         several links (multi-NIC hosts) are not supported{others}",
-        link_line[of[h][1]],
-        of[h].len(),
-        list.join(", ")
-    ))
 }
 
 fn plural(n: usize, one: &str, many: &str) -> String {
@@ -386,14 +353,14 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn hosts_with_several_links_are_refused_by_name() {
-        // host 0 and host 1 dual-homed to switches 2 and 3, as ali_32host_10rack.txt does
-        let text = "4 2 4\n2 3\n0 2 25Gbps 1us 0\n0 3 25Gbps 1us 0\n1 2 25Gbps 1us 0\n1 3 25Gbps 1us 0\n";
-        assert_eq!(
-            err(text),
-            "line 4: host 0 has 2 links (line 3: 0-2, line 4: 0-3); hopsim's hosts have exactly one NIC link, \
-             so hosts with several links (multi-NIC hosts) are not supported; 1 other host has several links too"
-        );
+    fn hosts_with_several_links_get_one_port_per_link() {
+        // hosts 0 and 1 dual-homed to switches 2 and 3, as ali_32host_10rack.txt does
+        let text = "4 2 5\n2 3\n0 2 25Gbps 1us 0\n0 3 25Gbps 1us 0\n1 2 25Gbps 1us 0\n1 3 25Gbps 1us 0\n2 3 100Gbps 1us 0\n";
+        let t = parse_hpcc_topology(text).unwrap();
+        assert_eq!(t.host_ids(), vec![0, 1]);
+        let peers: Vec<u32> = t.neighbours(0).into_iter().map(|(_, peer)| peer).collect();
+        assert_eq!(peers, vec![2, 3]);
+        assert_eq!((t.tier(2), t.tier(3)), (Some(0), Some(0)));
     }
 
     #[test]

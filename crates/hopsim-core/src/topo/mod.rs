@@ -108,6 +108,13 @@ impl Topology {
         self.hosts().count()
     }
 
+    /// What node `h` can send at: the sum of its links' rates (a single-homed host's one link;
+    /// a multi-NIC host's NICs together, `net::nic_choice`). The rate that
+    /// `workload.load_on = "host_links"` takes a host's load of. Scans all links.
+    pub fn host_rate(&self, h: u32) -> Rate {
+        Rate(self.links.iter().filter(|l| l.a == h || l.b == h).fold(0u64, |s, l| s.saturating_add(l.rate.0)))
+    }
+
     /// The node that owns port `p`. Panics if `p` names no port.
     #[inline]
     pub fn port_node(&self, p: u32) -> u32 {
