@@ -38,6 +38,8 @@ pub struct Simulation {
     pub hosts: Vec<Host>,
     pub flows: Vec<Flow>,
     pub(crate) node_ref: Vec<NodeRef>,
+    /// What owns each port: its switch, or for a host port its NIC (`net::nic_choice`).
+    pub(crate) port_owner: Vec<NodeRef>,
     pub(crate) routes: Routes,
     pub cfg: NetConfig,
     /// Tier of each node (None = host), for hop classes and the modules' view of their peers.
