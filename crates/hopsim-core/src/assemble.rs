@@ -171,6 +171,7 @@ impl Simulation {
             flows: Vec::with_capacity(flows.len()),
             node_ref,
             routes,
+            route_memo: crate::topo::route_memo::RouteMemo::new(flows.len()),
             cfg,
             tiers,
             arrival_order: vec![],
@@ -297,6 +298,7 @@ impl Simulation {
         let mut flow = Flow::new(f, hash, cc, win_cap, ideal, base_rtt);
         flow.set_path_facts(line_rate, hpcc_standalone_fct(f.size, h.mtu, &hops));
         self.flows.push(flow);
+        self.route_memo.grow(self.flows.len());
         Ok(())
     }
 }

@@ -643,6 +643,7 @@ impl Simulation {
             }
         }
         self.flows_done += 1;
+        self.route_memo.release(f);
     }
 
     /// Something happened to flow `f` (an ACK, a NACK, its timer) that may let it send: its NIC
