@@ -794,6 +794,10 @@ class Floodgate(Strict):
         default="per_port",
         description="per_port: VOQs per egress port; shared: one FIFO pool per switch (Fig. 4's deadlock can form); grouped: that pool split up/down on middle-layer switches (§4.2)",
     )
+    window: Literal["switch", "port"] = Field(
+        default="switch",
+        description="switch: one window per destination for the whole switch, spent by every egress port towards it (§7.2's global per-dst window); port: one per (egress port, destination)",
+    )
     syn_timeout: Time = Field(default="1ms", gt=0, description="switchSYN after this long without credits")
     dst_pause: Bool = Field(default=False, description="the ideal design: dstPause at the first-hop ToR")
     thre_off_bdp: Float = Field(default=1.0, gt=0, le=1_000_000, description="dstPause above this VOQ length, BDPs")
