@@ -47,8 +47,8 @@ def test_the_paper_folder_plans(repo):
     d = repo / "scenarios" / "papers" / "floodgate"
     sweeps = paper_sweeps(d)
     names = {p.stem for p, _ in sweeps}
-    assert {"fig8-10-table2-webserver", "fig8-10-table2-memcached", "fig14-tor-scale", "fig15-successive-incast",
-            "fig17-parameters"} <= names
+    assert {"fig8-10-table2-webserver", "fig8-10-table2-memcached", "fig8-10-table2-hadoop", "fig8-10-table2-websearch",
+            "fig12-loss", "fig14-tor-scale", "fig15-successive-incast", "fig17-parameters", "fig24-pfc-tag"} <= names
     for p, m in sweeps:
         _, points = plan_sweep(p)
         labels = {pt.params.get("name") for pt in points}
