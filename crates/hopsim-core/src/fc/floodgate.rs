@@ -145,7 +145,8 @@ pub struct FloodgateConfig {
     /// The ideal design's window in next-hop BDPs (§6 "Parameters": m = 1.5).
     pub m: f64,
     /// A destination whose window towards each next hop goes into the module time series
-    /// (`window_pkts`, per windowed port holding state for it).
+    /// (`window_pkts`, per windowed port holding state for it; with the switch-wide window every
+    /// such port shows the switch's one window).
     pub watch_dst: Option<u32>,
     /// Standard PFC underneath as a backstop (appendix B).
     pub pfc: bool,
