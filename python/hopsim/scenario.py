@@ -469,7 +469,11 @@ own), so that the hash of every scenario that does not turn them on stays what i
 
 def _record(r: S.Record) -> dict[str, Any]:
     # record.cwnd_flows too is left out while empty, as the core leaves it out
-    return {k: v for k, v in _core(r).items() if not (k in OFF_RECORDERS and v is None) and not (k == "cwnd_flows" and not v)}
+    d = {k: v for k, v in _core(r).items() if not (k in OFF_RECORDERS and v is None) and not (k == "cwnd_flows" and not v)}
+    if d.get("latency") and not d["latency"].get("per_hop"):
+        # left out while off, as the core leaves it out: latency scenarios keep their hash
+        d["latency"] = {k: v for k, v in d["latency"].items() if k != "per_hop"}
+    return d
 
 
 IDEAL_BUFFER = 2**50

@@ -794,6 +794,10 @@ class Floodgate(Strict):
         default="per_port",
         description="per_port: VOQs per egress port; shared: one FIFO pool per switch (Fig. 4's deadlock can form); grouped: that pool split up/down on middle-layer switches (§4.2)",
     )
+    window: Literal["switch", "port"] = Field(
+        default="switch",
+        description="switch: one window per destination for the whole switch, spent by every egress port towards it (§7.2's global per-dst window); port: one per (egress port, destination)",
+    )
     syn_timeout: Time = Field(default="1ms", gt=0, description="switchSYN after this long without credits")
     dst_pause: Bool = Field(default=False, description="the ideal design: dstPause at the first-hop ToR")
     thre_off_bdp: Float = Field(default=1.0, gt=0, le=1_000_000, description="dstPause above this VOQ length, BDPs")
@@ -1121,6 +1125,10 @@ class Latency(Strict):
     kept per class (``all``, ``incast``, ``non-incast``, and with ``size_edges`` each of those by
     flow-size bucket) in log-linear histograms whose quantiles are within 1/256 of the exact
     sample's value; the ``latency`` table has count, min, p50, p95, p99, max and mean per class.
+    With ``per_hop``, also the queueing time at each switch egress (admission to the start of
+    serialisation, VOQs included) by hop class and tag: ``queueing at agg-down, incast``,
+    ``queueing at tor-up, non-incast``, ``queueing at tor-up, non-incast to an incast
+    destination`` (untagged flows to a host an incast goes to), ...
     The P-PFC paper's "tail latency" (§5.1 Fig. 6, §5.6 Fig. 16) and average / 50%ile latency
     (Fig. 19)."""
 
@@ -1129,6 +1137,8 @@ class Latency(Strict):
     sent_from: Time = Field(default="0us", ge=0, description="count packets sent at or after this run time")
     sent_until: TimeOrRunEnd = Field(default="run_end", description="... and before this one (P-PFC Fig. 19: 'the "
                                      "first 1500 microseconds'); 'run_end' = to the end of the run")
+    per_hop: Bool = Field(default=False, description="also each packet's queueing time at every switch egress, by hop "
+                          "class and tag: classes 'queueing at tor-up, non-incast', ... (Floodgate Fig. 11b)")
 
     @field_validator("size_edges")
     @classmethod
