@@ -758,6 +758,10 @@ class Bfc(Strict):
     per_flow: Bool = Field(
         default=False, description="ideal per-flow flow control: pause by flow id (give each flow a queue: many queues)"
     )
+    lone_packet_pauses: Bool = Field(
+        default=True, description="true: any packet above Th may pause its upstream queue (§3.3.2 pseudo-code); false: "
+        "not a packet that is its flow-table entry's only one at the switch (the paper's simulator, BFC_NS3_NSDI2022; "
+        "the §6.2 scenario files)")
 
     _positive = field_validator("refresh")(_positive_or("must be a positive time or 'off'"))
 
