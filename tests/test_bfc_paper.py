@@ -70,3 +70,20 @@ def test_lone_packet_pauses_keeps_old_hashes_and_the_clos_files_take_the_simulat
     with pytest.raises(ScenarioError) as e:
         t1.with_overrides({"flow_control.bfc.lone_packet_pauses": "maybe"})
     assert "flow_control.bfc.lone_packet_pauses" in str(e.value)
+
+
+def test_dc_mix_workload_keeps_background_inside_each_dc_and_names_its_errors(repo, cli):
+    """Fig. 20's workload (`kind = "dc_mix"`, App. E.3): background flows with both ends in one
+    datacenter, 20 long-lived flows each way between them; bad settings exit 2 naming the field."""
+    f20 = repo / "scenarios" / "papers" / "bfc" / "fig20-two-dcs.toml"
+    res = hopsim.run(f20, overrides={"duration": "100us", "workload.duration": "100us"})
+    f = res.flows
+    long = f["size_bytes"] >= 2**50
+    assert long.sum() == 40
+    assert ((f.loc[long, "src"] // 64) != (f.loc[long, "dst"] // 64)).all()
+    assert ((f.loc[~long, "src"] // 64) == (f.loc[~long, "dst"] // 64)).all() and (~long).sum() > 50
+    for args, words in ((("topology.kind=leaf_spine",), ("workload.kind 'dc_mix'", "multi_dc")),
+                        (("workload.long_flows=65",), ("workload.long_flows", "0 to 64")),
+                        (("workload.dst=3",), ("workload.dst",))):
+        code, msg = cli("validate", f20, *[x for a in args for x in ("--set", a)])
+        assert code == 2 and all(w in msg for w in words), msg

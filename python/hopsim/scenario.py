@@ -395,6 +395,8 @@ def _workload(w: Any, topo: Any) -> dict[str, Any]:
         return {"kind": "incast", "incast": _incast(w.incast, topo), "start": w.start, "limit": limit}
     if isinstance(w, S.IncastMixWorkload):
         return {"kind": "incast_mix", "background": _background(w), "incast": _incast(w.incast, topo)}
+    if isinstance(w, S.DcMixWorkload):
+        return {"kind": "dc_mix", "background": _background(w), "long_flows": w.long_flows}
     if isinstance(w, S.LongLivedWorkload):
         return {"kind": "long_lived", "pairs": [list(p) for p in w.pairs], "size": w.size, "start": w.start}
     raise TypeError(w)  # pragma: no cover

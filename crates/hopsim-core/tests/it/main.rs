@@ -29,3 +29,4 @@ mod rate_cap;
 mod nic_sched;
 mod tcp;
 mod ideal;
+mod dc_mix;
