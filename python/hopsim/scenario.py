@@ -395,6 +395,8 @@ def _workload(w: Any, topo: Any) -> dict[str, Any]:
         return {"kind": "incast", "incast": _incast(w.incast, topo), "start": w.start, "limit": limit}
     if isinstance(w, S.IncastMixWorkload):
         return {"kind": "incast_mix", "background": _background(w), "incast": _incast(w.incast, topo)}
+    if isinstance(w, S.DcMixWorkload):
+        return {"kind": "dc_mix", "background": _background(w), "long_flows": w.long_flows}
     if isinstance(w, S.LongLivedWorkload):
         return {"kind": "long_lived", "pairs": [list(p) for p in w.pairs], "size": w.size, "start": w.start}
     raise TypeError(w)  # pragma: no cover
@@ -449,6 +451,7 @@ def _net(m: S.ScenarioModel) -> dict[str, Any]:
 UNSET_AT_DEFAULT = {
     "ppfc": {"increment": "net", "transmission_speed": "egress"},
     "floodgate": {"delay_credit": True, "voq_pool": "per_port", "ideal": False, "m": 1.5, "watch_dst": None},
+    "bfc": {"lone_packet_pauses": True},
 }
 """Scheme settings left out of the core's JSON while at their default (the core's serde default is
 the same), so that the hash of every scenario written before they existed stays what it was."""

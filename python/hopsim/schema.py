@@ -569,6 +569,17 @@ class IncastMixWorkload(BackgroundParams):
     incast: Incast
 
 
+class DcMixWorkload(BackgroundParams):
+    """BFC App. E.3 (Fig. 20), on a ``multi_dc`` topology: the background flows stay inside each
+    datacenter (both ends in one, each datacenter offering ``load`` of its own share: with
+    ``load_on = "core_links"`` its own ToR uplinks), plus ``long_flows`` long-lived flows from each
+    datacenter to the other (distinct senders, receivers drawn at random), from ``start``."""
+
+    kind: Literal["dc_mix"]
+    long_flows: Int = Field(ge=0, le=1_000_000, description="long-lived flows each way between the datacenters "
+                            "(BFC App. E.3: 20); at most the hosts of a datacenter")
+
+
 class LongLivedWorkload(Strict):
     kind: Literal["long_lived"]
     pairs: list[tuple[NodeId, NodeId]] = Field(min_length=1)
@@ -577,10 +588,11 @@ class LongLivedWorkload(Strict):
 
 
 Workload = Annotated[
-    Union[FlowsWorkload, HpccFlowsWorkload, BackgroundWorkload, IncastWorkload, IncastMixWorkload, LongLivedWorkload],
+    Union[FlowsWorkload, HpccFlowsWorkload, BackgroundWorkload, IncastWorkload, IncastMixWorkload, LongLivedWorkload,
+          DcMixWorkload],
     Field(discriminator="kind"),
 ]
-WORKLOAD_KINDS = ("flows", "hpcc_flows", "background", "incast", "incast_mix", "long_lived")
+WORKLOAD_KINDS = ("flows", "hpcc_flows", "background", "incast", "incast_mix", "long_lived", "dc_mix")
 
 # ----------------------------------------------------------------------------- switches
 
@@ -758,6 +770,10 @@ class Bfc(Strict):
     per_flow: Bool = Field(
         default=False, description="ideal per-flow flow control: pause by flow id (give each flow a queue: many queues)"
     )
+    lone_packet_pauses: Bool = Field(
+        default=True, description="true: any packet above Th may pause its upstream queue (§3.3.2 pseudo-code); false: "
+        "not a packet that is its flow-table entry's only one at the switch (the paper's simulator, BFC_NS3_NSDI2022; "
+        "the §6.2 scenario files)")
 
     _positive = field_validator("refresh")(_positive_or("must be a positive time or 'off'"))
 
@@ -1263,5 +1279,14 @@ class ScenarioModel(Strict):
             raise PydanticCustomError(
                 "duration", "long-lived flows never finish: set `duration` (the stop time)", {}
             )
+        if isinstance(self.workload, DcMixWorkload):
+            if self.topology.kind != "multi_dc":
+                raise PydanticCustomError(
+                    "workload", "workload.kind 'dc_mix' needs topology.kind 'multi_dc' (got '{k}')", {"k": self.topology.kind}
+                )
+            if self.workload.long_flows > 0 and self.duration is None:
+                raise PydanticCustomError(
+                    "duration", "workload.long_flows never finish: set `duration` (the stop time)", {}
+                )
         return self
 

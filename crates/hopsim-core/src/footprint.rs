@@ -358,6 +358,12 @@ fn expected_traffic(w: &WorkloadSpec, shape: &Shape) -> Traffic {
             let mean_size = if flows > 0.0 { (count * mean + bursts * d * i.mean_flow_size()) / flows } else { 0.0 };
             Traffic { flows, first: b.start, last: b.start + b.duration, mean_size, burst_flows: d }
         }
+        WorkloadSpec::DcMix { background: b, long_flows } => {
+            // the two datacenters' backgrounds offer `load` of the basis together
+            let (count, mean_size) = bg(b).unwrap_or((0.0, 0.0));
+            let long = 2.0 * *long_flows as f64;
+            Traffic { flows: count + long, first: b.start, last: b.start + b.duration, mean_size, burst_flows: long.max(1.0) }
+        }
         WorkloadSpec::LongLived { pairs, size, start } => {
             let n = pairs.len() as f64;
             Traffic { flows: n, first: *start, last: *start, mean_size: *size as f64, burst_flows: n }
@@ -418,7 +424,9 @@ impl Scenario {
         let workload_fields = match &self.workload {
             WorkloadSpec::Flows { .. } => "workload.flows (fewer flows)",
             WorkloadSpec::HpccFlows { .. } => "workload.file (fewer flows)",
-            WorkloadSpec::Background(_) | WorkloadSpec::IncastMix { .. } => "workload.load, workload.duration, or a CDF of larger flows",
+            WorkloadSpec::Background(_) | WorkloadSpec::IncastMix { .. } | WorkloadSpec::DcMix { .. } => {
+                "workload.load, workload.duration, or a CDF of larger flows"
+            }
             WorkloadSpec::Incast { .. } => "workload.bursts or workload.duration, or workload.incast.degree",
             WorkloadSpec::LongLived { .. } => "workload.pairs",
         };

@@ -30,3 +30,4 @@ mod nic_sched;
 mod tcp;
 mod ideal;
 mod route_memo;
+mod dc_mix;
