@@ -151,6 +151,11 @@ pub struct Flowsail {
     hrtt: Option<Time>,
     // counters for the outputs
     pub pauses: u64,
+    /// PAUSEs sent because the queue passed `Q_h` (line 17: every flow of the queue).
+    pub pauses_above_q_h: u64,
+    /// PAUSEs sent for a packet entering `rsvQ`: a flow isolated here whose `rsvQ` holds it,
+    /// paused in turn at the hop before (how an isolation travels back to the NIC).
+    pub pauses_from_rsvq: u64,
     pub resumes: u64,
     pub isolations: u64,
     pub releases: u64,
@@ -174,6 +179,8 @@ impl Flowsail {
             rng: Rng::stream(seed, stream::FLOWSAIL, node as u64),
             hrtt: None,
             pauses: 0,
+            pauses_above_q_h: 0,
+            pauses_from_rsvq: 0,
             resumes: 0,
             isolations: 0,
             releases: 0,
@@ -284,6 +291,8 @@ impl FlowControl for Flowsail {
             *p += 1;
             if *p == 1 {
                 self.pauses += 1;
+                self.pauses_above_q_h += (q > q_h) as u64;
+                self.pauses_from_rsvq += (pkt.queue == Self::rsv(self.nqueues)) as u64;
                 out.push(FcAction::Send { port: pkt.ingress, msg: CtrlMsg::FlowPause { flow: pkt.flow, pause: true }, by: Origin::Scheme });
             }
         }
@@ -419,6 +428,8 @@ impl FlowControl for Flowsail {
 
     fn counters(&self, out: &mut Vec<(&'static str, u64)>) {
         out.push(("flowsail_pauses", self.pauses));
+        out.push(("flowsail_pauses_above_q_h", self.pauses_above_q_h));
+        out.push(("flowsail_pauses_from_rsvq", self.pauses_from_rsvq));
         out.push(("flowsail_resumes", self.resumes));
         out.push(("flowsail_isolations", self.isolations));
         out.push(("flowsail_releases", self.releases));
@@ -531,6 +542,28 @@ mod tests {
         assert_eq!(gates(&out), vec![(0, 1, false)]);
     }
 
+    /// Algorithm 1 line 17 on `rsvQ`: the packets of a flow isolated here pile up in the paused
+    /// `rsvQ`, and once it passes `Q_h` each one is a contributor, so the hop before pauses the
+    /// flow too; in the §VI-B fabric this carries a closed `rsvQ` back to the NIC (fig10.toml).
+    #[test]
+    fn a_flow_held_in_a_paused_rsvq_is_paused_at_the_hop_before_once_rsvq_passes_q_h() {
+        let mut rig = Rig::new(2);
+        let mut fs = Flowsail::new(FlowsailConfig::default(), 0, 4, 1);
+        let mut out = vec![];
+        ctl(&mut fs, &rig, Time::from_us(1), 1, true, &mut out);
+        rig.ports[0].set_gate(1, Time::from_us(1), Time::MAX);
+        out.clear();
+        // a closed rsvQ is no active queue: N_active 1, Q_h = 78,144 B; 78 packets stay below
+        for _ in 0..78 {
+            assert_eq!(rig.enq(&mut fs, Time::from_us(2), 1, &mut out).queue, 1);
+        }
+        assert!(out.is_empty(), "alone in rsvQ below Q_h: S_fair = Q");
+        let m = rig.enq(&mut fs, Time::from_us(2), 1, &mut out);
+        assert!(congested(&m));
+        assert_eq!(out, vec![pause(1, true)]);
+        assert_eq!((fs.pauses_above_q_h, fs.pauses_from_rsvq), (1, 1));
+    }
+
     /// §IV-C, release of a congested flow, and Algorithm 2 lines 33-34: the CFT timestamp is the
     /// flow's last enqueue or dequeue, so a RESUME finding nothing of the flow in `rsvQ` and its
     /// last packet 2 HRTT (4.17 us) old releases it at once, and its next packet is a normal flow
@@ -636,6 +669,7 @@ mod tests {
         let c = rig.enq(&mut fs, Time(10), 200, &mut out);
         assert!(congested(&c));
         assert_eq!(out, vec![pause(200, true)]);
+        assert_eq!((fs.pauses, fs.pauses_above_q_h, fs.pauses_from_rsvq), (2, 1, 0), "flow 1 by S_fair, flow 200 by Q_h");
         out.clear();
         // departures of flow 1's first 30 (unflagged) packets send no RESUME: its 32
         // contributors are still queued
