@@ -365,6 +365,8 @@ def _incast(i: S.Incast, topo: Any) -> dict[str, Any]:
         timing: Any = {"Period": i.period}
     elif i.load is not None:
         timing = {"LoadShare": {"load": i.load, "host_rate": i.host_rate or host_rate(topo)}}
+    elif i.background_share is not None:
+        timing = {"BackgroundShare": {"share": i.background_share, "host_rate": i.host_rate or host_rate(topo)}}
     else:
         timing = {"Once": i.at}
     return {"degree": i.degree, "size": size, "timing": timing, "dst": i.dst,

@@ -447,7 +447,9 @@ class Incast(Strict):
     """N-to-1 bursts. Size: ``flow_size`` (every flow), ``flow_size_min``+``flow_size_max``
     (uniform per flow) or ``total_size`` (split equally). Timing: ``period`` (one burst per
     period), ``load`` (Poisson bursts averaging that fraction of a host link into the
-    destination) or ``at`` (a single burst at that time)."""
+    destination), ``background_share`` (Poisson bursts whose bytes are that share of the
+    background's, so the incast follows the background's load: FlowSail §VI-B's "(0.1*X)%" is
+    0.1; incast_mix only) or ``at`` (a single burst at that time)."""
 
     degree: Int = Field(ge=1, le=1_000_000)
     flow_size: Optional[Size] = Field(default=None, gt=0)
@@ -456,6 +458,7 @@ class Incast(Strict):
     total_size: Optional[Size] = Field(default=None, gt=0)
     period: Optional[Time] = Field(default=None, gt=0)
     load: Optional[Fraction] = Field(default=None, gt=0, le=1)
+    background_share: Optional[Fraction] = Field(default=None, gt=0, le=10, description="incast bytes per background byte (incast_mix)")
     at: Optional[Time] = Field(default=None, ge=0)
     host_rate: Optional[Rate] = Field(default=None, gt=0, description="rate `load` refers to; default: the topology's host rate")
     dst: Optional[NodeId] = None
@@ -479,10 +482,10 @@ class Incast(Strict):
                 "give exactly one of flow_size, flow_size_min + flow_size_max, total_size (got {got})",
                 {"got": ", ".join(sizes) or "none"},
             )
-        timing = [n for n in ("period", "load", "at") if getattr(self, n) is not None]
+        timing = [n for n in ("period", "load", "background_share", "at") if getattr(self, n) is not None]
         if len(timing) != 1:
             raise PydanticCustomError(
-                "incast_timing", "give exactly one of period, load, at (got {got})", {"got": ", ".join(timing) or "none"}
+                "incast_timing", "give exactly one of period, load, background_share, at (got {got})", {"got": ", ".join(timing) or "none"}
             )
         if self.total_size is not None and self.total_size < self.degree:
             raise PydanticCustomError("incast_size", "total_size is less than 1 byte per flow", {})
@@ -551,6 +554,10 @@ class IncastWorkload(Strict):
 
     @model_validator(mode="after")
     def _limit(self) -> "IncastWorkload":
+        if self.incast.background_share is not None:
+            raise PydanticCustomError(
+                "incast_timing", "incast.background_share is a share of background traffic: allowed with kind = \"incast_mix\"; "
+                "here give period, load or at", {})
         if self.bursts is not None and self.duration is not None:
             raise PydanticCustomError("incast_limit", "give bursts or duration, not both", {})
         if self.bursts is None and self.duration is None:

@@ -298,14 +298,14 @@ struct Traffic {
 /// Lists count their flows; generators by formula (their expected count). Zeros where the
 /// workload cannot be read: the build reports that.
 fn expected_traffic(w: &WorkloadSpec, shape: &Shape) -> Traffic {
+    let basis = |b: &crate::scenario::Background| match b.load_on {
+        // with a destination, the load is that of its one link
+        LoadOn::HostLinks => LoadBasis::HostLinks { hosts: if b.dst.is_some() { 1 } else { shape.hosts as usize }, host_rate: Rate(shape.host_rate) },
+        LoadOn::CoreLinks => LoadBasis::Capacity { bps: shape.core_bps },
+    };
     let bg = |b: &crate::scenario::Background| -> Option<(f64, f64)> {
         let cdf = Cdf::parse(&b.cdf).ok()?;
-        let basis = match b.load_on {
-            // with a destination, the load is that of its one link
-            LoadOn::HostLinks => LoadBasis::HostLinks { hosts: if b.dst.is_some() { 1 } else { shape.hosts as usize }, host_rate: Rate(shape.host_rate) },
-            LoadOn::CoreLinks => LoadBasis::Capacity { bps: shape.core_bps },
-        };
-        let gap = mean_gap_ps(b.load, &basis, cdf.mean()).ok()?;
+        let gap = mean_gap_ps(b.load, &basis(b), cdf.mean()).ok()?;
         Some((b.duration.0 as f64 / gap, cdf.mean()))
     };
     // (bursts, first burst, last burst)
@@ -352,6 +352,7 @@ fn expected_traffic(w: &WorkloadSpec, shape: &Shape) -> Traffic {
         }
         WorkloadSpec::IncastMix { background: b, incast: i } => {
             let (count, mean) = bg(b).unwrap_or((0.0, 0.0));
+            let i = &i.beside_background(b.load * basis(b).capacity_bps(), shape.hosts as usize);
             let (bursts, _, _) = incast(i, b.start, Limit::Duration(b.duration));
             let d = i.degree as f64;
             let flows = count + bursts * d;
