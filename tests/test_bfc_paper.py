@@ -4,6 +4,8 @@ every cross-traffic flow on the one link the long flow uses."""
 
 from __future__ import annotations
 
+import pytest
+
 import hopsim
 from hopsim.reproduce import paper_dir, paper_sweeps
 from hopsim.sweep import plan_sweep
@@ -48,3 +50,40 @@ def test_a_background_destination_must_be_a_host_on_host_links(repo, cli):
     assert code == 2 and "workload.dst: node 9 is not a host" in msg
     code, msg = cli("validate", t1, "--set", "workload.load_on=core_links")
     assert code == 2 and "workload.dst" in msg and "host_links" in msg
+
+
+def test_lone_packet_pauses_keeps_old_hashes_and_the_clos_files_take_the_simulators_rule(repo):
+    """`flow_control.bfc.lone_packet_pauses` (fc/bfc.rs): left out of the core's JSON at its
+    default (§3.3.2's pseudo-code), so BFC scenarios written before it keep their hash; the §6.2
+    Clos files set the paper's simulator's rule (false), which their sweeps' BFC runs inherit."""
+    from hopsim.errors import ScenarioError
+    from hopsim.scenario import load_scenario
+
+    d = repo / "scenarios" / "papers" / "bfc"
+    t1 = load_scenario(d / "table1-long-flow.toml")
+    assert "lone_packet_pauses" not in t1.core["net"]["flow_control"]
+    assert t1.with_overrides({"flow_control.bfc.lone_packet_pauses": True}).hash == t1.hash
+    off = t1.with_overrides({"flow_control.bfc.lone_packet_pauses": False})
+    assert off.core["net"]["flow_control"]["lone_packet_pauses"] is False and off.hash != t1.hash
+    for f in ("fig9-google-incast.toml", "fig10-google.toml", "fig11-facebook.toml", "fig11-facebook-incast.toml"):
+        assert load_scenario(d / f).core["net"]["flow_control"]["lone_packet_pauses"] is False, f
+    with pytest.raises(ScenarioError) as e:
+        t1.with_overrides({"flow_control.bfc.lone_packet_pauses": "maybe"})
+    assert "flow_control.bfc.lone_packet_pauses" in str(e.value)
+
+
+def test_dc_mix_workload_keeps_background_inside_each_dc_and_names_its_errors(repo, cli):
+    """Fig. 20's workload (`kind = "dc_mix"`, App. E.3): background flows with both ends in one
+    datacenter, 20 long-lived flows each way between them; bad settings exit 2 naming the field."""
+    f20 = repo / "scenarios" / "papers" / "bfc" / "fig20-two-dcs.toml"
+    res = hopsim.run(f20, overrides={"duration": "100us", "workload.duration": "100us"})
+    f = res.flows
+    long = f["size_bytes"] >= 2**50
+    assert long.sum() == 40
+    assert ((f.loc[long, "src"] // 64) != (f.loc[long, "dst"] // 64)).all()
+    assert ((f.loc[~long, "src"] // 64) == (f.loc[~long, "dst"] // 64)).all() and (~long).sum() > 50
+    for args, words in ((("topology.kind=leaf_spine",), ("workload.kind 'dc_mix'", "multi_dc")),
+                        (("workload.long_flows=65",), ("workload.long_flows", "0 to 64")),
+                        (("workload.dst=3",), ("workload.dst",))):
+        code, msg = cli("validate", f20, *[x for a in args for x in ("--set", a)])
+        assert code == 2 and all(w in msg for w in words), msg

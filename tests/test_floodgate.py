@@ -47,8 +47,8 @@ def test_the_paper_folder_plans(repo):
     d = repo / "scenarios" / "papers" / "floodgate"
     sweeps = paper_sweeps(d)
     names = {p.stem for p, _ in sweeps}
-    assert {"fig8-10-table2-webserver", "fig8-10-table2-memcached", "fig14-tor-scale", "fig15-successive-incast",
-            "fig17-parameters"} <= names
+    assert {"fig8-10-table2-webserver", "fig8-10-table2-memcached", "fig8-10-table2-hadoop", "fig8-10-table2-websearch",
+            "fig12-loss", "fig14-tor-scale", "fig15-successive-incast", "fig17-parameters", "fig24-pfc-tag"} <= names
     for p, m in sweeps:
         _, points = plan_sweep(p)
         labels = {pt.params.get("name") for pt in points}
@@ -83,6 +83,9 @@ def test_bad_floodgate_values_name_the_field(write, cli):
     bad = write("bad.toml", SMALL.replace("watch_dst = 0", 'voq_pool = "pooled"'))
     code, msg = cli("validate", bad)
     assert code == 2 and "flow_control.floodgate.voq_pool" in msg and "grouped" in msg, msg
+    scope = write("scope.toml", SMALL.replace("watch_dst = 0", 'window = "global"'))
+    code, msg = cli("validate", scope)
+    assert code == 2 and "flow_control.floodgate.window" in msg and "'switch'" in msg and "'port'" in msg, msg
     few = write("few.toml", SMALL.replace("watch_dst = 0", 'voq_pool = "grouped"\nmax_voq = 1'))
     code, msg = cli("validate", few)
     assert code == 2 and "flow_control.floodgate.max_voq" in msg and "2 or more" in msg, msg
@@ -90,3 +93,16 @@ def test_bad_floodgate_values_name_the_field(write, cli):
         "[flow_control.floodgate]\nwatch_dst = 0\n", "[flow_control.pfc_tag]\npause_bdp = 0.5\nresume_bdp = 1.0\n"))
     code, msg = cli("validate", tag)
     assert code == 2 and "flow_control.pfc_tag.resume_bdp" in msg, msg
+
+
+def test_the_window_scope_reaches_the_core():
+    import tomllib
+
+    from hopsim.scenario import scenario_from_dict
+
+    d = tomllib.loads(SMALL)
+    default = scenario_from_dict(d)
+    assert default.core["net"]["flow_control"]["window"] == "switch"
+    d["flow_control"]["floodgate"]["window"] = "port"
+    port = scenario_from_dict(d)
+    assert port.core["net"]["flow_control"]["window"] == "port" and port.hash != default.hash

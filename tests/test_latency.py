@@ -78,3 +78,16 @@ def test_a_send_time_window_counts_only_the_packets_sent_in_it():
 def test_off_gives_an_empty_table():
     r = run(scenario_from_dict(LONE))
     assert len(r.latency) == 0 and "class" in r.latency.columns
+
+
+def test_per_hop_classes_and_hash():
+    on = scenario_from_dict(_with({"per_hop": True}))
+    base = scenario_from_dict(_with(True))
+    assert on.core["net"]["record"]["latency"]["per_hop"] is True and on.hash != base.hash
+    assert scenario_from_dict(_with({"per_hop": False})).hash == base.hash, "off: the hash stays"
+    lat = run(on).latency.set_index("class")
+    # a star's switch faces hosts only (its ports are tor-down); the lone flow's packets find its
+    # port idle, so each of the 100 waits 0
+    row = lat.loc["queueing at tor-down, non-incast"]
+    assert row["max_ns"] == 0 and list(lat.index) == ["all", "non-incast", "queueing at tor-down, non-incast"]
+    assert lat.loc["all", "count"] == 100

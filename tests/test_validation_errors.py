@@ -68,6 +68,10 @@ CASES = {
         STAR + '\n[workload]\nkind = "incast"\nbursts = 1\n[workload.incast]\ndegree = 2\nat = "0us"\n',
         ["workload.incast", "exactly one of flow_size"],
     ),
+    "an incast share of no background": (
+        STAR + '\n[workload]\nkind = "incast"\nbursts = 1\n[workload.incast]\ndegree = 2\nflow_size = "1KB"\nbackground_share = 0.1\n',
+        ["workload", "background_share", 'kind = "incast_mix"'],
+    ),
     "not TOML": ("[topology\nkind = 1\n", ["not valid TOML"]),
     "an integer too large for a number": (STAR + FLOW + "\n[buffer]\nalpha = 1" + "0" * 400 + "\n",
                                           ["buffer.alpha", "too large for a number"]),

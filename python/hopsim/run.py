@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping
 import numpy as np
 import pyarrow as pa
 
+from . import arrow
 from .errors import RunInterrupted, ScenarioError
 from .spool import RAW, Spool, Tables, _np
 
@@ -78,7 +79,7 @@ def _ns(ps: np.ndarray) -> np.ndarray:
 
 def _strings(values: list[str], idx: np.ndarray) -> pa.Array:
     """values[idx] as an Arrow string column, built in Arrow (no Python object per row)."""
-    d = pa.DictionaryArray.from_arrays(pa.array(np.asarray(idx, dtype=np.int32)), pa.array(values, pa.string()))
+    d = pa.DictionaryArray.from_arrays(arrow.array(np.asarray(idx, dtype=np.int32)), arrow.array(values, pa.string()))
     return d.cast(pa.string())
 
 
@@ -90,9 +91,9 @@ def results_from_native(raw: dict[str, Any], scenario_hash: str = "", name: str 
 
     # ports first: other tables take their hop class from it
     p = {k: (v if k == "hop_class" else _np(v)) for k, v in t["ports"].items()}
-    ports = pa.table({
+    ports = arrow.table({
         "node": p["node"], "port": p["port"], "peer_node": p["peer_node"],
-        "hop_class": pa.array(p["hop_class"], pa.string()),
+        "hop_class": arrow.array(p["hop_class"], pa.string()),
         "rate_bps": p["rate_bps"], "tx_bytes": p["tx_bytes"], "ctrl_bytes": p["ctrl_bytes"],
         "utilisation": p["utilisation"], "paused_ns": _ns(p["paused_ps"]), "paused_ps": p["paused_ps"],
         "peak_queue_bytes": p["peak_queue_bytes"],
@@ -122,14 +123,14 @@ def results_from_native(raw: dict[str, Any], scenario_hash: str = "", name: str 
     def hop_cols(rows: np.ndarray) -> tuple[pa.Array, pa.Array]:
         found = rows < len(pkey)
         peers = np.append(p["peer_node"], np.uint32(0))[rows]
-        return _strings(hop_names, rows), pa.array(peers, mask=~found)
+        return _strings(hop_names, rows), arrow.array(peers, mask=~found)
 
     f = {k: _np(v) for k, v in t["flows"].items()}
     done = f["finish_ps"] != _U64_MAX
     acked = f["ack_finish_ps"] != _U64_MAX
-    finish_ps = pa.array(f["finish_ps"], mask=~done)
-    fct_ps = pa.array(f["fct_ps"], mask=~done)
-    flows = pa.table({
+    finish_ps = arrow.array(f["finish_ps"], mask=~done)
+    fct_ps = arrow.array(f["fct_ps"], mask=~done)
+    flows = arrow.table({
         "flow_id": f["flow_id"], "src": f["src"], "dst": f["dst"], "size_bytes": f["size_bytes"],
         "start_ns": _ns(f["start_ps"]),
         "finish_ns": np.where(done, _ns(f["finish_ps"]), np.nan),
@@ -144,27 +145,27 @@ def results_from_native(raw: dict[str, Any], scenario_hash: str = "", name: str 
         # the HPCC simulator's basis: completion when the sender holds the last ACK, its
         # standalone_fct, and its port numbers (see `hopsim export-hpcc`)
         "ack_fct_ns": np.where(acked, _ns(f["ack_fct_ps"]), np.nan),
-        "ack_finish_ps": pa.array(f["ack_finish_ps"], mask=~acked),
-        "ack_fct_ps": pa.array(f["ack_fct_ps"], mask=~acked),
+        "ack_finish_ps": arrow.array(f["ack_finish_ps"], mask=~acked),
+        "ack_fct_ps": arrow.array(f["ack_fct_ps"], mask=~acked),
         "hpcc_standalone_fct_ps": f["hpcc_standalone_fct_ps"],
         "sport": f["sport"], "dport": f["dport"],
     })
 
     pz = {k: _np(v) for k, v in t["pauses"].items() if k != "mechanism"}
     ph, ppeer = hop_cols(port_rows(pz["node"], pz["port"]))
-    pauses = pa.table({
+    pauses = arrow.table({
         "time_ns": _ns(pz["time_ps"]), "node": pz["node"], "port": pz["port"], "peer_node": ppeer, "hop_class": ph,
         "prio": pz["prio"], "kind": _strings(["pause", "resume"], (pz["quanta"] == 0).astype(np.int32)),
         "quanta": pz["quanta"], "duration_ns": _ns(pz["duration_ps"]),
         "time_ps": pz["time_ps"], "duration_ps": pz["duration_ps"],
-        "mechanism": pa.array(t["pauses"]["mechanism"], pa.string()),
+        "mechanism": arrow.array(t["pauses"]["mechanism"], pa.string()),
     })
 
     cz = {k: (v if k == "kind" else _np(v)) for k, v in t["control"].items()}
     ch, _ = hop_cols(port_rows(cz["node"], cz["port"]))
-    control = pa.table({
+    control = arrow.table({
         "time_ns": _ns(cz["time_ps"]), "node": cz["node"], "port": cz["port"], "peer_node": cz["peer_node"],
-        "hop_class": ch, "kind": pa.array(cz["kind"], pa.string()), "target": cz["target"], "value": cz["value"],
+        "hop_class": ch, "kind": arrow.array(cz["kind"], pa.string()), "target": cz["target"], "value": cz["value"],
         "time_ps": cz["time_ps"],
     })
 
@@ -172,22 +173,22 @@ def results_from_native(raw: dict[str, Any], scenario_hash: str = "", name: str 
         rows = bp["port_row"].astype(np.int64)
         ns_, np_ = len(bs["switch_time_ps"]), len(rows)
         is_switch = np.arange(ns_ + np_) < ns_
-        return pa.table({
+        return arrow.table({
             "time_ns": np.concatenate([_ns(bs["switch_time_ps"]), _ns(bp["port_time_ps"])]),
             "scope": _strings(["switch", "port"], (~is_switch).astype(np.int32)),
             "node": np.concatenate([bs["switch_node"], p["node"][rows]]).astype(np.uint32),
-            "port": pa.array(np.concatenate([np.zeros(ns_, np.uint16), p["port"][rows]]), mask=is_switch),
-            "peer_node": pa.array(np.concatenate([np.zeros(ns_, np.uint32), p["peer_node"][rows]]), mask=is_switch),
+            "port": arrow.array(np.concatenate([np.zeros(ns_, np.uint16), p["port"][rows]]), mask=is_switch),
+            "peer_node": arrow.array(np.concatenate([np.zeros(ns_, np.uint32), p["peer_node"][rows]]), mask=is_switch),
             "hop_class": _strings(hop_names[:-1] + ["switch"], np.concatenate([np.full(ns_, len(pkey)), rows])),
             "bytes": np.concatenate([bs["switch_bytes"], bp["port_bytes"]]),
-            "tx_bytes": pa.array(np.concatenate([np.zeros(ns_, np.uint64), bp["port_tx_bytes"]]), mask=is_switch),
-            "active_queues": pa.array(np.concatenate([np.zeros(ns_, np.uint32), bp["port_active"]]), mask=is_switch),
+            "tx_bytes": arrow.array(np.concatenate([np.zeros(ns_, np.uint64), bp["port_tx_bytes"]]), mask=is_switch),
+            "active_queues": arrow.array(np.concatenate([np.zeros(ns_, np.uint32), bp["port_active"]]), mask=is_switch),
             "time_ps": np.concatenate([bs["switch_time_ps"], bp["port_time_ps"]]),
         })
 
     def queues_part(qz: dict[str, np.ndarray]) -> pa.Table:
         qh, qpeer = hop_cols(port_rows(qz["node"], qz["port"]))
-        return pa.table({
+        return arrow.table({
             "time_ns": _ns(qz["time_ps"]), "node": qz["node"], "port": qz["port"], "peer_node": qpeer, "hop_class": qh,
             "bytes": qz["bytes"], "time_ps": qz["time_ps"],
         })
@@ -195,27 +196,27 @@ def results_from_native(raw: dict[str, Any], scenario_hash: str = "", name: str 
     # the HPCC simulator's recorders (crates/hopsim-core/src/stats/record.rs)
     rz = {k: _np(v) for k, v in t["pfc_received"].items()}
     rh, rpeer = hop_cols(port_rows(rz["node"], rz["port"]))
-    pfc_received = pa.table({
+    pfc_received = arrow.table({
         "time_ns": _ns(rz["time_ps"]), "node": rz["node"], "is_switch": rz["is_switch"], "port": rz["port"],
         "peer_node": rpeer, "hop_class": rh, "prio": rz["prio"], "pause": rz["pause"], "time_ps": rz["time_ps"],
     })
     hz = {k: _np(v) for k, v in t["qlen"].items()}
-    qlen = pa.table({
+    qlen = arrow.table({
         "dump_time_ns": _ns(hz["dump_time_ps"]), "node": hz["node"], "port": hz["port"], "kb": hz["kb"],
         "count": hz["count"], "dump_time_ps": hz["dump_time_ps"],
     })
     # per-packet one-way latency by flow class (record.latency; crates/hopsim-core/src/stats/latency.rs);
     # no rows when off. Quantiles are within 1/256 of the exact sample's value.
     lz = {k: (v if k == "class" else _np(v)) for k, v in t["latency"].items()}
-    latency = pa.table({
-        "class": pa.array(lz["class"], pa.string()), "count": lz["count"],
+    latency = arrow.table({
+        "class": arrow.array(lz["class"], pa.string()), "count": lz["count"],
         **{f"{q}_ns": _ns(lz[f"{q}_ps"]) for q in ("min", "p50", "p95", "p99", "max")},
         "mean_ns": lz["mean_ps"] / 1000.0,
         **{f"{q}_ps": lz[f"{q}_ps"] for q in ("min", "p50", "p95", "p99", "max")},
     })
 
     def trace_part(tz: dict[str, np.ndarray]) -> pa.Table:
-        return pa.table({
+        return arrow.table({
             "time_ns": _ns(tz["time_ps"]), "node": tz["node"], "port": tz["port"], "queue": tz["queue"],
             "event": _strings(list(_trace_events()), tz["event"].astype(np.int32)), "flow": tz["flow"], "seq": tz["seq"],
             "size": tz["size"], "qlen_bytes": tz["qlen_bytes"], "time_ps": tz["time_ps"],
@@ -223,7 +224,7 @@ def results_from_native(raw: dict[str, Any], scenario_hash: str = "", name: str 
 
     # congestion windows of record.cwnd_flows (Pulser's Fig. 6; crates/hopsim-core/src/stats/mod.rs)
     wz = {k: _np(v) for k, v in t["cwnd"].items()}
-    cwnd = pa.table({"time_ns": _ns(wz["time_ps"]), "flow": wz["flow"], "cwnd_bytes": wz["cwnd_bytes"],
+    cwnd = arrow.table({"time_ns": _ns(wz["time_ps"]), "flow": wz["flow"], "cwnd_bytes": wz["cwnd_bytes"],
                      "time_ps": wz["time_ps"]})
 
     # what the flow-control modules report over time (FlowControl::sample): one long table
@@ -232,9 +233,9 @@ def results_from_native(raw: dict[str, Any], scenario_hash: str = "", name: str 
     def module_part(mz: dict[str, np.ndarray]) -> pa.Table:
         wide = mz["port"] == _SWITCH_WIDE
         mh, mpeer = hop_cols(port_rows(mz["node"], mz["port"]))
-        return pa.table({
+        return arrow.table({
             "time_ns": _ns(mz["time_ps"]), "node": mz["node"],
-            "port": pa.array(mz["port"], mask=wide), "peer_node": mpeer, "hop_class": mh,
+            "port": arrow.array(mz["port"], mask=wide), "peer_node": mpeer, "hop_class": mh,
             "metric": _strings(metric_names, mz["metric"].astype(np.int32)), "value": mz["value"],
             "time_ps": mz["time_ps"],
         })

@@ -377,6 +377,8 @@ def _incast(i: S.Incast, topo: Any) -> dict[str, Any]:
         timing: Any = {"Period": i.period}
     elif i.load is not None:
         timing = {"LoadShare": {"load": i.load, "host_rate": i.host_rate or host_rate(topo)}}
+    elif i.background_share is not None:
+        timing = {"BackgroundShare": {"share": i.background_share, "host_rate": i.host_rate or host_rate(topo)}}
     else:
         timing = {"Once": i.at}
     return {"degree": i.degree, "size": size, "timing": timing, "dst": i.dst,
@@ -407,6 +409,8 @@ def _workload(w: Any, topo: Any) -> dict[str, Any]:
         return {"kind": "incast", "incast": _incast(w.incast, topo), "start": w.start, "limit": limit}
     if isinstance(w, S.IncastMixWorkload):
         return {"kind": "incast_mix", "background": _background(w), "incast": _incast(w.incast, topo)}
+    if isinstance(w, S.DcMixWorkload):
+        return {"kind": "dc_mix", "background": _background(w), "long_flows": w.long_flows}
     if isinstance(w, S.LongLivedWorkload):
         return {"kind": "long_lived", "pairs": [list(p) for p in w.pairs], "size": w.size, "start": w.start}
     raise TypeError(w)  # pragma: no cover
@@ -461,6 +465,7 @@ def _net(m: S.ScenarioModel) -> dict[str, Any]:
 UNSET_AT_DEFAULT = {
     "ppfc": {"increment": "net", "transmission_speed": "egress"},
     "floodgate": {"delay_credit": True, "voq_pool": "per_port", "ideal": False, "m": 1.5, "watch_dst": None},
+    "bfc": {"lone_packet_pauses": True},
 }
 """Scheme settings left out of the core's JSON while at their default (the core's serde default is
 the same), so that the hash of every scenario written before they existed stays what it was."""
@@ -481,7 +486,11 @@ own), so that the hash of every scenario that does not turn them on stays what i
 
 def _record(r: S.Record) -> dict[str, Any]:
     # record.cwnd_flows too is left out while empty, as the core leaves it out
-    return {k: v for k, v in _core(r).items() if not (k in OFF_RECORDERS and v is None) and not (k == "cwnd_flows" and not v)}
+    d = {k: v for k, v in _core(r).items() if not (k in OFF_RECORDERS and v is None) and not (k == "cwnd_flows" and not v)}
+    if d.get("latency") and not d["latency"].get("per_hop"):
+        # left out while off, as the core leaves it out: latency scenarios keep their hash
+        d["latency"] = {k: v for k, v in d["latency"].items() if k != "per_hop"}
+    return d
 
 
 IDEAL_BUFFER = 2**50

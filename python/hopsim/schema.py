@@ -448,7 +448,9 @@ class Incast(Strict):
     """N-to-1 bursts. Size: ``flow_size`` (every flow), ``flow_size_min``+``flow_size_max``
     (uniform per flow) or ``total_size`` (split equally). Timing: ``period`` (one burst per
     period), ``load`` (Poisson bursts averaging that fraction of a host link into the
-    destination) or ``at`` (a single burst at that time)."""
+    destination), ``background_share`` (Poisson bursts whose bytes are that share of the
+    background's, so the incast follows the background's load: FlowSail §VI-B's "(0.1*X)%" is
+    0.1; incast_mix only) or ``at`` (a single burst at that time)."""
 
     degree: Int = Field(ge=1, le=1_000_000)
     flow_size: Optional[Size] = Field(default=None, gt=0)
@@ -457,6 +459,7 @@ class Incast(Strict):
     total_size: Optional[Size] = Field(default=None, gt=0)
     period: Optional[Time] = Field(default=None, gt=0)
     load: Optional[Fraction] = Field(default=None, gt=0, le=1)
+    background_share: Optional[Fraction] = Field(default=None, gt=0, le=10, description="incast bytes per background byte (incast_mix)")
     at: Optional[Time] = Field(default=None, ge=0)
     host_rate: Optional[Rate] = Field(default=None, gt=0, description="rate `load` refers to; default: the topology's host rate")
     dst: Optional[NodeId] = None
@@ -480,10 +483,10 @@ class Incast(Strict):
                 "give exactly one of flow_size, flow_size_min + flow_size_max, total_size (got {got})",
                 {"got": ", ".join(sizes) or "none"},
             )
-        timing = [n for n in ("period", "load", "at") if getattr(self, n) is not None]
+        timing = [n for n in ("period", "load", "background_share", "at") if getattr(self, n) is not None]
         if len(timing) != 1:
             raise PydanticCustomError(
-                "incast_timing", "give exactly one of period, load, at (got {got})", {"got": ", ".join(timing) or "none"}
+                "incast_timing", "give exactly one of period, load, background_share, at (got {got})", {"got": ", ".join(timing) or "none"}
             )
         if self.total_size is not None and self.total_size < self.degree:
             raise PydanticCustomError("incast_size", "total_size is less than 1 byte per flow", {})
@@ -552,6 +555,10 @@ class IncastWorkload(Strict):
 
     @model_validator(mode="after")
     def _limit(self) -> "IncastWorkload":
+        if self.incast.background_share is not None:
+            raise PydanticCustomError(
+                "incast_timing", "incast.background_share is a share of background traffic: allowed with kind = \"incast_mix\"; "
+                "here give period, load or at", {})
         if self.bursts is not None and self.duration is not None:
             raise PydanticCustomError("incast_limit", "give bursts or duration, not both", {})
         if self.bursts is None and self.duration is None:
@@ -570,6 +577,17 @@ class IncastMixWorkload(BackgroundParams):
     incast: Incast
 
 
+class DcMixWorkload(BackgroundParams):
+    """BFC App. E.3 (Fig. 20), on a ``multi_dc`` topology: the background flows stay inside each
+    datacenter (both ends in one, each datacenter offering ``load`` of its own share: with
+    ``load_on = "core_links"`` its own ToR uplinks), plus ``long_flows`` long-lived flows from each
+    datacenter to the other (distinct senders, receivers drawn at random), from ``start``."""
+
+    kind: Literal["dc_mix"]
+    long_flows: Int = Field(ge=0, le=1_000_000, description="long-lived flows each way between the datacenters "
+                            "(BFC App. E.3: 20); at most the hosts of a datacenter")
+
+
 class LongLivedWorkload(Strict):
     kind: Literal["long_lived"]
     pairs: list[tuple[NodeId, NodeId]] = Field(min_length=1)
@@ -578,10 +596,11 @@ class LongLivedWorkload(Strict):
 
 
 Workload = Annotated[
-    Union[FlowsWorkload, HpccFlowsWorkload, BackgroundWorkload, IncastWorkload, IncastMixWorkload, LongLivedWorkload],
+    Union[FlowsWorkload, HpccFlowsWorkload, BackgroundWorkload, IncastWorkload, IncastMixWorkload, LongLivedWorkload,
+          DcMixWorkload],
     Field(discriminator="kind"),
 ]
-WORKLOAD_KINDS = ("flows", "hpcc_flows", "background", "incast", "incast_mix", "long_lived")
+WORKLOAD_KINDS = ("flows", "hpcc_flows", "background", "incast", "incast_mix", "long_lived", "dc_mix")
 
 # ----------------------------------------------------------------------------- switches
 
@@ -759,6 +778,10 @@ class Bfc(Strict):
     per_flow: Bool = Field(
         default=False, description="ideal per-flow flow control: pause by flow id (give each flow a queue: many queues)"
     )
+    lone_packet_pauses: Bool = Field(
+        default=True, description="true: any packet above Th may pause its upstream queue (§3.3.2 pseudo-code); false: "
+        "not a packet that is its flow-table entry's only one at the switch (the paper's simulator, BFC_NS3_NSDI2022; "
+        "the §6.2 scenario files)")
 
     _positive = field_validator("refresh")(_positive_or("must be a positive time or 'off'"))
 
@@ -794,6 +817,10 @@ class Floodgate(Strict):
     voq_pool: Literal["per_port", "shared", "grouped"] = Field(
         default="per_port",
         description="per_port: VOQs per egress port; shared: one FIFO pool per switch (Fig. 4's deadlock can form); grouped: that pool split up/down on middle-layer switches (§4.2)",
+    )
+    window: Literal["switch", "port"] = Field(
+        default="switch",
+        description="switch: one window per destination for the whole switch, spent by every egress port towards it (§7.2's global per-dst window); port: one per (egress port, destination)",
     )
     syn_timeout: Time = Field(default="1ms", gt=0, description="switchSYN after this long without credits")
     dst_pause: Bool = Field(default=False, description="the ideal design: dstPause at the first-hop ToR")
@@ -1122,6 +1149,10 @@ class Latency(Strict):
     kept per class (``all``, ``incast``, ``non-incast``, and with ``size_edges`` each of those by
     flow-size bucket) in log-linear histograms whose quantiles are within 1/256 of the exact
     sample's value; the ``latency`` table has count, min, p50, p95, p99, max and mean per class.
+    With ``per_hop``, also the queueing time at each switch egress (admission to the start of
+    serialisation, VOQs included) by hop class and tag: ``queueing at agg-down, incast``,
+    ``queueing at tor-up, non-incast``, ``queueing at tor-up, non-incast to an incast
+    destination`` (untagged flows to a host an incast goes to), ...
     The P-PFC paper's "tail latency" (§5.1 Fig. 6, §5.6 Fig. 16) and average / 50%ile latency
     (Fig. 19)."""
 
@@ -1130,6 +1161,8 @@ class Latency(Strict):
     sent_from: Time = Field(default="0us", ge=0, description="count packets sent at or after this run time")
     sent_until: TimeOrRunEnd = Field(default="run_end", description="... and before this one (P-PFC Fig. 19: 'the "
                                      "first 1500 microseconds'); 'run_end' = to the end of the run")
+    per_hop: Bool = Field(default=False, description="also each packet's queueing time at every switch egress, by hop "
+                          "class and tag: classes 'queueing at tor-up, non-incast', ... (Floodgate Fig. 11b)")
 
     @field_validator("size_edges")
     @classmethod
@@ -1254,5 +1287,14 @@ class ScenarioModel(Strict):
             raise PydanticCustomError(
                 "duration", "long-lived flows never finish: set `duration` (the stop time)", {}
             )
+        if isinstance(self.workload, DcMixWorkload):
+            if self.topology.kind != "multi_dc":
+                raise PydanticCustomError(
+                    "workload", "workload.kind 'dc_mix' needs topology.kind 'multi_dc' (got '{k}')", {"k": self.topology.kind}
+                )
+            if self.workload.long_flows > 0 and self.duration is None:
+                raise PydanticCustomError(
+                    "duration", "workload.long_flows never finish: set `duration` (the stop time)", {}
+                )
         return self
 

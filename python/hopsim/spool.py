@@ -24,6 +24,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from . import arrow
+
 __all__ = ["Spool", "Tables", "RAW"]
 
 # the core's time-growing tables, as `_native.run` hands them over
@@ -49,7 +51,7 @@ class Spool:
         """Append one chunk (`_native.run`'s ``on_spill`` argument, or the rows left at the end)."""
         self.chunks += 1
         for name in RAW:
-            t = pa.table({k: _np(v) for k, v in tables[name].items()})
+            t = arrow.table({k: _np(v) for k, v in tables[name].items()})
             if t.num_rows == 0:
                 continue
             w = self._raw.get(name)
@@ -71,7 +73,7 @@ class Spool:
         f = pq.ParquetFile(path)
         for i in range(f.num_row_groups):
             rg = f.read_row_group(i)
-            yield {c: rg.column(c).to_numpy() for c in rg.column_names}
+            yield {c: arrow.to_numpy(rg.column(c)) for c in rg.column_names}
 
     def write(self, name: str, parts: Iterator[pa.Table]) -> Path:
         """Write the final table `name` from its parts, in order; returns its file."""

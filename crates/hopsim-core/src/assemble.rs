@@ -177,6 +177,7 @@ impl Simulation {
             port_owner,
             node_ref,
             routes,
+            route_memo: crate::topo::route_memo::RouteMemo::new(flows.len()),
             cfg,
             tiers,
             arrival_order: vec![],
@@ -303,6 +304,7 @@ impl Simulation {
         let mut flow = Flow::new(f, hash, cc, win_cap, ideal, base_rtt);
         flow.set_path_facts(line_rate, hpcc_standalone_fct(f.size, h.mtu, &hops));
         self.flows.push(flow);
+        self.route_memo.grow(self.flows.len());
         self.bind_nics(id, path[0])
     }
 }

@@ -247,6 +247,7 @@ impl Simulation {
             if !changed.is_empty() {
                 let f = self.faults.as_ref().expect("a run with faults");
                 self.routes = f.routes();
+                self.route_memo.clear();
                 self.rebind_nics();
                 if state == LinkState::Up {
                     // both ends look for something to send, over the new routes

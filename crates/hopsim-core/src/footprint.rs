@@ -299,14 +299,14 @@ struct Traffic {
 /// Lists count their flows; generators by formula (their expected count). Zeros where the
 /// workload cannot be read: the build reports that.
 fn expected_traffic(w: &WorkloadSpec, shape: &Shape) -> Traffic {
+    let basis = |b: &crate::scenario::Background| match b.load_on {
+        // with a destination, the load is that of its one link
+        LoadOn::HostLinks => LoadBasis::HostLinks { hosts: if b.dst.is_some() { 1 } else { shape.hosts as usize }, host_rate: Rate(shape.host_rate) },
+        LoadOn::CoreLinks => LoadBasis::Capacity { bps: shape.core_bps },
+    };
     let bg = |b: &crate::scenario::Background| -> Option<(f64, f64)> {
         let cdf = Cdf::parse(&b.cdf).ok()?;
-        let basis = match b.load_on {
-            // with a destination, the load is that of its one link
-            LoadOn::HostLinks => LoadBasis::HostLinks { hosts: if b.dst.is_some() { 1 } else { shape.hosts as usize }, host_rate: Rate(shape.host_rate) },
-            LoadOn::CoreLinks => LoadBasis::Capacity { bps: shape.core_bps },
-        };
-        let gap = mean_gap_ps(b.load, &basis, cdf.mean()).ok()?;
+        let gap = mean_gap_ps(b.load, &basis(b), cdf.mean()).ok()?;
         Some((b.duration.0 as f64 / gap, cdf.mean()))
     };
     // (bursts, first burst, last burst)
@@ -353,11 +353,18 @@ fn expected_traffic(w: &WorkloadSpec, shape: &Shape) -> Traffic {
         }
         WorkloadSpec::IncastMix { background: b, incast: i } => {
             let (count, mean) = bg(b).unwrap_or((0.0, 0.0));
+            let i = &i.beside_background(b.load * basis(b).capacity_bps(), shape.hosts as usize);
             let (bursts, _, _) = incast(i, b.start, Limit::Duration(b.duration));
             let d = i.degree as f64;
             let flows = count + bursts * d;
             let mean_size = if flows > 0.0 { (count * mean + bursts * d * i.mean_flow_size()) / flows } else { 0.0 };
             Traffic { flows, first: b.start, last: b.start + b.duration, mean_size, burst_flows: d }
+        }
+        WorkloadSpec::DcMix { background: b, long_flows } => {
+            // the two datacenters' backgrounds offer `load` of the basis together
+            let (count, mean_size) = bg(b).unwrap_or((0.0, 0.0));
+            let long = 2.0 * *long_flows as f64;
+            Traffic { flows: count + long, first: b.start, last: b.start + b.duration, mean_size, burst_flows: long.max(1.0) }
         }
         WorkloadSpec::LongLived { pairs, size, start } => {
             let n = pairs.len() as f64;
@@ -419,7 +426,9 @@ impl Scenario {
         let workload_fields = match &self.workload {
             WorkloadSpec::Flows { .. } => "workload.flows (fewer flows)",
             WorkloadSpec::HpccFlows { .. } => "workload.file (fewer flows)",
-            WorkloadSpec::Background(_) | WorkloadSpec::IncastMix { .. } => "workload.load, workload.duration, or a CDF of larger flows",
+            WorkloadSpec::Background(_) | WorkloadSpec::IncastMix { .. } | WorkloadSpec::DcMix { .. } => {
+                "workload.load, workload.duration, or a CDF of larger flows"
+            }
             WorkloadSpec::Incast { .. } => "workload.bursts or workload.duration, or workload.incast.degree",
             WorkloadSpec::LongLived { .. } => "workload.pairs",
         };

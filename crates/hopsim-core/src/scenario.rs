@@ -148,6 +148,11 @@ pub enum WorkloadSpec {
     /// Poisson (or lognormal) background with incast bursts over the same window.
     IncastMix { background: Background, incast: IncastSpec },
     LongLived { pairs: Vec<(u32, u32)>, size: u64, start: Time },
+    /// BFC App. E.3 (Fig. 20) on a `multi_dc` topology: `background` flows inside each
+    /// datacenter (both ends in one; each datacenter offers `load` of its own share of the basis)
+    /// plus `long_flows` long-lived flows from each datacenter to the other, from the
+    /// background's start ("20 long-lived inter-data center flows in both the directions").
+    DcMix { background: Background, long_flows: u32 },
 }
 
 /// A whole scenario.
@@ -158,6 +163,46 @@ pub struct Scenario {
     pub workload: WorkloadSpec,
     #[serde(default)]
     pub net: NetConfig,
+}
+
+/// The error of a `dc_mix` workload on another topology.
+const DC_MIX_TOPOLOGY: &str = "workload.kind = \"dc_mix\" needs topology.kind = \"multi_dc\" (its flows stay inside each datacenter or cross between the two)";
+
+/// `dc_mix`: the background inside each of `dcs` (one stream index per datacenter, so each
+/// draws its own sizes, gaps and pairs) and `long_flows` long-lived flows each way, from distinct
+/// sources of the sending datacenter to receivers drawn uniformly in the other (stream index 2
+/// of `PAIRS`, which the two backgrounds do not use).
+fn dc_mix(b: &Background, long_flows: u32, t: &Topology, dcs: &[Vec<u32>], seed: u64) -> Result<Vec<FlowSpec>, String> {
+    if b.dst.is_some() {
+        return Err("workload.dst: not with kind = \"dc_mix\" (its background stays inside each datacenter)".into());
+    }
+    let (spec, cdf) = b.spec(t, seed, 0)?;
+    let mut flows = Vec::new();
+    for (i, hosts) in dcs.iter().enumerate() {
+        let basis = match spec.basis {
+            LoadBasis::Capacity { bps } => LoadBasis::Capacity { bps: bps / dcs.len() as f64 },
+            LoadBasis::HostLinks { host_rate, .. } => LoadBasis::HostLinks { hosts: hosts.len(), host_rate },
+        };
+        let dc = BackgroundSpec { hosts: hosts.clone(), basis, stream_index: i as u64, ..spec.clone() };
+        flows.extend(background_flows(&dc, &cdf)?);
+    }
+    let per_dc = dcs.iter().map(|d| d.len()).min().unwrap_or(0);
+    if long_flows as usize > per_dc {
+        return Err(format!("workload.long_flows: {long_flows} is more than the {per_dc} hosts of a datacenter; allowed: 0 to {per_dc}"));
+    }
+    let mut rng = crate::rng::Rng::stream(seed, crate::rng::stream::PAIRS, 2);
+    let mut pairs = Vec::new();
+    for (from, to) in [(0, 1), (1, 0)] {
+        let mut srcs = dcs[from].clone();
+        for k in 0..long_flows as usize {
+            // a partial Fisher-Yates shuffle: distinct sources
+            let j = k + rng.below((srcs.len() - k) as u64) as usize;
+            srcs.swap(k, j);
+            pairs.push((srcs[k], dcs[to][rng.below(dcs[to].len() as u64) as usize]));
+        }
+    }
+    flows.extend(long_lived(&pairs, crate::workload::mix::LONG_LIVED_SIZE, b.start, b.prio)?);
+    Ok(flows)
 }
 
 /// Capacity of the links from tier-0 switches up into the fabric (one direction).
@@ -217,6 +262,20 @@ impl Background {
 }
 
 impl WorkloadSpec {
+    /// The flows on topology `t` built from `spec` (which tells `dc_mix` the datacenters).
+    pub fn build_on(&self, spec: &TopologySpec, t: &Topology, seed: u64) -> Result<Vec<FlowSpec>, String> {
+        let WorkloadSpec::DcMix { background, long_flows } = self else { return self.build(t, seed) };
+        let TopologySpec::MultiDc(m) = spec else {
+            return Err(DC_MIX_TOPOLOGY.into());
+        };
+        let n = m.n_hosts() / 2;
+        let dcs: Vec<Vec<u32>> = (0..2).map(|dc| (0..n).map(|i| m.host_id(dc, i)).collect()).collect();
+        let mut flows = dc_mix(background, *long_flows, t, &dcs, seed)?;
+        sort_flows(&mut flows);
+        crate::workload::number_sports(&mut flows);
+        Ok(flows)
+    }
+
     pub fn build(&self, t: &Topology, seed: u64) -> Result<Vec<FlowSpec>, String> {
         let hosts = t.host_ids();
         let mut flows = match self {
@@ -241,6 +300,9 @@ impl WorkloadSpec {
                 crate::workload::mix::incastmix(&spec, &cdf, incast)?
             }
             WorkloadSpec::LongLived { pairs, size, start } => long_lived(pairs, *size, *start, default_prio())?,
+            WorkloadSpec::DcMix { .. } => {
+                return Err(DC_MIX_TOPOLOGY.into())
+            }
         };
         sort_flows(&mut flows);
         crate::workload::number_sports(&mut flows);
@@ -253,7 +315,7 @@ impl Scenario {
     pub fn build(&self) -> Result<Simulation, String> {
         self.net.cc.validate().map_err(|e| format!("congestion_control: {e}"))?;
         let (topo, file_loss) = self.topology.build_with_loss()?;
-        let flows = self.workload.build(&topo, self.net.seed)?;
+        let flows = self.workload.build_on(&self.topology, &topo, self.net.seed)?;
         let mut net = self.net.clone();
         // an HPCC topology file's per-link error rates (overridden by `faults.link_loss`)
         net.faults.file_loss = file_loss;

@@ -41,6 +41,8 @@ pub struct Simulation {
     /// What owns each port: its switch, or for a host port its NIC (`net::nic_choice`).
     pub(crate) port_owner: Vec<NodeRef>,
     pub(crate) routes: Routes,
+    /// Routes the running flows have taken (`topo::route_memo`).
+    pub(crate) route_memo: crate::topo::route_memo::RouteMemo,
     pub cfg: NetConfig,
     /// Tier of each node (None = host), for hop classes and the modules' view of their peers.
     pub(crate) tiers: Vec<Option<u8>>,
@@ -210,6 +212,23 @@ impl Simulation {
         self.routes.pick_index(node, pkt.dst, h)
     }
 
+    /// `route` of packet `id` at switch node `node`, remembered per flow and direction
+    /// (`topo::route_memo`): the same answer without the hash and the table walk.
+    #[inline]
+    pub(crate) fn route_cached(&mut self, node: u32, id: crate::packet::PacketId) -> u32 {
+        let pkt = self.slab.get(id);
+        let key = crate::topo::route_memo::key(node, pkt.kind != crate::packet::PktKind::Data);
+        if let Some(p) = self.route_memo.get(pkt.flow, key) {
+            debug_assert_eq!(p, self.route(node, pkt), "route memo of flow {}", pkt.flow);
+            return p;
+        }
+        let p = self.route(node, pkt);
+        if p != crate::topo::routes::NO_ROUTE {
+            self.route_memo.put(pkt.flow, key, p);
+        }
+        p
+    }
+
     /// Global id of local port `local` of node `node`.
     pub fn port_of(&self, node: u32, local: u16) -> Option<u32> {
         match self.node_ref.get(node as usize)? {
@@ -237,6 +256,12 @@ impl Simulation {
     /// tests that check exactly that.
     pub fn use_plain_nic_scan(&mut self) {
         self.nic_plain = true;
+    }
+
+    /// Route every packet by the tables at every hop, remembering nothing (`topo::route_memo`):
+    /// the same routes, slower. For tests that check exactly that.
+    pub fn use_no_route_memo(&mut self) {
+        self.route_memo = crate::topo::route_memo::RouteMemo::off();
     }
 
     /// Replace the NIC-side module of host node `node` (before `run`); a host with several NICs

@@ -12,9 +12,9 @@
 //!   credited; every credit interval `T` a credit frame `<dst, credits, PSN>` goes back to each
 //!   upstream switch with something to credit. delayCredit: while the destination's VOQ here
 //!   holds more than `thre_credit`, its credits are held back (and the interval restarts).
-//! - Upstream (§4.2): per egress port and destination a window initialised to
-//!   `BDP_nextHop + C_out x T`; a packet is forwarded to the egress queue while its destination has
-//!   window, else it goes to that destination's VOQ (a free one from the bitmap; when all are in
+//! - Upstream (§4.2): per destination a window initialised to `BDP_nextHop + C_out x T`, one
+//!   for the whole switch (§7.2: "the global per-dst sending window"); a packet is forwarded to
+//!   the egress queue while its destination has window, else it goes to that destination's VOQ (a free one from the bitmap; when all are in
 //!   use, a hash of the destination picks one); the non-incast queue is served strictly before
 //!   the VOQs, which are served round robin only while their destination has window; a credit
 //!   refills the window and wakes the VOQ. The last-hop ToR keeps no window (its egress faces
@@ -56,10 +56,21 @@
 //!   timers of §4.1 with a common phase).
 //! - The ideal design's credits bypass delayCredit (the strawman has none) and it sends dstPause
 //!   whatever `dst_pause` says.
-//! - delayCredit holds later credits only: every upstream's first window (`BDP + C x T` per
-//!   egress port and destination) reaches the next hop before any credit is due, so a core's peak
-//!   still grows with the number of ToRs that join an incast (our Fig. 14 runs); what delayCredit
-//!   removes is the window's worth each upstream keeps in the core afterwards.
+//! - The window is the switch's, per destination (§7.2; appendix Theorem 2: "each ToR switch only
+//!   transmits win_1 packets"; Floodgate-NS3 keeps `m_wins[dst]` and sums `nxt_data_psn -
+//!   rcv_ack_psn` over ports): the PSNs stay per (egress port, destination) as §4.3 has them and
+//!   the window spent is their sum over the ports holding state for the destination; its initial
+//!   value is that of the egress port the packet takes (the ports towards one destination have
+//!   one rate in the paper's topologies). A destination with a VOQ on any port queues on every
+//!   port (§4.2: "first checks whether the data's destination host has already been allocated
+//!   with a VOQ"), so its packets by one uplink do not overtake those waiting for another.
+//!   `window = "port"` keeps one window per (egress port, destination), which lets a ToR with
+//!   k uplinks put k windows of an incast into the cores.
+//! - delayCredit holds later credits only: every source ToR's first window reaches the cores
+//!   before any credit is due, so a core holds up to `win_1 x K_1 / K_2` (K_1 source ToRs, K_2
+//!   cores), growing with the ToRs, as the online appendix's Theorem 2 (eqs. 6-7) derives; what
+//!   delayCredit removes is what credits returned during the burst would let in past that bound
+//!   (tests/it/floodgate.rs measures both).
 
 mod pool;
 #[cfg(test)]
@@ -87,6 +98,21 @@ pub enum VoqPool {
     Grouped,
 }
 
+/// Whose window a packet spends (§4.2 "per-dst window", §7.2 "the global per-dst sending
+/// window").
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum WindowScope {
+    /// One window per destination for the whole switch, spent by every egress port that leads
+    /// to it (§7.2's ingress pipeline, appendix Theorem 2's "each ToR switch only transmits
+    /// win_1 packets", Floodgate-NS3's `m_wins[dst]`).
+    #[default]
+    Switch,
+    /// One window per (egress port, destination): a switch with k uplinks lets k windows of an
+    /// incast through (hopsim's reading before; kept to measure the difference).
+    Port,
+}
+
 /// Floodgate parameters.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
@@ -103,6 +129,8 @@ pub struct FloodgateConfig {
     pub max_voq: usize,
     /// Per egress port (default), or the switch-wide pool with or without §4.2's groups.
     pub voq_pool: VoqPool,
+    /// One window per destination per switch (default, §7.2) or per (egress port, destination).
+    pub window: WindowScope,
     /// switchSYN after this long without credits while packets are in flight (§4.3: "a
     /// relatively large timeout").
     pub syn_timeout: Time,
@@ -117,7 +145,8 @@ pub struct FloodgateConfig {
     /// The ideal design's window in next-hop BDPs (§6 "Parameters": m = 1.5).
     pub m: f64,
     /// A destination whose window towards each next hop goes into the module time series
-    /// (`window_pkts`, per windowed port holding state for it).
+    /// (`window_pkts`, per windowed port holding state for it; with the switch-wide window every
+    /// such port shows the switch's one window).
     pub watch_dst: Option<u32>,
     /// Standard PFC underneath as a backstop (appendix B).
     pub pfc: bool,
@@ -131,6 +160,7 @@ impl Default for FloodgateConfig {
             delay_credit: true,
             max_voq: 100,
             voq_pool: VoqPool::PerPort,
+            window: WindowScope::Switch,
             syn_timeout: Time::from_ms(1),
             dst_pause: false,
             thre_off_bdp: 1.0,
@@ -199,6 +229,9 @@ struct Owed {
 pub struct Floodgate {
     pub cfg: FloodgateConfig,
     win: HashMap<(u16, u32), Win>,
+    /// The ports holding a window entry of each destination: a switch-wide window is the sum
+    /// of theirs.
+    dst_ports: HashMap<u32, Vec<u16>>,
     owed: HashMap<(u16, u32), Owed>,
     /// Destinations in each VOQ, `(port, queue) -> destinations`, and each destination's VOQs
     /// over the switch's ports: the gate and delayCredit questions look only at these
@@ -241,6 +274,7 @@ impl Floodgate {
         Floodgate {
             cfg,
             win: HashMap::new(),
+            dst_ports: HashMap::new(),
             owed: HashMap::new(),
             voq_dsts: HashMap::new(),
             dst_voqs: HashMap::new(),
@@ -296,10 +330,42 @@ impl Floodgate {
         self.win.values().map(|w| Self::used(w) as u64).sum()
     }
 
-    /// The window left of (egress `p`, `dst`) in packets (`initial - inflight`, §4.3).
+    /// The window left to `dst` by egress `p` in packets (`initial - inflight`, §4.3): the
+    /// switch's one window for `dst`, or that port's own with `window = "port"`.
     pub fn window(&mut self, view: &SwitchView, p: u16, dst: u32) -> i64 {
         let init = self.initial(view, p) as i64;
-        init - self.win.get(&(p, dst)).map_or(0, |w| Self::used(w) as i64)
+        init - self.used_for(p, dst) as i64
+    }
+
+    /// Packets charged to the window that egress `p` spends for `dst`: the sum over every port
+    /// holding state for `dst` (§7.2's global per-dst window; Floodgate-NS3 sums
+    /// `nxt_data_psn - rcv_ack_psn` over ports the same way), or port `p`'s own.
+    fn used_for(&self, p: u16, dst: u32) -> u32 {
+        match self.cfg.window {
+            WindowScope::Port => self.win.get(&(p, dst)).map_or(0, Self::used),
+            WindowScope::Switch => self.dst_ports.get(&dst).map_or(0, |ps| ps.iter().map(|&q| self.win.get(&(q, dst)).map_or(0, Self::used)).sum()),
+        }
+    }
+
+    /// The state of (egress `p`, `dst`), made on first use and listed under `dst`.
+    fn win_entry(&mut self, now: Time, p: u16, dst: u32) -> &mut Win {
+        let ports = &mut self.dst_ports;
+        self.win.entry((p, dst)).or_insert_with(|| {
+            ports.entry(dst).or_default().push(p);
+            Win { last_credit: now, ..Default::default() }
+        })
+    }
+
+    /// Open or close every VOQ holding `dst` (on any port) as the window allows: a credit or a
+    /// packet sent changes the switch-wide window of every port at once.
+    fn refresh_dst(&mut self, now: Time, view: &SwitchView, dst: u32, kick: bool, out: &mut Actions) {
+        let Some(vs) = self.dst_voqs.get(&dst).cloned() else { return };
+        for (p, q) in vs {
+            self.update_gate(now, view, p, q, out);
+            if kick {
+                out.push(FcAction::Kick { port: p });
+            }
+        }
     }
 
     /// Every window not whole and every credit owed, for debugging: `(port, dst, next_psn,
@@ -353,13 +419,13 @@ impl Floodgate {
 
     fn has_window(&mut self, view: &SwitchView, p: u16, dst: u32) -> bool {
         let init = self.initial(view, p);
-        self.win.get(&(p, dst)).is_none_or(|w| Self::used(w) < init)
+        self.used_for(p, dst) < init
     }
 
     /// Open or close VOQ `q` of port `p`: open while any destination using it has window.
     fn update_gate(&mut self, now: Time, view: &SwitchView, p: u16, q: u16, out: &mut Actions) {
         let init = self.initial(view, p);
-        let open = self.voq_dsts.get(&(p, q)).is_some_and(|ds| ds.iter().any(|d| self.win.get(&(p, *d)).is_some_and(|w| Self::used(w) < init)));
+        let open = self.voq_dsts.get(&(p, q)).is_some_and(|ds| ds.iter().any(|&d| self.win.contains_key(&(p, d)) && self.used_for(p, d) < init));
         Self::gate(now, view, p, q, open, out);
     }
 
@@ -420,18 +486,19 @@ impl Floodgate {
         } else {
             self.voq_hashed += 1;
         }
-        self.win.entry((p, pkt.dst)).or_insert(Win { last_credit: now, ..Default::default() });
+        self.win_entry(now, p, pkt.dst);
         v
     }
 
-    /// Charge a packet leaving by windowed egress `p` (it takes its PSN now).
-    fn charge_sent(&mut self, pkt: &PktMeta) -> Option<u32> {
-        let w = self.win.get_mut(&(pkt.egress, pkt.dst))?;
+    /// Charge a packet leaving by windowed egress `p` (it takes its PSN now); whether it had
+    /// window state.
+    fn charge_sent(&mut self, pkt: &PktMeta) -> bool {
+        let Some(w) = self.win.get_mut(&(pkt.egress, pkt.dst)) else { return false };
         if pkt.queue == 0 {
             w.queued = w.queued.saturating_sub(1);
         }
         w.next_psn = w.next_psn.wrapping_add(1);
-        Some(Self::used(w))
+        true
     }
 
     /// The downstream half at dequeue: what came from an upstream switch is owed a credit; the
@@ -487,12 +554,16 @@ impl FlowControl for Floodgate {
         if let Some(q) = self.win.get(&(p, pkt.dst)).and_then(|w| w.voq) {
             return q;
         }
-        if self.has_window(view, p, pkt.dst) {
+        // §4.2: a destination with a VOQ at this switch is in incast, whatever port its packet
+        // takes; with the switch-wide window its packets by another port queue too rather than
+        // overtake those waiting (Floodgate-NS3: direct only while `GetBufferDst(dst) == 0`)
+        let queued_elsewhere = self.cfg.window == WindowScope::Switch && self.dst_voqs.contains_key(&pkt.dst);
+        if !queued_elsewhere && self.has_window(view, p, pkt.dst) {
             return 0;
         }
         let q = self.alloc_voq(view, p, pkt.dst);
         self.voq_destinations.insert(pkt.dst);
-        let w = self.win.entry((p, pkt.dst)).or_insert(Win { last_credit: now, ..Default::default() });
+        let w = self.win_entry(now, p, pkt.dst);
         w.voq = Some(q);
         self.voq_dsts.entry((p, q)).or_default().push(pkt.dst);
         self.dst_voqs.entry(pkt.dst).or_default().push((p, q));
@@ -519,8 +590,7 @@ impl FlowControl for Floodgate {
             self.note_voqs(view, p);
         } else if Self::windowed(view, p) {
             if pkt.queue == 0 {
-                let w = self.win.entry((p, pkt.dst)).or_insert(Win { last_credit: now, ..Default::default() });
-                w.queued += 1;
+                self.win_entry(now, p, pkt.dst).queued += 1;
                 self.arm(now);
             } else {
                 // a new VOQ starts closed: its destination has no window
@@ -562,10 +632,9 @@ impl FlowControl for Floodgate {
         } else if Self::windowed(view, p) {
             // upstream: the packet takes its PSN; a VOQ packet is charged now
             let init = self.initial(view, p);
-            if let Some(used) = self.charge_sent(pkt) {
-                if pkt.queue != 0 && used >= init {
-                    self.update_gate(now, view, p, pkt.queue, out);
-                }
+            if self.charge_sent(pkt) && pkt.queue != 0 && self.used_for(p, pkt.dst) >= init {
+                // the window ran out: close the destination's VOQs on every port it spends
+                self.refresh_dst(now, view, pkt.dst, false, out);
             }
             if pkt.queue != 0 && view.queue_packets(p, pkt.queue) == 0 {
                 // the VOQ drained: its destinations go direct again
@@ -619,7 +688,10 @@ impl FlowControl for Floodgate {
                     w.credited = through;
                 }
                 w.last_credit = now;
-                if let Some(q) = w.voq {
+                if self.cfg.window == WindowScope::Switch && self.dst_voqs.contains_key(&dst) {
+                    // the switch's one window grew: every port's VOQ of `dst` may go on
+                    self.refresh_dst(now, view, dst, true, out);
+                } else if let Some(q) = w.voq {
                     self.update_gate(now, view, from, q, out);
                     out.push(FcAction::Kick { port: from });
                 } else if let Some(v) = self.pool.as_ref().and_then(|pl| pl.voq_of(dst)) {
@@ -687,6 +759,10 @@ impl FlowControl for Floodgate {
     /// start afresh.
     fn on_link_down(&mut self, _now: Time, port: u16, _view: &SwitchView, _out: &mut Actions) {
         self.win.retain(|&(p, _), _| p != port);
+        for v in self.dst_ports.values_mut() {
+            v.retain(|&p| p != port);
+        }
+        self.dst_ports.retain(|_, v| !v.is_empty());
         self.owed.retain(|&(i, _), _| i != port);
         self.voq_dsts.retain(|&(p, _), _| p != port);
         for v in self.dst_voqs.values_mut() {
@@ -737,8 +813,8 @@ impl FlowControl for Floodgate {
             }
             out.push((p, "voq_bytes", b as f64));
             if let (Some(d), Some(init)) = (self.cfg.watch_dst, self.initial.get(p as usize)) {
-                if let Some(w) = self.win.get(&(p, d)) {
-                    out.push((p, "window_pkts", *init as f64 - Self::used(w) as f64));
+                if self.win.contains_key(&(p, d)) {
+                    out.push((p, "window_pkts", *init as f64 - self.used_for(p, d) as f64));
                 }
             }
         }

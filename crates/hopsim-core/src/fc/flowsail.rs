@@ -44,7 +44,18 @@
 //! - The original queue paused by line 24 is remembered in the CFT entry and resumed by the
 //!   flow's RESUME even if its packets have left meanwhile; several isolated flows may hold the
 //!   same original queue, which reopens when the last of them resumes.
-//! - The released CFT entry is removed lazily, the next time the flow's packet arrives.
+//! - The CFT timestamp is the flow's last enqueue or dequeue (§IV-C: "updated with every packet
+//!   enqueue or dequeue operation"); a RESUME does not renew it. So a RESUME releases at once
+//!   (lines 33-34) a flow with nothing in `rsvQ` whose last packet is 2 HRTT old; an entry not yet
+//!   due is removed lazily, the next time the flow's packet arrives (line 9's test, made when it
+//!   can first be true).
+//! - Consequence of the paper's `rsvQ` (measured, `fig10.toml`): `cfNum` gates `rsvQ` for every
+//!   flow in it, so a resumed flow still in CFT waits while any other flow isolated at that port is
+//!   paused, and a flow that keeps sending refreshes its timestamp and stays in CFT. A large flow,
+//!   once isolated, then sits behind the gate for much of its life, and the closed `rsvQ` grows
+//!   past `Q_h`, so the hop before pauses it too, back to its NIC. §VII names the HoL blocking among
+//!   congested flows (there through order marks); in the §VI-B fabric it is the gate that makes
+//!   FlowSail's large flows slower than BFC's.
 
 use super::{Actions, CtrlMsg, FcAction, FlowControl, Origin, PktMeta, Samples, SwitchView, SWITCH_WIDE};
 use crate::packet::tag;
@@ -140,6 +151,11 @@ pub struct Flowsail {
     hrtt: Option<Time>,
     // counters for the outputs
     pub pauses: u64,
+    /// PAUSEs sent because the queue passed `Q_h` (line 17: every flow of the queue).
+    pub pauses_above_q_h: u64,
+    /// PAUSEs sent for a packet entering `rsvQ`: a flow isolated here whose `rsvQ` holds it,
+    /// paused in turn at the hop before (how an isolation travels back to the NIC).
+    pub pauses_from_rsvq: u64,
     pub resumes: u64,
     pub isolations: u64,
     pub releases: u64,
@@ -163,6 +179,8 @@ impl Flowsail {
             rng: Rng::stream(seed, stream::FLOWSAIL, node as u64),
             hrtt: None,
             pauses: 0,
+            pauses_above_q_h: 0,
+            pauses_from_rsvq: 0,
             resumes: 0,
             isolations: 0,
             releases: 0,
@@ -273,6 +291,8 @@ impl FlowControl for Flowsail {
             *p += 1;
             if *p == 1 {
                 self.pauses += 1;
+                self.pauses_above_q_h += (q > q_h) as u64;
+                self.pauses_from_rsvq += (pkt.queue == Self::rsv(self.nqueues)) as u64;
                 out.push(FcAction::Send { port: pkt.ingress, msg: CtrlMsg::FlowPause { flow: pkt.flow, pause: true }, by: Origin::Scheme });
             }
         }
@@ -359,8 +379,8 @@ impl FlowControl for Flowsail {
                 Self::gate(from, rsv, false, out);
             }
             if let Some(c) = self.cft.get_mut(&flow) {
+                // the timestamp is the flow's last enqueue or dequeue (§IV-C), not the RESUME's
                 c.status = Status::Resumed;
-                c.ts = now;
                 if let Some(q) = c.orig.take() {
                     let h = self.orig_holds.get_mut(&(c.port, q)).expect("an isolated flow holds its queue");
                     *h -= 1;
@@ -368,6 +388,13 @@ impl FlowControl for Flowsail {
                         self.orig_holds.remove(&(c.port, q));
                         Self::gate(c.port, q, false, out);
                     }
+                }
+                // lines 33-34: a resumed flow with nothing in rsvQ leaves CFT here, once its last
+                // packet is 2 HRTT old; a younger one stays until then (released at classify)
+                let c = *c;
+                if self.releasable(&c, now) {
+                    self.cft.remove(&flow);
+                    self.releases += 1;
                 }
             }
         }
@@ -401,6 +428,8 @@ impl FlowControl for Flowsail {
 
     fn counters(&self, out: &mut Vec<(&'static str, u64)>) {
         out.push(("flowsail_pauses", self.pauses));
+        out.push(("flowsail_pauses_above_q_h", self.pauses_above_q_h));
+        out.push(("flowsail_pauses_from_rsvq", self.pauses_from_rsvq));
         out.push(("flowsail_resumes", self.resumes));
         out.push(("flowsail_isolations", self.isolations));
         out.push(("flowsail_releases", self.releases));
@@ -455,6 +484,11 @@ mod tests {
             fs.on_enqueue(now, &mut m, &self.view(), out);
             m
         }
+        /// Only the queue FlowSail would choose for a packet of `flow`.
+        fn classify(&mut self, fs: &mut Flowsail, now: Time, flow: u32) -> u16 {
+            let m = PktMeta { flow, ingress: 1, egress: 0, size: PKT, prio: 3, ..Default::default() };
+            fs.classify(now, &m, &self.view())
+        }
         fn deq(&mut self, fs: &mut Flowsail, now: Time, m: &PktMeta, out: &mut Actions) {
             self.ports[0].dequeue_data(m.queue as usize, PKT);
             fs.on_dequeue(now, m, &self.view(), out);
@@ -467,6 +501,97 @@ mod tests {
 
     fn congested(m: &PktMeta) -> bool {
         m.flags & tag::IF_CONGESTED != 0
+    }
+
+    fn ctl(fs: &mut Flowsail, rig: &Rig, now: Time, flow: u32, pause: bool, out: &mut Actions) {
+        fs.on_control(now, 0, &CtrlMsg::FlowPause { flow, pause }, &rig.view(), out);
+    }
+
+    /// The gate actions among `out`, as (port, queue, closed).
+    fn gates(out: &Actions) -> Vec<(u16, u16, bool)> {
+        out.iter().filter_map(|a| if let FcAction::Gate { port, queue, until } = *a { Some((port, queue, until == Time::MAX)) } else { None }).collect()
+    }
+
+    /// §IV-C, "Queue Scheduler": `rsvQ` is paused while `cfNum` (PAUSEs less RESUMEs received on
+    /// the port) is above 0, so a resumed flow still in CFT waits while any other flow isolated at
+    /// the port is paused. This is the gate that holds FlowSail's large flows in the §VI-B fabric
+    /// (fig10.toml's note); pinned so the cause stays visible.
+    #[test]
+    fn a_resumed_flow_in_rsvq_waits_while_another_isolated_flow_is_paused() {
+        let mut rig = Rig::new(2);
+        let mut fs = Flowsail::new(FlowsailConfig::default(), 0, 4, 1);
+        let mut out = vec![];
+        let t = Time::from_us(1);
+        ctl(&mut fs, &rig, t, 1, true, &mut out);
+        assert_eq!(gates(&out), vec![(0, 1, true)], "cfNum 0 -> 1 pauses rsvQ");
+        out.clear();
+        ctl(&mut fs, &rig, t, 2, true, &mut out);
+        assert!(out.is_empty(), "cfNum 1 -> 2");
+        // flow 1's packets arrive while it is paused: into rsvQ
+        for _ in 0..3 {
+            assert_eq!(rig.enq(&mut fs, t, 1, &mut out).queue, 1);
+        }
+        out.clear();
+        // flow 1 is resumed: cfNum 2 -> 1, rsvQ stays paused and flow 1 keeps using it
+        ctl(&mut fs, &rig, t + Time::from_us(10), 1, false, &mut out);
+        assert!(gates(&out).is_empty(), "{out:?}");
+        assert_eq!(rig.enq(&mut fs, t + Time::from_us(10), 1, &mut out).queue, 1);
+        out.clear();
+        // only flow 2's RESUME opens it
+        ctl(&mut fs, &rig, t + Time::from_us(20), 2, false, &mut out);
+        assert_eq!(gates(&out), vec![(0, 1, false)]);
+    }
+
+    /// Algorithm 1 line 17 on `rsvQ`: the packets of a flow isolated here pile up in the paused
+    /// `rsvQ`, and once it passes `Q_h` each one is a contributor, so the hop before pauses the
+    /// flow too; in the §VI-B fabric this carries a closed `rsvQ` back to the NIC (fig10.toml).
+    #[test]
+    fn a_flow_held_in_a_paused_rsvq_is_paused_at_the_hop_before_once_rsvq_passes_q_h() {
+        let mut rig = Rig::new(2);
+        let mut fs = Flowsail::new(FlowsailConfig::default(), 0, 4, 1);
+        let mut out = vec![];
+        ctl(&mut fs, &rig, Time::from_us(1), 1, true, &mut out);
+        rig.ports[0].set_gate(1, Time::from_us(1), Time::MAX);
+        out.clear();
+        // a closed rsvQ is no active queue: N_active 1, Q_h = 78,144 B; 78 packets stay below
+        for _ in 0..78 {
+            assert_eq!(rig.enq(&mut fs, Time::from_us(2), 1, &mut out).queue, 1);
+        }
+        assert!(out.is_empty(), "alone in rsvQ below Q_h: S_fair = Q");
+        let m = rig.enq(&mut fs, Time::from_us(2), 1, &mut out);
+        assert!(congested(&m));
+        assert_eq!(out, vec![pause(1, true)]);
+        assert_eq!((fs.pauses_above_q_h, fs.pauses_from_rsvq), (1, 1));
+    }
+
+    /// §IV-C, release of a congested flow, and Algorithm 2 lines 33-34: the CFT timestamp is the
+    /// flow's last enqueue or dequeue, so a RESUME finding nothing of the flow in `rsvQ` and its
+    /// last packet 2 HRTT (4.17 us) old releases it at once, and its next packet is a normal flow
+    /// again; one whose last packet is younger stays in CFT until 2 HRTT after it.
+    #[test]
+    fn a_resume_releases_a_drained_flow_whose_last_packet_is_two_hrtt_old() {
+        let mut rig = Rig::new(2);
+        let mut fs = Flowsail::new(FlowsailConfig::default(), 0, 4, 1);
+        let mut out = vec![];
+        let us = Time::from_us;
+        // flow 1: isolated at 1 us with nothing queued; RESUME 10 us later
+        ctl(&mut fs, &rig, us(1), 1, true, &mut out);
+        ctl(&mut fs, &rig, us(11), 1, false, &mut out);
+        assert!(!fs.is_congested(1), "released by the RESUME (lines 33-34)");
+        assert_eq!(fs.releases, 1);
+        assert_eq!(rig.enq(&mut fs, us(11), 1, &mut out).queue, 0, "a normal flow again");
+        // flow 2: one packet through rsvQ, leaving at 20 us; RESUME at 21 us: its last packet is
+        // 1 us old, so it stays in CFT, and its packets keep to rsvQ until 2 HRTT after 20 us
+        ctl(&mut fs, &rig, us(19), 2, true, &mut out);
+        let m = rig.enq(&mut fs, us(19), 2, &mut out);
+        assert_eq!(m.queue, 1);
+        rig.deq(&mut fs, us(20), &m, &mut out);
+        ctl(&mut fs, &rig, us(21), 2, false, &mut out);
+        assert!(fs.is_congested(2));
+        assert_eq!(fs.releases, 1);
+        assert_eq!(rig.classify(&mut fs, us(24), 2), 1, "3.9 us after its last packet");
+        assert_eq!(rig.classify(&mut fs, us(25), 2), 0, "5 us after: released");
+        assert_eq!(fs.releases, 2);
     }
 
     #[test]
@@ -544,6 +669,7 @@ mod tests {
         let c = rig.enq(&mut fs, Time(10), 200, &mut out);
         assert!(congested(&c));
         assert_eq!(out, vec![pause(200, true)]);
+        assert_eq!((fs.pauses, fs.pauses_above_q_h, fs.pauses_from_rsvq), (2, 1, 0), "flow 1 by S_fair, flow 200 by Q_h");
         out.clear();
         // departures of flow 1's first 30 (unflagged) packets send no RESUME: its 32
         // contributors are still queued

@@ -663,6 +663,7 @@ impl Simulation {
         flow.timer_gen = flow.timer_gen.wrapping_add(1);
         self.leave_nic(f);
         self.flows_done += 1;
+        self.route_memo.release(f);
     }
 
     /// Something happened to flow `f` (an ACK, a NACK, its timer) that may let it send: its NIC

@@ -51,6 +51,9 @@ pub enum Charge {
     Headroom,
 }
 
+/// Distinct per-port alphas whose thresholds are kept current (`Mmu::port_class`).
+const MAX_CLASSES: usize = 4;
+
 #[derive(Clone, Debug)]
 pub struct Mmu {
     pub cfg: MmuConfig,
@@ -68,6 +71,13 @@ pub struct Mmu {
     thresh: u64,
     /// Per-port alpha when ports differ (`buffer.alpha_by_rate`); empty: `cfg.alpha` everywhere.
     port_alpha: Vec<f64>,
+    /// With per-port alphas: each port's class (ports sharing an alpha share one), each class's
+    /// alpha and its current threshold, kept current with `thresh`. Why: the threshold is read on
+    /// every packet and a fabric has two or three distinct alphas, so a few multiplies per change
+    /// of the shared pool replace one per read.
+    port_class: Vec<u8>,
+    class_alpha: Vec<f64>,
+    class_thresh: Vec<u64>,
     /// Bytes currently held in the buffer (all pools).
     used: u64,
     /// Peak of `used` over the run.
@@ -94,6 +104,9 @@ impl Mmu {
             shared_used: 0,
             thresh: 0,
             port_alpha: Vec::new(),
+            port_class: Vec::new(),
+            class_alpha: Vec::new(),
+            class_thresh: Vec::new(),
             used: 0,
             peak_used: 0,
         };
@@ -103,7 +116,11 @@ impl Mmu {
 
     #[inline]
     fn update_threshold(&mut self) {
-        self.thresh = (self.shared_free() as f64 * self.cfg.alpha) as u64;
+        let free = self.shared_free() as f64;
+        self.thresh = (free * self.cfg.alpha) as u64;
+        for (t, &a) in self.class_thresh.iter_mut().zip(&self.class_alpha) {
+            *t = (free * a) as u64;
+        }
     }
 
     #[inline]
@@ -133,11 +150,15 @@ impl Mmu {
         }
     }
 
-    /// `threshold` with per-port alphas: off the common path, so the uniform case stays inlined.
-    #[cold]
-    #[inline(never)]
+    /// `threshold` with per-port alphas: the port's class's threshold, kept current by
+    /// `update_threshold`; a port of a fabric with more distinct alphas than classes computes its
+    /// own.
+    #[inline]
     fn threshold_by_port(&self, port: usize) -> u64 {
-        (self.shared_free() as f64 * self.port_alpha[port]) as u64
+        match self.port_class.get(port) {
+            Some(&c) if (c as usize) < self.class_thresh.len() => self.class_thresh[c as usize],
+            _ => (self.shared_free() as f64 * self.port_alpha[port]) as u64,
+        }
     }
 
     /// Give each port its own alpha (one entry per port). Why per port: the HPCC simulator lets a
@@ -145,6 +166,21 @@ impl Mmu {
     pub fn set_port_alpha(&mut self, alpha: Vec<f64>) {
         assert_eq!(alpha.len(), self.headroom.len());
         self.port_alpha = if alpha.iter().all(|&a| a == self.cfg.alpha) { Vec::new() } else { alpha };
+        self.class_alpha.clear();
+        self.port_class.clear();
+        for &a in &self.port_alpha {
+            let c = match self.class_alpha.iter().position(|&x| x.to_bits() == a.to_bits()) {
+                Some(c) => c,
+                None if self.class_alpha.len() < MAX_CLASSES => {
+                    self.class_alpha.push(a);
+                    self.class_alpha.len() - 1
+                }
+                None => MAX_CLASSES, // computed per read
+            };
+            self.port_class.push(c as u8);
+        }
+        self.class_thresh = vec![0; self.class_alpha.len()];
+        self.update_threshold();
     }
 
     /// Bytes of this ingress (port, priority) above its reserve.
@@ -314,6 +350,16 @@ mod tests {
         let expect = |al: f64| free as f64 * al / (1.0 + al) / 1000.0;
         assert!((a as f64 - expect(0.125)).abs() < 6.0, "{a}");
         assert!((b as f64 - expect(0.5)).abs() < 6.0, "{b}");
+        // more distinct alphas than kept classes: the rest compute theirs per read, the same
+        let alphas = [0.5, 0.25, 0.125, 1.0 / 16.0, 1.0 / 32.0, 1.0 / 3.0];
+        let mut m3 = Mmu::new(m.cfg.clone(), vec![20_000; 6], 8, 8);
+        m3.set_port_alpha(alphas.to_vec());
+        for _ in 0..50 {
+            m3.admit(0, 3, 2, 3, 1000).unwrap();
+            for (port, a) in alphas.iter().enumerate() {
+                assert_eq!(m3.threshold(port), (m3.shared_free() as f64 * a) as u64);
+            }
+        }
         // all equal to the config's alpha: back to the shared threshold
         m.set_port_alpha(vec![0.125; 4]);
         assert!(m.port_alpha.is_empty());

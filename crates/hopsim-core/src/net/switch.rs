@@ -79,7 +79,7 @@ impl Simulation {
         let now = self.now;
         let tags_on = self.slab.tags.on;
         let tags = self.slab.tags.get(id);
-        let out = self.route(self.switches[s as usize].node, self.slab.get(id));
+        let out = self.route_cached(self.switches[s as usize].node, id);
         if out == crate::topo::routes::NO_ROUTE {
             // a link failure cut the destination off (`faults.rs`)
             return self.drop_unreachable(inp, id);

@@ -19,8 +19,21 @@
 //! within [`REL_ERROR`] (1/256) of that sample's exact value; min, max, count and mean are exact.
 //! Memory is at most 7,424 counters per class, whatever the number of packets.
 //!
+//! Per hop (`per_hop = true`). Also the queueing time of each data packet at each switch egress
+//! it crosses, from its admission to that egress's queue to the start of its serialisation there
+//! (VOQ time included: Floodgate's and BFC's queues are the port's), by the port's hop class
+//! (`HopClass`: `tor-up`, `agg-down` (a two-tier network's cores), `tor-down`, ...) and incast
+//! tag: classes `queueing at tor-up, incast`, `queueing at tor-up, non-incast` and `queueing at
+//! tor-up, non-incast to an incast destination` (packets of untagged flows to a host that some
+//! incast-tagged flow goes to: under Floodgate they share the incast's VOQ by design, and the
+//! paper's workload has none, Floodgate-NS3 keeping Poisson flows off the incast's receivers), and
+//! so on. The Floodgate paper's Fig. 11b ("per-hop average queuing time of non-incast flows",
+//! §6.1), for every packet instead of a traced sample. The same send-time window selects the
+//! packets; size buckets are not kept per hop.
+//!
 //! Cost. Off, the packet path pays one branch on an `Option` per delivered data packet; on, a
-//! leading-zeros count and two increments, in a function kept out of line.
+//! leading-zeros count and two increments, in a function kept out of line. Per hop, the switch's
+//! packet path takes the recorders' branch (`Recorders::on`) and keeps one time per packet slot.
 //!
 //! Interpretation choices (ours, not the paper's):
 //! - Quantiles are nearest-rank: the p-quantile is the sample of rank ceil(p x count) in
@@ -32,6 +45,7 @@
 //! - A time window (`sent_from`, `sent_until`) selects packets by their send time, so a packet sent inside
 //!   it and delivered after `until` counts with its whole latency.
 
+use crate::stats::HopClass;
 use crate::time::Time;
 use serde::{Deserialize, Serialize};
 
@@ -45,6 +59,9 @@ pub struct LatencyConfig {
     pub size_edges: Vec<u64>,
     pub sent_from: Time,
     pub sent_until: Option<Time>,
+    /// Also the queueing time at each switch egress, by hop class (see the module doc).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub per_hop: bool,
 }
 
 impl LatencyConfig {
@@ -172,12 +189,49 @@ pub struct LatencyRec {
     all: LogHist,
     /// `[incast][bucket]`: bucket 0 = the tag's whole class, 1.. = size buckets (when edges).
     by: [Vec<LogHist>; 2],
+    /// Per hop: `[hop class][tag]` ([`HOP_TAGS`]), and when each packet slot entered its current
+    /// queue.
+    hop: Option<(Vec<[LogHist; 3]>, Vec<Time>)>,
 }
+
+/// The per-hop classes' tags, by index: what `left`'s `tag` means.
+pub const HOP_TAGS: [&str; 3] = ["non-incast", "incast", "non-incast to an incast destination"];
 
 impl LatencyRec {
     pub fn new(cfg: &LatencyConfig) -> LatencyRec {
         let n = if cfg.size_edges.is_empty() { 1 } else { cfg.size_edges.len() + 2 };
-        LatencyRec { edges: cfg.size_edges.clone(), from: cfg.sent_from, until: cfg.sent_until.unwrap_or(Time::MAX), all: LogHist::default(), by: [vec![LogHist::default(); n], vec![LogHist::default(); n]] }
+        let hop = cfg.per_hop.then(|| (vec![Default::default(); HopClass::ALL.len()], vec![]));
+        LatencyRec { edges: cfg.size_edges.clone(), from: cfg.sent_from, until: cfg.sent_until.unwrap_or(Time::MAX), all: LogHist::default(), by: [vec![LogHist::default(); n], vec![LogHist::default(); n]], hop }
+    }
+
+    /// Whether the switches must report their queueing (`per_hop`).
+    pub fn per_hop(&self) -> bool {
+        self.hop.is_some()
+    }
+
+    /// Packet slot `id` entered a switch egress queue at `now` (per hop).
+    #[inline(never)]
+    pub fn queued(&mut self, id: u32, now: Time) {
+        if let Some((_, at)) = &mut self.hop {
+            let i = id as usize;
+            if i >= at.len() {
+                at.resize(i + 1, Time::ZERO);
+            }
+            at[i] = now;
+        }
+    }
+
+    /// Packet slot `id`, sent by its host at `sent`, of tag `tag` ([`HOP_TAGS`]), left a queue
+    /// of a port of class `class` at `now` (per hop).
+    #[inline(never)]
+    pub fn left(&mut self, id: u32, now: Time, class: HopClass, sent: Time, tag: usize) {
+        if sent < self.from || sent >= self.until {
+            return;
+        }
+        if let Some((h, at)) = &mut self.hop {
+            let since = at.get(id as usize).copied().unwrap_or(now);
+            h[class as usize][tag].add(now.0.saturating_sub(since.0));
+        }
     }
 
     /// One delivered packet of a flow of `size` bytes, sent at `sent`, arrived at `now`.
@@ -229,6 +283,13 @@ impl LatencyRec {
             row(tag.into(), &by[0], false);
             for (b, h) in by.iter().enumerate().skip(1) {
                 row(format!("{tag}, {}", self.bucket_name(b - 1)), h, false);
+            }
+        }
+        if let Some((h, _)) = &self.hop {
+            for class in HopClass::ALL {
+                for tag in [1, 0, 2] {
+                    row(format!("queueing at {}, {}", class.name(), HOP_TAGS[tag]), &h[class as usize][tag], false);
+                }
             }
         }
         t
@@ -316,6 +377,36 @@ mod tests {
         let t = r.table();
         assert_eq!((t.count[0], t.min_ps[0], t.max_ps[0]), (2, 11, 400));
         assert!(LatencyConfig { sent_from: Time(5), sent_until: Some(Time(5)), ..Default::default() }.check().unwrap_err().contains("sent_until"));
+    }
+
+    #[test]
+    fn per_hop_rows_are_by_hop_class_and_tag() {
+        let mut r = LatencyRec::new(&LatencyConfig { per_hop: true, sent_until: Some(Time(1_000)), ..Default::default() });
+        // slot 3 waits 150 ps at a ToR uplink, then none at a core; the slot is reused by the hop
+        r.queued(3, Time(100));
+        r.left(3, Time(250), HopClass::TorUp, Time(0), 0);
+        r.queued(3, Time(300));
+        r.left(3, Time(300), HopClass::AggDown, Time(0), 0);
+        r.queued(5, Time(0));
+        r.left(5, Time(40), HopClass::TorUp, Time(0), 2);
+        r.queued(6, Time(0));
+        r.left(6, Time(70), HopClass::TorDown, Time(0), 1);
+        // sent after the window: not counted
+        r.queued(7, Time(2_000));
+        r.left(7, Time(2_500), HopClass::TorUp, Time(1_000), 0);
+        let t = r.table();
+        let rows: Vec<(&str, u64, u64)> = t.class.iter().zip(&t.count).zip(&t.max_ps).map(|((c, &n), &m)| (c.as_str(), n, m)).collect();
+        assert_eq!(
+            rows,
+            vec![
+                ("all", 0, 0),
+                ("queueing at tor-down, incast", 1, 70),
+                ("queueing at tor-up, non-incast", 1, 150),
+                ("queueing at tor-up, non-incast to an incast destination", 1, 40),
+                ("queueing at agg-down, non-incast", 1, 0),
+            ]
+        );
+        assert!(!LatencyRec::new(&LatencyConfig::default()).per_hop());
     }
 
     #[test]

@@ -132,6 +132,10 @@ pub enum HopClass {
 }
 
 impl HopClass {
+    /// Every class, in declaration order (`class as usize` indexes it).
+    pub const ALL: [HopClass; 7] =
+        [HopClass::HostUp, HopClass::TorDown, HopClass::TorUp, HopClass::AggDown, HopClass::AggUp, HopClass::CoreDown, HopClass::Other];
+
     pub fn name(self) -> &'static str {
         match self {
             HopClass::HostUp => "host-up",

@@ -147,13 +147,16 @@ pub struct PacketTrace {
 /// The recorders' state inside a run.
 #[derive(Default)]
 pub struct Recorders {
-    /// The monitor or the trace is on: the switch's packet path calls `record_packet`.
+    /// The monitor, the trace or the per-hop latency is on: the switch's packet path calls
+    /// `record_packet`.
     pub on: bool,
     pub qlen: Option<QlenMon>,
     pub trace: Option<Tracer>,
     /// Per-packet latency by flow class (`record.latency`, `stats::latency`): the host's receive
     /// path tests this `Option` once per data packet.
     pub latency: Option<Box<crate::stats::latency::LatencyRec>>,
+    /// With `record.latency.per_hop`: by node, whether some incast-tagged flow goes to it.
+    pub incast_dst: Vec<bool>,
 }
 
 /// Which packets the trace records: by flow id and by global egress port id.
@@ -408,11 +411,20 @@ impl Simulation {
             }
             self.rec.trace = Some(Tracer { flows, ports });
         }
-        self.rec.on = self.rec.qlen.is_some() || self.rec.trace.is_some();
         if let Some(c) = &rec.latency {
             c.check()?;
             self.rec.latency = Some(Box::new(crate::stats::latency::LatencyRec::new(c)));
         }
+        let per_hop = self.rec.latency.as_ref().is_some_and(|l| l.per_hop());
+        if per_hop {
+            // the hosts some incast-tagged flow goes to (the per-hop classes' third tag)
+            let mut dst = vec![false; self.node_ref.len()];
+            for f in self.flows.iter().filter(|f| f.spec.incast) {
+                dst[f.spec.dst as usize] = true;
+            }
+            self.rec.incast_dst = dst;
+        }
+        self.rec.on = self.rec.qlen.is_some() || self.rec.trace.is_some() || per_hop;
         Ok(())
     }
 
@@ -437,6 +449,25 @@ impl Simulation {
     pub(crate) fn record_packet(&mut self, s: u32, p: u32, q: usize, id: PacketId, ev: u8, marked: bool) {
         let now = self.now.0;
         let port = &self.ports[p as usize];
+        if let Some(l) = self.rec.latency.as_deref_mut().filter(|l| l.per_hop()) {
+            // `record.latency.per_hop` (stats::latency): queueing time at this egress
+            let pkt = self.slab.get(id);
+            if pkt.kind == crate::packet::PktKind::Data && pkt.tag_flags & crate::packet::tag::RETX == 0 {
+                if ev == EV_ENQUEUE {
+                    l.queued(id, self.now);
+                } else if ev == EV_DEQUEUE {
+                    let class = crate::stats::HopClass::of(self.tiers[port.node as usize], self.tiers[self.ports[p as usize ^ 1].node as usize]);
+                    let tag = if self.flows[pkt.flow as usize].spec.incast {
+                        1
+                    } else if self.rec.incast_dst.get(pkt.dst as usize).copied().unwrap_or(false) {
+                        2
+                    } else {
+                        0
+                    };
+                    l.left(id, self.now, class, pkt.ts, tag);
+                }
+            }
+        }
         if let Some(m) = &mut self.rec.qlen {
             if ev != EV_DROP {
                 m.set(now, p as usize, port.queued_bytes(), &mut self.stats.qlen);

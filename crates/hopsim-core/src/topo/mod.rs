@@ -37,6 +37,7 @@ pub mod fat_tree;
 pub mod hpcc_file;
 pub mod leaf_spine;
 pub mod multi_dc;
+pub mod route_memo;
 pub mod routes;
 pub mod star;
 pub mod units;

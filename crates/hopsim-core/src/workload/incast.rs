@@ -33,6 +33,11 @@ pub enum IncastTiming {
     /// With a random destination each of the H hosts is equally likely the target, so the
     /// aggregate burst rate is H times higher and every host still receives `load` on average.
     LoadShare { load: f64, host_rate: Rate },
+    /// Poisson bursts whose bytes average `share` of those of the background traffic they are
+    /// mixed with, so the incast follows the background's load: FlowSail §VI-B adds to X% load on
+    /// the core links "50-to-1 incast traffic ... a total load of (0.1*X)%", `share` = 0.1. Only in
+    /// an incast mix, which turns it into a `LoadShare` of `host_rate` (`beside_background`).
+    BackgroundShare { share: f64, host_rate: Rate },
     /// A single burst at this absolute instant (the window is ignored).
     Once(Time),
 }
@@ -101,7 +106,22 @@ impl IncastSpec {
                 }
                 Ok(Some(secs_to_time(self.mean_burst_bytes() * 8.0 / bps)))
             }
+            IncastTiming::BackgroundShare { .. } => {
+                Err("workload.incast.background_share: a share of the background's load needs background traffic (allowed with workload.kind = \"incast_mix\")".into())
+            }
         }
+    }
+
+    /// This incast with a `BackgroundShare` made the `LoadShare` it stands for, beside background
+    /// traffic offering `background_bps` bits/s in all: bursts into `n_hosts` destinations (one
+    /// with `dst`) then offer `share * background_bps`. Other timings are returned as they are.
+    pub fn beside_background(&self, background_bps: f64, n_hosts: usize) -> IncastSpec {
+        let mut s = *self;
+        if let IncastTiming::BackgroundShare { share, host_rate } = self.timing {
+            let targets = if self.dst.is_some() { 1.0 } else { n_hosts as f64 };
+            s.timing = IncastTiming::LoadShare { load: share * background_bps / (host_rate.bps() as f64 * targets), host_rate };
+        }
+        s
     }
 
     fn validate(&self, hosts: &[u32]) -> Result<Vec<u32>, String> {
@@ -189,7 +209,7 @@ fn burst_times(
                 .map(|(_, t)| Time(t))
                 .collect()
         }
-        IncastTiming::LoadShare { .. } => {
+        IncastTiming::LoadShare { .. } | IncastTiming::BackgroundShare { .. } => {
             let mean = spec.mean_period(n_hosts)?.map_or(0, |t| t.0) as f64;
             let bursts = arrival_times(Arrival::Poisson, mean, start, limit, rng)?;
             if too_many(bursts.len() as u64) {

@@ -22,8 +22,11 @@ pub const LONG_LIVED_SIZE: u64 = 1 << 50;
 /// Background flows of `bg` plus incast bursts of `incast` among the same hosts, sorted by
 /// start time. The bursts cover the background's window: [start, start + duration) for a
 /// duration limit, [start, last background start] for a count limit. The incast streams use
-/// the background's seed and stream index, under their own stream keys.
+/// the background's seed and stream index, under their own stream keys. An incast given as a
+/// share of the background's load (`IncastTiming::BackgroundShare`) offers that share of the
+/// background's offered bits per second.
 pub fn incastmix(bg: &BackgroundSpec, cdf: &Cdf, incast: &IncastSpec) -> Result<Vec<FlowSpec>, String> {
+    let incast = &incast.beside_background(bg.load * bg.basis.capacity_bps(), bg.hosts.len());
     let mut flows = background_flows(bg, cdf)?;
     let window = match bg.limit {
         Limit::Duration(d) => d,
@@ -105,6 +108,32 @@ mod tests {
         let mut sorted_bg = bgs;
         sort_flows(&mut sorted_bg);
         assert_eq!(only_bg, sorted_bg);
+    }
+
+    /// FlowSail §VI-B's "(0.1*X)%" incast: with `BackgroundShare`, the incast bytes stay a tenth
+    /// of the background's as the background's load (host links) or its basis (core capacity)
+    /// changes, and the incast alone refuses it, naming the field.
+    #[test]
+    fn a_background_share_incast_follows_the_background_load() {
+        let cdf = Cdf::uniform(1_000, 50_000).unwrap();
+        let inc = IncastSpec::new(
+            8,
+            IncastSize::PerFlowRange { min: 50_000, max: 200_000 },
+            IncastTiming::BackgroundShare { share: 0.1, host_rate: Rate::gbps(100) },
+        );
+        for (load, basis) in [
+            (0.4, LoadBasis::HostLinks { hosts: 32, host_rate: Rate::gbps(100) }),
+            (0.8, LoadBasis::HostLinks { hosts: 32, host_rate: Rate::gbps(100) }),
+            (0.6, LoadBasis::Capacity { bps: 1.6e12 }),
+        ] {
+            let spec = BackgroundSpec { load, basis, ..bg(Limit::Duration(Time::from_ms(20))) };
+            let mix = incastmix(&spec, &cdf, &inc).unwrap();
+            let bytes = |incast: bool| mix.iter().filter(|f| f.incast == incast).map(|f| f.size as f64).sum::<f64>();
+            let ratio = bytes(true) / bytes(false);
+            assert!((ratio - 0.1).abs() < 0.015, "load {load} {basis:?}: incast / background bytes {ratio}");
+        }
+        let err = incast_flows(&inc, &(0..32).collect::<Vec<_>>(), Time::ZERO, Limit::Duration(Time::from_ms(1)), 1, 0).unwrap_err();
+        assert!(err.contains("workload.incast.background_share") && err.contains("incast_mix"), "{err}");
     }
 
     #[test]

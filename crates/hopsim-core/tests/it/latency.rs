@@ -153,3 +153,67 @@ fn retransmitted_copies_are_not_counted() {
     assert!(copies_in > packets, "the test needs duplicates: {copies_in} copies of {packets} packets arrived");
     assert!(n <= packets && n + lost >= packets, "{n} counted of {packets} packets ({lost} lost)");
 }
+
+/// Per-hop queueing times of a train of packets of `wires` bytes sent back to back: at each hop,
+/// how long each packet waits from its arrival (whole) until its port is free.
+fn train_waits(hops: &[(Rate, Time)], wires: &[u64]) -> Vec<Vec<u64>> {
+    let mut free = vec![0u64; hops.len()];
+    let mut waits = vec![vec![]; hops.len()];
+    let mut send = 0u64;
+    for &w in wires {
+        let mut t = send;
+        for (h, &(r, d)) in hops.iter().enumerate() {
+            waits[h].push(free[h].saturating_sub(t));
+            let end = t.max(free[h]) + r.tx_time(w).0;
+            free[h] = end;
+            t = end + d.0;
+        }
+        send += hops[0].0.tx_time(w).0;
+    }
+    waits
+}
+
+/// `per_hop`: a lone incast-tagged flow from a 100 Gb/s host through 40 Gb/s ToR-spine links
+/// queues at its ToR's uplink only (the spine and the last hop get it paced at 40 Gb/s); each
+/// hop class's mean and max are exact (the tandem recursion), and nothing is counted for the
+/// other tag.
+#[test]
+fn per_hop_queueing_is_the_wait_at_each_egress_by_hop_class() {
+    let ls = LeafSpine {
+        hosts_per_tor: 2,
+        tors: 2,
+        spines: 1,
+        host_rate: Rate::gbps(100),
+        fabric_rate: Rate::gbps(40),
+        host_delay: Time::from_us(1),
+        fabric_delay: Time::from_us(1),
+        links_per_spine: 1,
+    };
+    let mut cfg = on();
+    cfg.record.latency = Some(LatencyConfig { per_hop: true, ..Default::default() });
+    let (mtu, hdr) = (cfg.host.mtu as u64, cfg.host.header_bytes as u64);
+    let mut f = flow(0, 3, 30 * mtu, Time::from_us(3));
+    f.incast = true;
+    let r = run(&ls.build(), &[f], cfg);
+    let (h, fb) = ((ls.host_rate, ls.host_delay), (ls.fabric_rate, ls.fabric_delay));
+    let waits = train_waits(&[h, fb, fb, h], &vec![mtu + hdr; 30]);
+    let l = &r.latency;
+    for (hop, class) in [(1, "tor-up"), (2, "agg-down"), (3, "tor-down")] {
+        let i = row(&r, &format!("queueing at {class}, incast"));
+        let w = &waits[hop];
+        let mean = w.iter().sum::<u64>() as f64 / w.len() as f64;
+        assert_eq!((l.count[i], l.max_ps[i]), (30, *w.iter().max().unwrap()), "{class}");
+        assert!((l.mean_ps[i] - mean).abs() < 1e-6 * mean.max(1.0), "{class}: mean {} vs {mean}", l.mean_ps[i]);
+    }
+    assert!(l.max_ps[row(&r, "queueing at tor-up, incast")] > 20 * (Rate::gbps(40).tx_time(mtu + hdr).0 - Rate::gbps(100).tx_time(mtu + hdr).0));
+    assert_eq!(l.max_ps[row(&r, "queueing at tor-down, incast")], 0);
+    assert!(!l.class.iter().any(|c| c.starts_with("queueing at") && c.ends_with("non-incast")));
+    // off: no per-hop rows, and the run is the same
+    let mut plain = on();
+    plain.record.latency = Some(LatencyConfig::default());
+    let mut f2 = flow(0, 3, 30 * mtu, Time::from_us(3));
+    f2.incast = true;
+    let q = run(&ls.build(), &[f2], plain);
+    assert!(!q.latency.class.iter().any(|c| c.starts_with("queueing")));
+    assert_eq!((q.flows.fct_ps[0], q.counters.events), (r.flows.fct_ps[0], r.counters.events));
+}

@@ -29,4 +29,6 @@ mod rate_cap;
 mod nic_sched;
 mod tcp;
 mod ideal;
+mod route_memo;
+mod dc_mix;
 mod multi_nic;

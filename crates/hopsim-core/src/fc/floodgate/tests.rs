@@ -335,3 +335,42 @@ fn a_shared_voq_serves_its_head_only_whatever_the_port() {
     fx.leave(&mut fg, UP2, 1);
     assert_eq!(fg.pool.as_ref().unwrap().in_use(), 0, "drained and released");
 }
+
+#[test]
+fn one_window_per_destination_is_spent_by_every_uplink() {
+    // §7.2's "global per-dst sending window": dst 7's packets by UP1 and UP2 spend one window
+    let mut fx = Fx::new();
+    let mut fg = Floodgate::new(FloodgateConfig::default());
+    for i in 0..W0 {
+        assert_eq!(fx.arrive(&mut fg, HOST, if i % 2 == 0 { UP1 } else { UP2 }, 7, 0, true), 0);
+    }
+    assert_eq!((fg.window(&fx.view(), UP1, 7), fg.window(&fx.view(), UP2, 7)), (0, 0));
+    let v = fx.arrive(&mut fg, HOST, UP2, 7, 0, true);
+    assert_eq!(v, 1);
+    assert!(fx.closed(UP2, v));
+    for _ in 0..(W0 + 1) / 2 {
+        fx.leave(&mut fg, UP1, 0);
+    }
+    for _ in 0..W0 / 2 {
+        fx.leave(&mut fg, UP2, 0);
+    }
+    // a credit from the spine behind UP1 opens the VOQ on UP2
+    fx.control(&mut fg, UP1, CtrlMsg::Credit { dst: 7, credits: 1, psn: 0 });
+    assert_eq!(fg.window(&fx.view(), UP2, 7), 1);
+    assert!(!fx.closed(UP2, v));
+    // while dst 7 waits here, its packets by UP1 queue too rather than overtake, window or not
+    assert_eq!(fx.arrive(&mut fg, HOST, UP1, 7, 0, true), 1);
+    assert!(!fx.closed(UP1, 1));
+    // the VOQ packet by UP2 spends the last packet of window: every VOQ of dst 7 closes
+    fx.leave(&mut fg, UP2, v);
+    assert_eq!(fg.window(&fx.view(), UP1, 7), 0);
+    assert!(fx.closed(UP1, 1));
+    // with a window per (uplink, destination), UP2 has its own: the same packet goes direct
+    let mut fy = Fx::new();
+    let mut pp = Floodgate::new(FloodgateConfig { window: WindowScope::Port, ..Default::default() });
+    for _ in 0..W0 {
+        fy.arrive(&mut pp, HOST, UP1, 7, 0, true);
+    }
+    assert_eq!(fy.arrive(&mut pp, HOST, UP2, 7, 0, true), 0);
+    assert_eq!(pp.window(&fy.view(), UP2, 7), W0 - 1);
+}
