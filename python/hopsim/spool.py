@@ -6,7 +6,7 @@ Why on disk and not in memory: the standard benchmark's 10 us buffer samples alo
 million rows, about 40 MB in the core and three times that as Arrow columns with their derived
 columns; a 10 ms run of a 1024-host fat-tree has ten times more. The core hands chunks of about
 65,536 rows to `Spool.add` (``crates/hopsim-py/src/lib.rs``, ``on_spill``), which appends them to
-raw Parquet files as they are; at the end `results_from_native` turns each raw file, a row group
+raw files as they are; at the end `results_from_native` turns each raw file, a batch
 at a time, into the final table file with the same rows, in the same order, as an unspooled run.
 The spool folder is removed when the results that use it are garbage-collected.
 """
@@ -18,18 +18,19 @@ import tempfile
 import weakref
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from . import arrow
 
 __all__ = ["Spool", "Tables", "RAW"]
 
 # the core's time-growing tables, as `_native.run` hands them over
 RAW = ("buffer_switch", "buffer_port", "queues", "trace", "module_samples")
+# rows per batch when the raw files are turned into the final tables
+READ_ROWS = 16_384
 
 
 def _np(col: Any) -> np.ndarray:
@@ -39,41 +40,63 @@ def _np(col: Any) -> np.ndarray:
 
 class Spool:
     """Raw chunks of the time-growing tables in a temporary folder, and the final tables made
-    from them."""
+    from them.
+
+    The raw chunks are the core's column buffers appended as they come, one file per column
+    (`raw-TABLE-COLUMN.bin`, native little-endian, the dtype the core names). Why not Arrow or
+    Parquet while the core runs: the writer's pages and the Arrow copy of each chunk cost about
+    20 MB on the standard benchmark, on top of the core itself, and that set the peak memory of
+    `hopsim run`; appending bytes costs nothing, and reading them back is `numpy.fromfile`."""
 
     def __init__(self, parent: Path | str | None = None):
         self.dir = Path(tempfile.mkdtemp(prefix="hopsim-spool-", dir=parent))
         self._cleanup = weakref.finalize(self, shutil.rmtree, str(self.dir), True)
-        self._raw: dict[str, pq.ParquetWriter] = {}
+        self._raw: dict[str, dict[str, BinaryIO]] = {}
+        self._dtypes: dict[str, dict[str, np.dtype]] = {}
         self.chunks = 0
+
+    def _path(self, name: str, column: str) -> Path:
+        return self.dir / f"raw-{name}-{column}.bin"
 
     def add(self, tables: Mapping[str, Mapping[str, Any]]) -> None:
         """Append one chunk (`_native.run`'s ``on_spill`` argument, or the rows left at the end)."""
         self.chunks += 1
         for name in RAW:
-            t = arrow.table({k: _np(v) for k, v in tables[name].items()})
-            if t.num_rows == 0:
+            cols = tables[name]
+            if not any(len(memoryview(buf)) for _, buf in cols.values()):
                 continue
-            w = self._raw.get(name)
-            if w is None:
-                # lz4: these files live for one run; writing fast matters more than their size
-                w = self._raw[name] = pq.ParquetWriter(self.dir / f"raw-{name}.parquet", t.schema, compression="lz4")
-            w.write_table(t)
+            files = self._raw.get(name)
+            if files is None:
+                self._dtypes[name] = {c: np.dtype(dt) for c, (dt, _) in cols.items()}
+                files = self._raw[name] = {c: open(self._path(name, c), "wb") for c in cols}
+            for c, (_, buf) in cols.items():
+                files[c].write(buf)
 
     def read(self, name: str, empty: Mapping[str, Any]) -> Iterator[dict[str, np.ndarray]]:
-        """The raw rows of table `name`, a row group at a time (`empty`: the core's columns with
-        no rows, yielded once when nothing was spooled, so the final table has its schema)."""
-        w = self._raw.pop(name, None)
-        if w is not None:
-            w.close()
-        path = self.dir / f"raw-{name}.parquet"
-        if not path.exists():
+        """The raw rows of table `name`, `READ_ROWS` at a time (`empty`: the core's columns with
+        no rows, yielded once when nothing was spooled, so the final table has its schema). Its
+        raw files are gone afterwards (the disk holds one copy of the samples at a time)."""
+        files = self._raw.pop(name, None)
+        if files is None:
             yield {k: _np(v) for k, v in empty.items()}
             return
-        f = pq.ParquetFile(path)
-        for i in range(f.num_row_groups):
-            rg = f.read_row_group(i)
-            yield {c: arrow.to_numpy(rg.column(c)) for c in rg.column_names}
+        for f in files.values():
+            f.close()
+        dtypes = self._dtypes.pop(name)
+        first = next(iter(dtypes))
+        rows = self._path(name, first).stat().st_size // dtypes[first].itemsize
+        handles = {c: open(self._path(name, c), "rb") for c in dtypes}
+        try:
+            # batches smaller than the core's chunks: the conversion's working set (a batch's
+            # columns, their Arrow table, the writer's pages) sets the end of `hopsim run`'s peak
+            # memory; 16,384 rows keep it near 5 MB where 65,536 took about 20 MB more
+            for start in range(0, rows, READ_ROWS):
+                n = min(READ_ROWS, rows - start)
+                yield {c: np.fromfile(h, dtype=dtypes[c], count=n) for c, h in handles.items()}
+        finally:
+            for c, h in handles.items():
+                h.close()
+                self._path(name, c).unlink(missing_ok=True)
 
     def write(self, name: str, parts: Iterator[pa.Table]) -> Path:
         """Write the final table `name` from its parts, in order; returns its file."""
