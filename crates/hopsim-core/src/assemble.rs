@@ -165,7 +165,7 @@ impl Simulation {
             || matches!(cfg.cc, crate::cc::CcConfig::Ictcp(_))
             || switches.iter().any(|s: &Switch| s.fc.uses_tags_any())
             || hosts.iter().any(|h: &Host| crate::fc::nic::NicFc::uses_tags(&h.nic));
-        let port_owner = Simulation::port_owners(&ports, &node_ref);
+        Simulation::set_port_owners(&mut ports, &node_ref);
         let mut sim = Simulation {
             now: Time::ZERO,
             sched: Scheduler::default(),
@@ -174,7 +174,6 @@ impl Simulation {
             switches,
             hosts,
             flows: Vec::with_capacity(flows.len()),
-            port_owner,
             node_ref,
             routes,
             route_memo: crate::topo::route_memo::RouteMemo::new(flows.len()),

@@ -437,8 +437,7 @@ impl Scenario {
         let nq = cfg.switch.nqueues as u64;
         let nic_gates = cfg.fc.nic_gates(cfg.host.nic_queues).max(1) as u64;
         let upq = nq.max(nic_gates);
-        // (and its owner, `Simulation::port_owner`)
-        let port = (size_of::<Port>() + size_of::<PortCold>() + size_of::<crate::sim::NodeRef>()) as u64 + PORT_HEAP;
+        let port = (size_of::<Port>() + size_of::<PortCold>()) as u64 + PORT_HEAP;
         let host_ports = (2 * s.links).saturating_sub(s.switch_ports);
         let ports_bytes = (2 * s.links).saturating_mul(port)
             + host_ports.saturating_mul(nic_gates * GATE)

@@ -38,8 +38,6 @@ pub struct Simulation {
     pub hosts: Vec<Host>,
     pub flows: Vec<Flow>,
     pub(crate) node_ref: Vec<NodeRef>,
-    /// What owns each port: its switch, or for a host port its NIC (`net::nic_choice`).
-    pub(crate) port_owner: Vec<NodeRef>,
     pub(crate) routes: Routes,
     /// Routes the running flows have taken (`topo::route_memo`).
     pub(crate) route_memo: crate::topo::route_memo::RouteMemo,

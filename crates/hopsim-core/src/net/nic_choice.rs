@@ -71,21 +71,21 @@ impl Simulation {
     }
 
     /// What owns port `p`: its switch, or its NIC (`NodeRef::Host` of the NIC's index). One
-    /// load from the table `port_owners` builds, where the node's `node_ref` would need two.
+    /// load from the port itself, where the node's `node_ref` would need two.
     #[inline]
     pub(crate) fn owner_of_port(&self, p: u32) -> NodeRef {
-        self.port_owner[p as usize]
+        self.ports[p as usize].owner
     }
 
-    /// The owner of every port, for `owner_of_port`: a switch port's switch, a host port's NIC.
-    pub(crate) fn port_owners(ports: &[crate::net::port::Port], node_ref: &[NodeRef]) -> Vec<NodeRef> {
-        ports
-            .iter()
-            .map(|port| match node_ref[port.node as usize] {
+    /// Record the owner of every port, for `owner_of_port`: a switch port's switch, a host
+    /// port's NIC.
+    pub(crate) fn set_port_owners(ports: &mut [crate::net::port::Port], node_ref: &[NodeRef]) {
+        for port in ports {
+            port.owner = match node_ref[port.node as usize] {
                 NodeRef::Host(h) => NodeRef::Host(h + port.local as u32),
                 s => s,
-            })
-            .collect()
+            };
+        }
     }
 
     /// Bind flow `id` to its sender's and receiver's NICs (`src_nic`, `ack_nic`), given the

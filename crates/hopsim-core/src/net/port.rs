@@ -88,6 +88,10 @@ pub struct Port {
     pub node: u32,
     /// Index of this port among its node's ports.
     pub local: u16,
+    /// What owns it: its switch, or for a host port its NIC (`Simulation::owner_of_port`). Kept
+    /// here, beside `local`, because the packet path reads both on every arrival: a table of its
+    /// own cost an L1 miss per hop on a 1024-host fat-tree (callgrind's cache simulation).
+    pub(crate) owner: crate::sim::NodeRef,
     /// The queue-to-priority map is the default `q mod 8` (the scheduler skips the lookup).
     prio_mod8: bool,
     /// Markers in the data queues (their handling is skipped while there are none).
@@ -175,6 +179,8 @@ impl Port {
         Port {
             node,
             local,
+            // set by the assembly, which knows the node's kind (`Simulation::set_port_owners`)
+            owner: crate::sim::NodeRef::Switch(u32::MAX),
             prio_mod8: prio.iter().enumerate().all(|(q, &p)| p as usize == q % NPRIO),
             markers: 0,
             clock,

@@ -79,7 +79,9 @@ impl Simulation {
         let now = self.now;
         let tags_on = self.slab.tags.on;
         let tags = self.slab.tags.get(id);
-        let out = self.route_cached(self.switches[s as usize].node, id);
+        // the switch's node from the port the packet came in by (touched next anyway), not from
+        // the switch, whose first cache line this path would otherwise load only for it
+        let out = self.route_cached(self.ports[inp as usize].node, id);
         if out == crate::topo::routes::NO_ROUTE {
             // a link failure cut the destination off (`faults.rs`)
             return self.drop_unreachable(inp, id);
