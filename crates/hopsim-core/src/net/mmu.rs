@@ -51,6 +51,14 @@ pub enum Charge {
     Headroom,
 }
 
+/// What one ingress (port, priority) holds: `bytes` in its reserve and the shared pool,
+/// `hdrm` in its headroom.
+#[derive(Clone, Copy, Debug, Default)]
+struct Ingress {
+    bytes: u64,
+    hdrm: u64,
+}
+
 /// Distinct per-port alphas whose thresholds are kept current (`Mmu::port_class`).
 const MAX_CLASSES: usize = 4;
 
@@ -63,8 +71,9 @@ pub struct Mmu {
     headroom: Vec<u64>,
     total_headroom: u64,
     total_reserve: u64,
-    ingress_bytes: Vec<u64>,
-    hdrm_bytes: Vec<u64>,
+    /// Bytes of each ingress (port, priority): its reserved and shared share, and its headroom,
+    /// side by side because admission, release and the pause checks read both for one packet.
+    ingress: Vec<Ingress>,
     egress_bytes: Vec<u64>,
     shared_used: u64,
     /// `alpha x shared_free()`, kept current as `shared_used` changes (read on every packet).
@@ -98,8 +107,7 @@ impl Mmu {
             headroom,
             total_headroom,
             total_reserve,
-            ingress_bytes: vec![0; nports * nprio],
-            hdrm_bytes: vec![0; nports * nprio],
+            ingress: vec![Ingress::default(); nports * nprio],
             egress_bytes: vec![0; nports * nqueue],
             shared_used: 0,
             thresh: 0,
@@ -186,15 +194,15 @@ impl Mmu {
     /// Bytes of this ingress (port, priority) above its reserve.
     #[inline]
     pub fn shared_used_by(&self, port: usize, prio: usize) -> u64 {
-        self.ingress_bytes[self.ip(port, prio)].saturating_sub(self.cfg.reserve_bytes)
+        self.ingress[self.ip(port, prio)].bytes.saturating_sub(self.cfg.reserve_bytes)
     }
 
     pub fn ingress_bytes(&self, port: usize, prio: usize) -> u64 {
-        self.ingress_bytes[self.ip(port, prio)] + self.hdrm_bytes[self.ip(port, prio)]
+        self.ingress[self.ip(port, prio)].bytes + self.ingress[self.ip(port, prio)].hdrm
     }
 
     pub fn headroom_bytes(&self, port: usize, prio: usize) -> u64 {
-        self.hdrm_bytes[self.ip(port, prio)]
+        self.ingress[self.ip(port, prio)].hdrm
     }
 
     #[inline]
@@ -218,14 +226,14 @@ impl Mmu {
             return None;
         }
         let i = self.ip(port, prio);
-        let new_bytes = self.ingress_bytes[i] + s;
+        let new_bytes = self.ingress[i].bytes + s;
         let charge = if new_bytes <= self.cfg.reserve_bytes {
             Charge::Reserved
         } else {
             let thresh = self.threshold(port);
             let over = new_bytes - self.cfg.reserve_bytes;
             if over > thresh {
-                if self.cfg.lossless && self.hdrm_bytes[i] + s <= self.headroom[port] {
+                if self.cfg.lossless && self.ingress[i].hdrm + s <= self.headroom[port] {
                     Charge::Headroom
                 } else {
                     return None;
@@ -235,13 +243,13 @@ impl Mmu {
             }
         };
         match charge {
-            Charge::Headroom => self.hdrm_bytes[i] += s,
+            Charge::Headroom => self.ingress[i].hdrm += s,
             Charge::Shared { shared } => {
-                self.ingress_bytes[i] += s;
+                self.ingress[i].bytes += s;
                 self.shared_used += shared as u64;
                 self.update_threshold();
             }
-            Charge::Reserved => self.ingress_bytes[i] += s,
+            Charge::Reserved => self.ingress[i].bytes += s,
         }
         self.egress_bytes[egress * self.nqueue + queue] += s;
         self.used += s;
@@ -259,8 +267,8 @@ impl Mmu {
         // (bytes out of the headroom, bytes of the rest that were shared)
         let (from_hdrm, from_shared) = if self.cfg.headroom_first {
             // headroom first, then the ingress's bytes, of which those above the reserve are shared
-            let h = self.hdrm_bytes[i].min(s);
-            (h, (s - h).min(self.ingress_bytes[i].saturating_sub(self.cfg.reserve_bytes)))
+            let h = self.ingress[i].hdrm.min(s);
+            (h, (s - h).min(self.ingress[i].bytes.saturating_sub(self.cfg.reserve_bytes)))
         } else {
             match charge {
                 Charge::Headroom => (s, 0),
@@ -268,8 +276,8 @@ impl Mmu {
                 Charge::Reserved => (0, 0),
             }
         };
-        self.hdrm_bytes[i] -= from_hdrm;
-        self.ingress_bytes[i] -= s - from_hdrm;
+        self.ingress[i].hdrm -= from_hdrm;
+        self.ingress[i].bytes -= s - from_hdrm;
         if from_shared > 0 {
             self.shared_used -= from_shared;
             self.update_threshold();
@@ -282,7 +290,7 @@ impl Mmu {
     #[inline]
     pub fn should_pause(&self, port: usize, prio: usize) -> bool {
         let i = self.ip(port, prio);
-        self.hdrm_bytes[i] > 0 || self.shared_used_by(port, prio) >= self.threshold(port)
+        self.ingress[i].hdrm > 0 || self.shared_used_by(port, prio) >= self.threshold(port)
     }
 
     /// HPCC's `CheckShouldResume`: headroom drained and the shared share back below the threshold
@@ -291,7 +299,7 @@ impl Mmu {
     pub fn should_resume(&self, port: usize, prio: usize) -> bool {
         let i = self.ip(port, prio);
         let su = self.shared_used_by(port, prio);
-        self.hdrm_bytes[i] == 0 && (su == 0 || su + self.cfg.resume_offset <= self.threshold(port))
+        self.ingress[i].hdrm == 0 && (su == 0 || su + self.cfg.resume_offset <= self.threshold(port))
     }
 }
 
