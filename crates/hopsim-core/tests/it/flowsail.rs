@@ -176,3 +176,39 @@ fn flows_paused_per_port_and_cft_occupancy_are_sampled_over_time() {
     // switch 2 pauses flows upstream (pauseNum > 0) at some samples
     assert!(rows(1, "flows_pausing").iter().any(|&(_, v)| v >= 1.0));
 }
+
+/// Issue 12's "per-flow throughput of chosen flows over time" (`record.cwnd_flows`: the `cwnd`
+/// table's `delivered_bytes`), on Fig. 8's testbed: in every 50 us while f2 and f3 send, f3
+/// delivers its 20 Gb/s (19.1 of payload: 1000 of every 1048 bytes) and f2 about that (it shares
+/// P2's normal queue with f1's backlog, so it jitters), while f1 gets P2's remainder; once f2 has
+/// finished, f1 takes P2's whole 40 Gb/s. The paper's Fig. 9 bars are these rates averaged.
+#[test]
+fn fig9_throughput_of_each_flow_over_time_from_its_delivered_bytes() {
+    let (t, flows) = fig8_microbenchmark();
+    let mut net = flowsail_net(2);
+    net.fc = FcConfig::Flowsail(FlowsailConfig { q_l_hrtt: 2.5, q_h_hrtt: 7.5, ..Default::default() });
+    net.record.buffer_interval = Some(Time::from_us(50));
+    net.record.cwnd_flows = vec![0, 1, 2];
+    let r = run(&t, &flows, net);
+    let c = &r.cwnd;
+    assert_eq!(c.delivered_bytes.len(), c.time_ps.len());
+    // (end of interval in us, Gb/s of payload) of flow f over each pair of consecutive samples
+    let rates = |f: u32| -> Vec<(u64, f64)> {
+        let s: Vec<(u64, u64)> = (0..c.time_ps.len()).filter(|&i| c.flow[i] == f).map(|i| (c.time_ps[i], c.delivered_bytes[i])).collect();
+        s.windows(2).map(|w| (w[1].0 / 1_000_000, (w[1].1 - w[0].1) as f64 * 8.0 / ((w[1].0 - w[0].0) as f64 / 1e12) / 1e9)).collect()
+    };
+    let (r1, r2, r3) = (rates(0), rates(1), rates(2));
+    eprintln!("f1 {r1:?}\nf2 {r2:?}\nf3 {r3:?}");
+    let f2_end = r.flows.finish_ps[1] / 1_000_000;
+    let within = |v: &[(u64, f64)], from: u64, to: u64| v.iter().filter(|&&(t, _)| t > from && t <= to).map(|&(_, g)| g).collect::<Vec<_>>();
+    let (f1, f2, f3) = (within(&r1, 50, f2_end), within(&r2, 50, f2_end), within(&r3, 50, f2_end));
+    assert!(f2.len() >= 14 && f3.len() >= 14, "{} and {} intervals", f2.len(), f3.len());
+    assert!(f3.iter().all(|&g| (g - 19.1).abs() < 0.5), "f3 away from 20 Gb/s: {f3:?}");
+    assert!(f2.iter().all(|&g| (g - 19.1).abs() < 4.0), "f2 away from 20 Gb/s: {f2:?}");
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    assert!((mean(&f2) - 19.1).abs() < 1.0, "f2 mean {:.2}", mean(&f2));
+    // f1, capped at 60 Gb/s, gets what P2's 40 Gb/s leaves beside f2, then all of it
+    assert!(f1.iter().all(|&g| g < 21.0), "f1 beside f2: {f1:?}");
+    let after = within(&r1, f2_end + 50, f2_end + 1000);
+    assert!(after.len() >= 10 && after.iter().all(|&g| g > 37.0), "f1 alone: {after:?}");
+}
