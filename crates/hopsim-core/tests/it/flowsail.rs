@@ -119,12 +119,10 @@ fn fig9_flowsail_pauses_f1_and_keeps_f2_and_f3_at_20g() {
     assert!(share_of_cap(&bfc, 1) < 0.85 && share_of_cap(&bfc, 2) < 0.85, "BFC: f2 {:.3}, f3 {:.3}", share_of_cap(&bfc, 1), share_of_cap(&bfc, 2));
 }
 
-/// In-order delivery (§IV-C, "In-order Support"): two queues per port on a leaf-spine, a 50-to-1
-/// incast of 50-200 KB flows beside long flows into the same ToR, no end-to-end congestion
-/// control: FlowSail isolates flows with packets still queued (order marks), and no receiver
-/// ever gets a packet beyond the next one it expects.
-#[test]
-fn fifty_to_one_incast_with_two_queues_delivers_every_packet_in_order() {
+/// A leaf-spine of 4 ToRs with 16 hosts each and 2 spines: a 50-to-1 incast of 50-200 KB flows
+/// into host 0 at 20 us, and 1 MB flows from ToR 3 into ToR 0's other hosts that share the
+/// spines' down queues with it.
+fn incast_beside_long_flows() -> (Topology, Vec<FlowSpec>) {
     let t = leaf_spine_100g(16, 4, 2).build();
     let hosts = t.host_ids();
     let dst = hosts[0];
@@ -133,10 +131,60 @@ fn fifty_to_one_incast_with_two_queues_delivers_every_packet_in_order() {
         .enumerate()
         .map(|(i, &s)| FlowSpec { incast: true, ..flow(s, dst, 50_000 + (i as u64 * 37_000) % 150_001, Time::from_us(20)) })
         .collect();
-    // long flows from ToR 3 into ToR 0's other hosts share the spines' down queues with the incast
     for (k, &s) in hosts[52..60].iter().enumerate() {
         flows.push(flow(s, hosts[1 + k], 1_000_000, Time::from_us(k as u64)));
     }
+    (t, flows)
+}
+
+/// Item 5: FlowSail with each end-to-end control §VI-B puts on top (DCQCN, DCTCP, TIMELY, HPCC;
+/// `CC+FlowSail`, Fig. 12) and PFC underneath, two queues per port, on the incast beside long
+/// flows: every flow finishes, nothing is lost or delivered out of order, every order mark finds
+/// its twin, and the control acts (each changes the flows' completion times from FlowSail alone;
+/// with marking at 20 KB, below the queues FlowSail lets build, DCQCN gets CNPs).
+#[test]
+fn flowsail_carries_each_end_to_end_control_with_pfc_underneath() {
+    use hopsim_core::cc::{dcqcn::DcqcnConfig, dctcp::DctcpConfig, hpcc::HpccConfig, timely::TimelyConfig, CcConfig};
+    let (t, flows) = incast_beside_long_flows();
+    let net = |cc: CcConfig| {
+        let mut n = flowsail_net(2);
+        n.cc = cc;
+        n.switch.ecn.kmin_bytes = 20_000;
+        n.switch.ecn.kmax_bytes = 20_000;
+        n.switch.ecn.pmax = 1.0;
+        n.switch.ecn.ref_rate = None;
+        n
+    };
+    let alone = run(&t, &flows, net(CcConfig::None));
+    for cc in [
+        CcConfig::Dcqcn(DcqcnConfig::default()),
+        CcConfig::Dctcp(DctcpConfig::default()),
+        CcConfig::Timely(TimelyConfig::default()),
+        CcConfig::Hpcc(HpccConfig::default()),
+    ] {
+        let what = format!("{cc:?}");
+        let r = run(&t, &flows, net(cc));
+        assert_conserved(&r);
+        assert_eq!(r.counters.flows_finished, r.counters.flows, "{what}");
+        assert_eq!(r.counters.drops, 0, "{what}");
+        assert_eq!(r.counters.out_of_order, 0, "{what}");
+        let inserted: u64 = r.ports.markers_inserted.iter().sum();
+        assert_eq!(inserted, r.ports.markers_matched.iter().sum::<u64>(), "{what}");
+        assert!(r.modules["flowsail_pauses"] > 0, "{what}: FlowSail still pauses flows");
+        assert!(r.flows.fct_ps != alone.flows.fct_ps, "{what}: the control changed nothing");
+        if what.starts_with("Dcqcn") {
+            assert!(r.counters.cnps > 0, "DCQCN got no congestion notification");
+        }
+    }
+}
+
+/// In-order delivery (§IV-C, "In-order Support"): two queues per port on a leaf-spine, a 50-to-1
+/// incast of 50-200 KB flows beside long flows into the same ToR, no end-to-end congestion
+/// control: FlowSail isolates flows with packets still queued (order marks), and no receiver
+/// ever gets a packet beyond the next one it expects.
+#[test]
+fn fifty_to_one_incast_with_two_queues_delivers_every_packet_in_order() {
+    let (t, flows) = incast_beside_long_flows();
     let r = run(&t, &flows, flowsail_net(2));
     let inserted: u64 = r.ports.markers_inserted.iter().sum();
     let matched: u64 = r.ports.markers_matched.iter().sum();
@@ -211,4 +259,11 @@ fn fig9_throughput_of_each_flow_over_time_from_its_delivered_bytes() {
     assert!(f1.iter().all(|&g| g < 21.0), "f1 beside f2: {f1:?}");
     let after = within(&r1, f2_end + 50, f2_end + 1000);
     assert!(after.len() >= 10 && after.iter().all(|&g| g > 37.0), "f1 alone: {after:?}");
+    // item 4, the first hop: switch 1 pauses f1 alone at S's NIC (node 2) by its FID, and S goes
+    // on sending f3 (above) and f2 beside it
+    let ctl = &r.control;
+    let to_nic: Vec<(u32, u64)> = (0..ctl.kind.len()).filter(|&i| ctl.kind[i] == "flow_pause" && ctl.peer_node[i] == 2).map(|i| (ctl.target[i], ctl.value[i])).collect();
+    eprintln!("flow pauses to S's NIC: {} frames", to_nic.len());
+    assert!(to_nic.iter().any(|&(_, v)| v == 1), "switch 1 paused a flow at the NIC");
+    assert!(to_nic.iter().all(|&(f, _)| f == 0), "only f1 is paused at the NIC: {to_nic:?}");
 }
