@@ -73,6 +73,23 @@ pub fn fig8_microbenchmark() -> (Topology, Vec<FlowSpec>) {
     (t, vec![capped(r1, 8_000_000, 60), capped(r1, 2_000_000, 20), capped(r2, 2_000_000, 20)])
 }
 
+/// FlowSail on Fig. 8's testbed, two queues per port: f1, f2 and f3 share switch 1's one normal
+/// queue at P1, f1 and f2 switch 2's at P2 (the paper forces the same sharing on its 8-queue
+/// testbed). P2 is a 100 Gb/s port limited to 40 Gb/s there, and Q_l, Q_h are in hop BDPs of the
+/// port's capacity mu (§IV-B): hopsim's P2 is a 40 Gb/s link, so its thresholds are given as 2.5
+/// and 7.5 hop BDPs at 40 Gb/s (1 and 3 at 100 Gb/s). At 1 and 3 hop BDPs of 40 Gb/s, f2 is
+/// paused more and falls to about 0.66 of its rate: when f1's backlog drains, f2 holds more than
+/// S_fair = Q >> 1 (flowNum still counts f1) while Q is above the smaller Q_l. `sample`: the
+/// `record.buffer_interval` (module samples, windows), `None` to keep the default.
+fn fig8_net(sample: Option<Time>) -> NetConfig {
+    let mut net = flowsail_net(2);
+    net.fc = FcConfig::Flowsail(FlowsailConfig { q_l_hrtt: 2.5, q_h_hrtt: 7.5, ..Default::default() });
+    if sample.is_some() {
+        net.record.buffer_interval = sample;
+    }
+    net
+}
+
 /// A flow's mean sending rate as a fraction of its cap: its ideal FCT (the flow alone at its
 /// cap) over its FCT.
 fn share_of_cap(r: &RunStats, i: usize) -> f64 {
@@ -82,16 +99,7 @@ fn share_of_cap(r: &RunStats, i: usize) -> f64 {
 #[test]
 fn fig9_flowsail_pauses_f1_and_keeps_f2_and_f3_at_20g() {
     let (t, flows) = fig8_microbenchmark();
-    // two queues per port: f1, f2 and f3 share switch 1's one normal queue at P1, f1 and f2
-    // switch 2's at P2 (the paper forces the same sharing on its 8-queue testbed). P2 is a
-    // 100 Gb/s port limited to 40 Gb/s there, and Q_l, Q_h are in hop BDPs of the port's capacity
-    // mu (§IV-B): hopsim's P2 is a 40 Gb/s link, so its thresholds are given as 2.5 and 7.5 hop
-    // BDPs at 40 Gb/s (1 and 3 at 100 Gb/s). At 1 and 3 hop BDPs of 40 Gb/s, f2 is paused more
-    // and falls to about 0.66 of its rate: when f1's backlog drains, f2 holds more than
-    // S_fair = Q >> 1 (flowNum still counts f1) while Q is above the smaller Q_l.
-    let mut net = flowsail_net(2);
-    net.fc = FcConfig::Flowsail(FlowsailConfig { q_l_hrtt: 2.5, q_h_hrtt: 7.5, ..Default::default() });
-    let fs = run(&t, &flows, net);
+    let fs = run(&t, &flows, fig8_net(None));
     let bfc = run(&t, &flows, bfc_net(BfcConfig { assignment: Assignment::Dynamic, ..Default::default() }, 2));
     let ideal = run(&t, &flows, bfc_net(BfcConfig { per_flow: true, ..Default::default() }, 16));
     let show = |n: &str, r: &RunStats| eprintln!("{n}: f1 {:.3} f2 {:.3} f3 {:.3} of cap", share_of_cap(r, 0), share_of_cap(r, 1), share_of_cap(r, 2));
@@ -203,10 +211,7 @@ fn fifty_to_one_incast_with_two_queues_delivers_every_packet_in_order() {
 #[test]
 fn flows_paused_per_port_and_cft_occupancy_are_sampled_over_time() {
     let (t, flows) = fig8_microbenchmark();
-    let mut net = flowsail_net(2);
-    net.fc = FcConfig::Flowsail(FlowsailConfig { q_l_hrtt: 2.5, q_h_hrtt: 7.5, ..Default::default() });
-    net.record.buffer_interval = Some(Time::from_us(1));
-    let r = run(&t, &flows, net);
+    let r = run(&t, &flows, fig8_net(Some(Time::from_us(1))));
     let m = &r.module_samples;
     let metric = |name: &str| r.module_metrics.iter().position(|x| x == name).expect(name) as u16;
     let rows = |node: u32, name: &str| -> Vec<(u16, f64)> {
@@ -233,9 +238,7 @@ fn flows_paused_per_port_and_cft_occupancy_are_sampled_over_time() {
 #[test]
 fn fig9_throughput_of_each_flow_over_time_from_its_delivered_bytes() {
     let (t, flows) = fig8_microbenchmark();
-    let mut net = flowsail_net(2);
-    net.fc = FcConfig::Flowsail(FlowsailConfig { q_l_hrtt: 2.5, q_h_hrtt: 7.5, ..Default::default() });
-    net.record.buffer_interval = Some(Time::from_us(50));
+    let mut net = fig8_net(Some(Time::from_us(50)));
     net.record.cwnd_flows = vec![0, 1, 2];
     let r = run(&t, &flows, net);
     let c = &r.cwnd;
