@@ -32,7 +32,7 @@ COLUMNS = {
     "trace": ["time_ns", "node", "port", "queue", "event", "flow", "seq", "size", "qlen_bytes"],
     "module_samples": ["time_ns", "node", "port", "peer_node", "hop_class", "metric", "value"],
     "latency": ["class", "count", "min_ns", "p50_ns", "p95_ns", "p99_ns", "max_ns", "mean_ns"],
-    "cwnd": ["time_ns", "flow", "cwnd_bytes"],
+    "cwnd": ["time_ns", "flow", "cwnd_bytes", "delivered_bytes"],
 }
 
 

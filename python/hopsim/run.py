@@ -224,8 +224,9 @@ def results_from_native(raw: dict[str, Any], scenario_hash: str = "", name: str 
 
     # congestion windows of record.cwnd_flows (Pulser's Fig. 6; crates/hopsim-core/src/stats/mod.rs)
     wz = {k: _np(v) for k, v in t["cwnd"].items()}
+    # and the bytes each has delivered in order, whose rise over a sample interval is its throughput
     cwnd = arrow.table({"time_ns": _ns(wz["time_ps"]), "flow": wz["flow"], "cwnd_bytes": wz["cwnd_bytes"],
-                     "time_ps": wz["time_ps"]})
+                     "delivered_bytes": wz["delivered_bytes"], "time_ps": wz["time_ps"]})
 
     # what the flow-control modules report over time (FlowControl::sample): one long table
     metric_names = list(raw.get("module_metrics", []))

@@ -1208,8 +1208,8 @@ class Record(Strict):
         "(`{ size_edges = [...] }`) = on, omitted or false = off"
     )
     cwnd_flows: list[Annotated[Int, Field(ge=0, lt=2**32)]] = Field(
-        default_factory=list, description="flow ids whose congestion window is sampled every buffer_interval into the "
-        "cwnd table (Pulser Fig. 6)")
+        default_factory=list, description="flow ids whose congestion window and in-order delivered bytes are sampled "
+        "every buffer_interval into the cwnd table (Pulser Fig. 6; a flow's throughput over time, FlowSail Fig. 9)")
 
     _positive = field_validator("buffer_interval")(_positive_or("must be a positive time or 'off'"))
 

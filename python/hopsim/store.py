@@ -9,7 +9,7 @@ Contents::
     flows.parquet  pauses.parquet  control.parquet  buffer.parquet  queues.parquet  ports.parquet
     pfc_received.parquet  every PFC frame where it arrived (the HPCC simulator's pfc.txt)
     qlen.parquet       queue-length histograms of record.qlen_monitor (its qlen.txt); empty when off
-    cwnd.parquet       congestion windows of record.cwnd_flows over time (Pulser Fig. 6); empty when off
+    cwnd.parquet       congestion windows and delivered bytes of record.cwnd_flows over time (Pulser Fig. 6); empty when off
     trace.parquet      switch events of record.trace's flows and ports (its mix.tr); empty when off
     module_samples.parquet  what the flow-control scheme reports over time at each buffer sample
                        (time, node, port, metric, value: VOQs in use, flows paused, ...)

@@ -109,7 +109,7 @@ fn stats_to_py<'py>(py: Python<'py>, s: &RunStats) -> PyResult<Bound<'py, PyDict
     let l = &s.latency;
     table!(py, tables, "latency", l, [count, min_ps, p50_ps, p95_ps, p99_ps, max_ps, mean_ps], text [class]);
     let cw = &s.cwnd;
-    table!(py, tables, "cwnd", cw, [time_ps, flow, cwnd_bytes]);
+    table!(py, tables, "cwnd", cw, [time_ps, flow, cwnd_bytes, delivered_bytes]);
     let pt = &s.ports;
     table!(
         py,

@@ -99,12 +99,15 @@ pub struct QueueSeries {
 /// Congestion window over time of the flows `record.cwnd_flows` names (Pulser's Fig. 6): the
 /// window the flow's congestion control sets (`CongestionControl::window`; for a control without
 /// one, the host's in-flight cap), sampled every `record.buffer_interval` from the flow's start
-/// until its sender holds the last ACK.
+/// until its sender holds the last ACK. `delivered_bytes` is what the receiver holds in order at
+/// that time (`rcv_nxt`): the flow's throughput over time is its rise between two samples over
+/// their interval (FlowSail Fig. 9, issue 12's "per-flow throughput of chosen flows over time").
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 pub struct CwndSeries {
     pub time_ps: Vec<u64>,
     pub flow: Vec<u32>,
     pub cwnd_bytes: Vec<u64>,
+    pub delivered_bytes: Vec<u64>,
 }
 
 /// What the flow-control modules report over time ([`crate::fc::FlowControl::sample`]), one

@@ -51,6 +51,7 @@ impl Simulation {
                 c.time_ps.push(now.0);
                 c.flow.push(f);
                 c.cwnd_bytes.push(flow.cc.window().unwrap_or(flow.win_cap));
+                c.delivered_bytes.push(flow.rcv_nxt);
             }
             self.sample_modules(now);
         }

@@ -73,6 +73,23 @@ pub fn fig8_microbenchmark() -> (Topology, Vec<FlowSpec>) {
     (t, vec![capped(r1, 8_000_000, 60), capped(r1, 2_000_000, 20), capped(r2, 2_000_000, 20)])
 }
 
+/// FlowSail on Fig. 8's testbed, two queues per port: f1, f2 and f3 share switch 1's one normal
+/// queue at P1, f1 and f2 switch 2's at P2 (the paper forces the same sharing on its 8-queue
+/// testbed). P2 is a 100 Gb/s port limited to 40 Gb/s there, and Q_l, Q_h are in hop BDPs of the
+/// port's capacity mu (§IV-B): hopsim's P2 is a 40 Gb/s link, so its thresholds are given as 2.5
+/// and 7.5 hop BDPs at 40 Gb/s (1 and 3 at 100 Gb/s). At 1 and 3 hop BDPs of 40 Gb/s, f2 is
+/// paused more and falls to about 0.66 of its rate: when f1's backlog drains, f2 holds more than
+/// S_fair = Q >> 1 (flowNum still counts f1) while Q is above the smaller Q_l. `sample`: the
+/// `record.buffer_interval` (module samples, windows), `None` to keep the default.
+fn fig8_net(sample: Option<Time>) -> NetConfig {
+    let mut net = flowsail_net(2);
+    net.fc = FcConfig::Flowsail(FlowsailConfig { q_l_hrtt: 2.5, q_h_hrtt: 7.5, ..Default::default() });
+    if sample.is_some() {
+        net.record.buffer_interval = sample;
+    }
+    net
+}
+
 /// A flow's mean sending rate as a fraction of its cap: its ideal FCT (the flow alone at its
 /// cap) over its FCT.
 fn share_of_cap(r: &RunStats, i: usize) -> f64 {
@@ -82,16 +99,7 @@ fn share_of_cap(r: &RunStats, i: usize) -> f64 {
 #[test]
 fn fig9_flowsail_pauses_f1_and_keeps_f2_and_f3_at_20g() {
     let (t, flows) = fig8_microbenchmark();
-    // two queues per port: f1, f2 and f3 share switch 1's one normal queue at P1, f1 and f2
-    // switch 2's at P2 (the paper forces the same sharing on its 8-queue testbed). P2 is a
-    // 100 Gb/s port limited to 40 Gb/s there, and Q_l, Q_h are in hop BDPs of the port's capacity
-    // mu (§IV-B): hopsim's P2 is a 40 Gb/s link, so its thresholds are given as 2.5 and 7.5 hop
-    // BDPs at 40 Gb/s (1 and 3 at 100 Gb/s). At 1 and 3 hop BDPs of 40 Gb/s, f2 is paused more
-    // and falls to about 0.66 of its rate: when f1's backlog drains, f2 holds more than
-    // S_fair = Q >> 1 (flowNum still counts f1) while Q is above the smaller Q_l.
-    let mut net = flowsail_net(2);
-    net.fc = FcConfig::Flowsail(FlowsailConfig { q_l_hrtt: 2.5, q_h_hrtt: 7.5, ..Default::default() });
-    let fs = run(&t, &flows, net);
+    let fs = run(&t, &flows, fig8_net(None));
     let bfc = run(&t, &flows, bfc_net(BfcConfig { assignment: Assignment::Dynamic, ..Default::default() }, 2));
     let ideal = run(&t, &flows, bfc_net(BfcConfig { per_flow: true, ..Default::default() }, 16));
     let show = |n: &str, r: &RunStats| eprintln!("{n}: f1 {:.3} f2 {:.3} f3 {:.3} of cap", share_of_cap(r, 0), share_of_cap(r, 1), share_of_cap(r, 2));
@@ -119,12 +127,10 @@ fn fig9_flowsail_pauses_f1_and_keeps_f2_and_f3_at_20g() {
     assert!(share_of_cap(&bfc, 1) < 0.85 && share_of_cap(&bfc, 2) < 0.85, "BFC: f2 {:.3}, f3 {:.3}", share_of_cap(&bfc, 1), share_of_cap(&bfc, 2));
 }
 
-/// In-order delivery (§IV-C, "In-order Support"): two queues per port on a leaf-spine, a 50-to-1
-/// incast of 50-200 KB flows beside long flows into the same ToR, no end-to-end congestion
-/// control: FlowSail isolates flows with packets still queued (order marks), and no receiver
-/// ever gets a packet beyond the next one it expects.
-#[test]
-fn fifty_to_one_incast_with_two_queues_delivers_every_packet_in_order() {
+/// A leaf-spine of 4 ToRs with 16 hosts each and 2 spines: a 50-to-1 incast of 50-200 KB flows
+/// into host 0 at 20 us, and 1 MB flows from ToR 3 into ToR 0's other hosts that share the
+/// spines' down queues with it.
+fn incast_beside_long_flows() -> (Topology, Vec<FlowSpec>) {
     let t = leaf_spine_100g(16, 4, 2).build();
     let hosts = t.host_ids();
     let dst = hosts[0];
@@ -133,10 +139,60 @@ fn fifty_to_one_incast_with_two_queues_delivers_every_packet_in_order() {
         .enumerate()
         .map(|(i, &s)| FlowSpec { incast: true, ..flow(s, dst, 50_000 + (i as u64 * 37_000) % 150_001, Time::from_us(20)) })
         .collect();
-    // long flows from ToR 3 into ToR 0's other hosts share the spines' down queues with the incast
     for (k, &s) in hosts[52..60].iter().enumerate() {
         flows.push(flow(s, hosts[1 + k], 1_000_000, Time::from_us(k as u64)));
     }
+    (t, flows)
+}
+
+/// Item 5: FlowSail with each end-to-end control §VI-B puts on top (DCQCN, DCTCP, TIMELY, HPCC;
+/// `CC+FlowSail`, Fig. 12) and PFC underneath, two queues per port, on the incast beside long
+/// flows: every flow finishes, nothing is lost or delivered out of order, every order mark finds
+/// its twin, and the control acts (each changes the flows' completion times from FlowSail alone;
+/// with marking at 20 KB, below the queues FlowSail lets build, DCQCN gets CNPs).
+#[test]
+fn flowsail_carries_each_end_to_end_control_with_pfc_underneath() {
+    use hopsim_core::cc::{dcqcn::DcqcnConfig, dctcp::DctcpConfig, hpcc::HpccConfig, timely::TimelyConfig, CcConfig};
+    let (t, flows) = incast_beside_long_flows();
+    let net = |cc: CcConfig| {
+        let mut n = flowsail_net(2);
+        n.cc = cc;
+        n.switch.ecn.kmin_bytes = 20_000;
+        n.switch.ecn.kmax_bytes = 20_000;
+        n.switch.ecn.pmax = 1.0;
+        n.switch.ecn.ref_rate = None;
+        n
+    };
+    let alone = run(&t, &flows, net(CcConfig::None));
+    for cc in [
+        CcConfig::Dcqcn(DcqcnConfig::default()),
+        CcConfig::Dctcp(DctcpConfig::default()),
+        CcConfig::Timely(TimelyConfig::default()),
+        CcConfig::Hpcc(HpccConfig::default()),
+    ] {
+        let what = format!("{cc:?}");
+        let r = run(&t, &flows, net(cc));
+        assert_conserved(&r);
+        assert_eq!(r.counters.flows_finished, r.counters.flows, "{what}");
+        assert_eq!(r.counters.drops, 0, "{what}");
+        assert_eq!(r.counters.out_of_order, 0, "{what}");
+        let inserted: u64 = r.ports.markers_inserted.iter().sum();
+        assert_eq!(inserted, r.ports.markers_matched.iter().sum::<u64>(), "{what}");
+        assert!(r.modules["flowsail_pauses"] > 0, "{what}: FlowSail still pauses flows");
+        assert!(r.flows.fct_ps != alone.flows.fct_ps, "{what}: the control changed nothing");
+        if what.starts_with("Dcqcn") {
+            assert!(r.counters.cnps > 0, "DCQCN got no congestion notification");
+        }
+    }
+}
+
+/// In-order delivery (§IV-C, "In-order Support"): two queues per port on a leaf-spine, a 50-to-1
+/// incast of 50-200 KB flows beside long flows into the same ToR, no end-to-end congestion
+/// control: FlowSail isolates flows with packets still queued (order marks), and no receiver
+/// ever gets a packet beyond the next one it expects.
+#[test]
+fn fifty_to_one_incast_with_two_queues_delivers_every_packet_in_order() {
+    let (t, flows) = incast_beside_long_flows();
     let r = run(&t, &flows, flowsail_net(2));
     let inserted: u64 = r.ports.markers_inserted.iter().sum();
     let matched: u64 = r.ports.markers_matched.iter().sum();
@@ -155,10 +211,7 @@ fn fifty_to_one_incast_with_two_queues_delivers_every_packet_in_order() {
 #[test]
 fn flows_paused_per_port_and_cft_occupancy_are_sampled_over_time() {
     let (t, flows) = fig8_microbenchmark();
-    let mut net = flowsail_net(2);
-    net.fc = FcConfig::Flowsail(FlowsailConfig { q_l_hrtt: 2.5, q_h_hrtt: 7.5, ..Default::default() });
-    net.record.buffer_interval = Some(Time::from_us(1));
-    let r = run(&t, &flows, net);
+    let r = run(&t, &flows, fig8_net(Some(Time::from_us(1))));
     let m = &r.module_samples;
     let metric = |name: &str| r.module_metrics.iter().position(|x| x == name).expect(name) as u16;
     let rows = |node: u32, name: &str| -> Vec<(u16, f64)> {
@@ -175,4 +228,45 @@ fn flows_paused_per_port_and_cft_occupancy_are_sampled_over_time() {
     assert!(cft.iter().any(|&(_, v)| v >= 1.0));
     // switch 2 pauses flows upstream (pauseNum > 0) at some samples
     assert!(rows(1, "flows_pausing").iter().any(|&(_, v)| v >= 1.0));
+}
+
+/// Issue 12's "per-flow throughput of chosen flows over time" (`record.cwnd_flows`: the `cwnd`
+/// table's `delivered_bytes`), on Fig. 8's testbed: in every 50 us while f2 and f3 send, f3
+/// delivers its 20 Gb/s (19.1 of payload: 1000 of every 1048 bytes) and f2 about that (it shares
+/// P2's normal queue with f1's backlog, so it jitters), while f1 gets P2's remainder; once f2 has
+/// finished, f1 takes P2's whole 40 Gb/s. The paper's Fig. 9 bars are these rates averaged.
+#[test]
+fn fig9_throughput_of_each_flow_over_time_from_its_delivered_bytes() {
+    let (t, flows) = fig8_microbenchmark();
+    let mut net = fig8_net(Some(Time::from_us(50)));
+    net.record.cwnd_flows = vec![0, 1, 2];
+    let r = run(&t, &flows, net);
+    let c = &r.cwnd;
+    assert_eq!(c.delivered_bytes.len(), c.time_ps.len());
+    // (end of interval in us, Gb/s of payload) of flow f over each pair of consecutive samples
+    let rates = |f: u32| -> Vec<(u64, f64)> {
+        let s: Vec<(u64, u64)> = (0..c.time_ps.len()).filter(|&i| c.flow[i] == f).map(|i| (c.time_ps[i], c.delivered_bytes[i])).collect();
+        s.windows(2).map(|w| (w[1].0 / 1_000_000, (w[1].1 - w[0].1) as f64 * 8.0 / ((w[1].0 - w[0].0) as f64 / 1e12) / 1e9)).collect()
+    };
+    let (r1, r2, r3) = (rates(0), rates(1), rates(2));
+    eprintln!("f1 {r1:?}\nf2 {r2:?}\nf3 {r3:?}");
+    let f2_end = r.flows.finish_ps[1] / 1_000_000;
+    let within = |v: &[(u64, f64)], from: u64, to: u64| v.iter().filter(|&&(t, _)| t > from && t <= to).map(|&(_, g)| g).collect::<Vec<_>>();
+    let (f1, f2, f3) = (within(&r1, 50, f2_end), within(&r2, 50, f2_end), within(&r3, 50, f2_end));
+    assert!(f2.len() >= 14 && f3.len() >= 14, "{} and {} intervals", f2.len(), f3.len());
+    assert!(f3.iter().all(|&g| (g - 19.1).abs() < 0.5), "f3 away from 20 Gb/s: {f3:?}");
+    assert!(f2.iter().all(|&g| (g - 19.1).abs() < 4.0), "f2 away from 20 Gb/s: {f2:?}");
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    assert!((mean(&f2) - 19.1).abs() < 1.0, "f2 mean {:.2}", mean(&f2));
+    // f1, capped at 60 Gb/s, gets what P2's 40 Gb/s leaves beside f2, then all of it
+    assert!(f1.iter().all(|&g| g < 21.0), "f1 beside f2: {f1:?}");
+    let after = within(&r1, f2_end + 50, f2_end + 1000);
+    assert!(after.len() >= 10 && after.iter().all(|&g| g > 37.0), "f1 alone: {after:?}");
+    // item 4, the first hop: switch 1 pauses f1 alone at S's NIC (node 2) by its FID, and S goes
+    // on sending f3 (above) and f2 beside it
+    let ctl = &r.control;
+    let to_nic: Vec<(u32, u64)> = (0..ctl.kind.len()).filter(|&i| ctl.kind[i] == "flow_pause" && ctl.peer_node[i] == 2).map(|i| (ctl.target[i], ctl.value[i])).collect();
+    eprintln!("flow pauses to S's NIC: {} frames", to_nic.len());
+    assert!(to_nic.iter().any(|&(_, v)| v == 1), "switch 1 paused a flow at the NIC");
+    assert!(to_nic.iter().all(|&(f, _)| f == 0), "only f1 is paused at the NIC: {to_nic:?}");
 }
