@@ -155,6 +155,13 @@ pub struct BfcConfig {
     /// the flow id, and the upstream closes the queue that flow is in (give it a queue per flow:
     /// many queues). No pause-bitmap refresh.
     pub per_flow: bool,
+    /// Whether a flow that needs a queue may get an empty queue its downstream holds paused.
+    /// True is §3.3.1's text (the bitmap of empty queues, whose bit is reset "when the last packet
+    /// in a queue is scheduled"); false is the paper's simulator (BFC_NS3_NSDI2022,
+    /// `QbbNetDevice::Assign_hqCnt_qCnt`: a queue qualifies only if `GetNBytes(qid) == 0 &&
+    /// !is_queue_paused(qid)`, else a random one), which produced its §6.2 results. See the
+    /// module doc for what it changes in Fig. 9.
+    pub assign_paused_queues: bool,
 }
 
 impl Default for BfcConfig {
@@ -175,6 +182,7 @@ impl Default for BfcConfig {
             pfc: false,
             lone_packet_pauses: true,
             per_flow: false,
+            assign_paused_queues: true,
         }
     }
 }
@@ -223,6 +231,18 @@ struct Entry {
     ts: Time,
 }
 
+/// What `classify` changed for the packet the MMU is about to admit, so that `on_drop` can put
+/// it back (the issue: "a packet the MMU drops undoes what classify did").
+#[derive(Clone, Copy, Debug, Default)]
+struct Undo {
+    key: usize,
+    q: u16,
+    rr: u16,
+    egress: u16,
+    assigned: bool,
+    collided: bool,
+}
+
 /// BFC on one switch.
 pub struct Bfc {
     pub cfg: BfcConfig,
@@ -257,6 +277,8 @@ pub struct Bfc {
     /// The largest hop RTT over the switch's ports (computed on first use).
     hrtt: Option<Time>,
     timer: Option<Time>,
+    /// The last `classify`'s changes (`None` where it changed nothing).
+    undo: Option<Undo>,
     // counters for the outputs
     pub pauses: u64,
     pub resumes: u64,
@@ -286,6 +308,7 @@ impl Bfc {
             queue_holds: Default::default(),
             hrtt: None,
             timer: None,
+            undo: None,
             pauses: 0,
             resumes: 0,
             refreshes: 0,
@@ -342,9 +365,10 @@ impl Bfc {
     }
 
     /// A queue for a flow that needs one at egress `p` (§3.3.1): an empty one, else a random one.
-    fn pick_queue(&mut self, view: &SwitchView, p: u16, nd: usize, skip: Option<u16>) -> u16 {
+    fn pick_queue(&mut self, now: Time, view: &SwitchView, p: u16, nd: usize, skip: Option<u16>) -> u16 {
         self.assignments += 1;
-        let (q, collided) = pick_empty_queue(view, p, nd, skip, &mut self.rr[p as usize], &mut self.rng);
+        let open_at = (!self.cfg.assign_paused_queues).then_some(now);
+        let (q, collided) = pick_empty_queue(view, p, nd, skip, open_at, &mut self.rr[p as usize], &mut self.rng);
         self.collisions += collided as u64;
         self.port_collisions[p as usize] += collided as u64;
         q
@@ -373,11 +397,13 @@ impl Bfc {
 /// lines 10-13): the first empty queue among `0..nd` from the rotating start `rr` (SwitchX's
 /// rotating start of the empty-queue bitmap, §4), else a random one (a collision: the second
 /// value is true). `skip` is a queue no flow may get this way (an incast or isolation queue).
-pub(crate) fn pick_empty_queue(view: &SwitchView, p: u16, nd: usize, skip: Option<u16>, rr: &mut u16, rng: &mut Rng) -> (u16, bool) {
+/// With `open_at`, an empty queue whose gate is closed at that time (paused by the downstream)
+/// does not count as empty (BFC's `assign_paused_queues = false`, the paper's simulator).
+pub(crate) fn pick_empty_queue(view: &SwitchView, p: u16, nd: usize, skip: Option<u16>, open_at: Option<Time>, rr: &mut u16, rng: &mut Rng) -> (u16, bool) {
     let start = *rr as usize % nd;
     for k in 0..nd {
         let q = ((start + k) % nd) as u16;
-        if Some(q) != skip && view.queue_packets(p, q) == 0 {
+        if Some(q) != skip && view.queue_packets(p, q) == 0 && open_at.map_or(true, |t| !view.gate_closed(p, q, t)) {
             *rr = (q + 1) % nd as u16;
             return (q, false);
         }
@@ -394,6 +420,7 @@ impl FlowControl for Bfc {
     /// §3.3.1 "On Enqueue" lines 1-9 (the `size` increment is in `on_enqueue`, once the packet
     /// is admitted, so a dropped packet leaves the table as it was).
     fn classify(&mut self, now: Time, pkt: &PktMeta, view: &SwitchView) -> u16 {
+        self.undo = None;
         let nd = Self::data_queues(view.nqueues());
         let incast_q = self.cfg.incast_label.then(|| (nd - 1) as u16);
         if let Some(q) = incast_q {
@@ -412,6 +439,8 @@ impl FlowControl for Bfc {
                 if self.table[key].size == 0 && view.queue_packets(pkt.egress, q) > 0 {
                     self.collisions += 1;
                     self.port_collisions[pkt.egress as usize] += 1;
+                    let u = Undo { key, q: self.table[key].q, rr: self.rr[pkt.egress as usize], egress: pkt.egress, assigned: false, collided: true };
+                    self.undo = Some(u);
                 }
                 q
             }
@@ -422,9 +451,12 @@ impl FlowControl for Bfc {
                 // a flow paused by its downstream keeps the queue that is closed for it
                 let held = self.cfg.per_flow && self.flow_paused.contains_key(&(pkt.egress, pkt.flow));
                 // an entry never used has ts 0 and needs a queue like a stale one
+                let (before, rr) = (self.collisions, self.rr[pkt.egress as usize]);
                 if !held && e.size == 0 && (e.ts == Time::ZERO || now >= e.ts + sticky) {
-                    let q = self.pick_queue(view, pkt.egress, nd, incast_q);
+                    let q = self.pick_queue(now, view, pkt.egress, nd, incast_q);
                     self.table[key].q = q;
+                    let collided = self.collisions > before;
+                    self.undo = Some(Undo { key, q: e.q, rr, egress: pkt.egress, assigned: true, collided });
                 } else if e.size == 0 && self.cfg.sampling >= 1.0 && view.queue_packets(pkt.egress, e.q) > 0 {
                     // sticky (§3.3.2): the flow returns to its queue, which a new flow took as
                     // empty meanwhile; the two now share it as after a collision, so count one
@@ -432,10 +464,23 @@ impl FlowControl for Bfc {
                     // ones: 18x the collisions of BFC in the Fig. 18 run were such)
                     self.collisions += 1;
                     self.port_collisions[pkt.egress as usize] += 1;
+                    self.undo = Some(Undo { key, q: e.q, rr, egress: pkt.egress, assigned: false, collided: true });
                 }
                 self.table[key].q
             }
         }
+    }
+
+    /// The MMU refused the packet just classified: put back the flow-table entry's queue, the
+    /// rotating start of the empty-queue search and the assignment and collision counts, so a
+    /// dropped packet leaves BFC as it found it (the random pick's draw is not given back).
+    fn on_drop(&mut self, _now: Time, _pkt: &PktMeta, _view: &SwitchView, _out: &mut Actions) {
+        let Some(u) = self.undo.take() else { return };
+        self.table[u.key].q = u.q;
+        self.rr[u.egress as usize] = u.rr;
+        self.assignments -= u.assigned as u64;
+        self.collisions -= u.collided as u64;
+        self.port_collisions[u.egress as usize] -= u.collided as u64;
     }
 
     /// §3.3.2 "On Enqueue": the pause counter; and the flow table's `size`.
@@ -719,6 +764,38 @@ mod tests {
         assert_eq!(b.threshold(Time(2), &rig.view(), 0), bdp / 2);
     }
 
+    /// §3.3.2: "ingress ports can have different 1-Hop RTTs ... we use the max of HRTT across
+    /// all the ingresses": one 5 us link makes every egress's Th a 10.08 us hop BDP.
+    #[test]
+    fn th_uses_the_largest_hop_rtt_over_the_ports() {
+        let mut rig = Rig::new();
+        rig.ports[3] = Port::new(0, 3, TxClock::new(Rate::gbps(100)), Time::from_us(5), NQ, 1500);
+        let mut b = bfc(BfcConfig::default());
+        // HRTT = 2 x 5 us + 1048 B at 100 Gb/s = 10.08384 us
+        assert_eq!(b.threshold(Time(1), &rig.view(), 0), Rate::gbps(100).bytes_in(Time(10_083_840)));
+        assert_eq!(b.threshold(Time(1), &rig.view(), 0), 126_048);
+    }
+
+    /// App. E.1's "BFC + sampling": only sampled packets enter the pause counter and `size`
+    /// (about half at 0.5), and a flow keeps its queue while its packets arrive.
+    #[test]
+    fn sampling_counts_only_the_sampled_packets() {
+        let mut rig = Rig::new();
+        let mut b = bfc(BfcConfig { sampling: 0.5, ..Default::default() });
+        let mut out = vec![];
+        let sent: Vec<PktMeta> = (0..400).map(|i| rig.enq(&mut b, Time(10 + i), 42, 1, 7, &mut out)).collect();
+        let sampled: Vec<&PktMeta> = sent.iter().filter(|m| m.flags & SAMPLED != 0).collect();
+        assert!((170..=230).contains(&sampled.len()), "{} of 400 sampled", sampled.len());
+        let key = b.key(&rig.view(), 0, 42);
+        assert_eq!(b.table[key].size as usize, sampled.len(), "size counts the sampled packets");
+        assert!(sent.iter().all(|m| m.queue == sent[0].queue), "one queue for the flow");
+        // Th (26,048 B) is passed at the 27th packet: only sampled packets after it are counted
+        let counted = sent.iter().filter(|m| m.flags & tag::COUNTER_INCR != 0).count();
+        assert!(counted > 0 && sent.iter().all(|m| m.flags & tag::COUNTER_INCR == 0 || m.flags & SAMPLED != 0));
+        assert_eq!(b.counter(1, 7) as usize, counted);
+        assert_eq!(out.len(), 1, "one pause frame");
+    }
+
     #[test]
     fn a_queue_is_paused_exactly_while_its_counter_is_above_zero() {
         let mut rig = Rig::new();
@@ -808,6 +885,64 @@ mod tests {
             assert_eq!(t, Some(Time(10) + Time::from_us(1)));
             assert_eq!(out, bitmap);
         }
+    }
+
+    /// §3.3.1's empty-queue bitmap counts a queue its downstream holds paused as empty, so a new
+    /// flow may get it and wait behind a pause it did not cause; the paper's simulator
+    /// (`assign_paused_queues = false`) gives such a flow an empty queue that is open, and a
+    /// random one (a collision) when every empty queue is paused.
+    #[test]
+    fn an_empty_paused_queue_is_given_to_new_flows_only_by_the_papers_text() {
+        let first_pick = |assign_paused_queues: bool, closed: std::ops::Range<usize>| {
+            let mut rig = Rig::new();
+            let mut b = bfc(BfcConfig { assign_paused_queues, ..Default::default() });
+            for q in closed {
+                rig.ports[0].set_gate(q, Time(5), Time::MAX); // paused by the downstream, empty
+            }
+            let m = rig.enq(&mut b, Time(10), 77, 1, 0, &mut vec![]);
+            (m.queue, b.collisions)
+        };
+        assert_eq!(first_pick(true, 0..1), (0, 0), "the text: queue 0 is empty, so it is taken");
+        assert_eq!(first_pick(false, 0..1), (1, 0), "the simulator: the first empty open queue");
+        assert_eq!(first_pick(true, 0..NQ - 1), (0, 0));
+        let (q, collisions) = first_pick(false, 0..NQ - 1);
+        assert_eq!(collisions, 1, "every empty queue paused: a random one, counted as a collision");
+        assert!((q as usize) < NQ - 1, "never the control class's queue");
+    }
+
+    /// A packet the MMU refuses (`on_drop` right after `classify`) leaves the flow table, the
+    /// empty-queue search and the counts as they were: the next flow gets the queue the dropped
+    /// packet was given, and a collision of a dropped packet is not counted.
+    #[test]
+    fn a_dropped_packet_undoes_its_queue_assignment() {
+        let mut rig = Rig::new();
+        for assignment in [Assignment::Dynamic, Assignment::Stochastic] {
+            let mut b = bfc(BfcConfig { assignment, ..Default::default() });
+            let mut out = vec![];
+            let m = PktMeta { flow: 5, ingress: 1, egress: 0, size: 1000, ..Default::default() };
+            let q = b.classify(Time(10), &m, &rig.view());
+            let key = b.key(&rig.view(), 0, 5);
+            b.on_drop(Time(10), &PktMeta { queue: q, ..m }, &rig.view(), &mut out);
+            assert_eq!((b.table[key], b.rr[0], b.collisions), (Entry::default(), 0, 0), "{assignment:?}");
+            assert!(out.is_empty());
+        }
+        let mut b = bfc(BfcConfig::default());
+        let mut out = vec![];
+        let m = PktMeta { flow: 5, ingress: 1, egress: 0, size: 1000, ..Default::default() };
+        let q = b.classify(Time(10), &m, &rig.view());
+        b.on_drop(Time(10), &PktMeta { queue: q, ..m }, &rig.view(), &mut out);
+        assert_eq!(b.assignments, 0);
+        assert_eq!(rig.enq(&mut b, Time(11), 6, 1, 0, &mut out).queue, q, "the next flow gets the same queue");
+        // every data queue busy: a new flow collides; dropped, the collision is not counted
+        for f in 0..(NQ - 2) as u32 {
+            rig.enq(&mut b, Time(12), 100 + f, 2, 0, &mut out);
+        }
+        assert_eq!(b.collisions, 0);
+        let m = PktMeta { flow: 999, ingress: 1, egress: 0, size: 1000, ..Default::default() };
+        let q = b.classify(Time(13), &m, &rig.view());
+        assert_eq!(b.collisions, 1);
+        b.on_drop(Time(13), &PktMeta { queue: q, ..m }, &rig.view(), &mut out);
+        assert_eq!((b.collisions, b.port_collisions[0]), (0, 0));
     }
 
     #[test]
