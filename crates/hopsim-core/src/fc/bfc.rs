@@ -76,6 +76,33 @@
 //!   pause: ToR uplinks reached 391 active flows, and the short flows' p99 slowdown was 118 /
 //!   98 / 134 (seeds 1-3). Without lone-packet pauses it is 54 / 48 / 65 and collisions fall
 //!   from 29.9 k to 18.2 k (seed 1); HPCC's is 228 / 212 / 208.
+//! - `assign_paused_queues` (default true, §3.3.1: the bitmap of empty queues, reset "when the
+//!   last packet in a queue is scheduled"): false is the paper's simulator again
+//!   (`Assign_hqCnt_qCnt` takes a queue only if it is empty and not paused, else a random one),
+//!   which the §6.2 files also use. With true, an empty queue that its downstream holds paused
+//!   is handed to new flows, which then wait behind a pause they did not cause: in the Fig. 9
+//!   run (seed 1) 715 of the ~2,800 short flows above the p99 waited a median 325 us in such a
+//!   queue at their source ToR's uplink (paused 99.9% of the wait, nothing ahead of them); with
+//!   false, 332 wait there, behind 5 KB. The p99 moves little (54 to 48.5; seeds 2 and 3: 48 to
+//!   48, 65 to 67), because most of the tail is the next point.
+//! - What is left of Fig. 9's short-flow tail is §3.3.1's own collisions, at the spines' ports to
+//!   a ToR that two incasts target at once (seed 1: hosts 106 and 111 of ToR 6 from 0 to 2.5 ms,
+//!   52 and 49 of ToR 3 from 1 to 3.3 ms; 200 incast flows over 8 spines is 25 per port, plus
+//!   background, against 31 data queues). Traced at those ports, a slow flow to such a ToR (to
+//!   the incast's host or to another of its hosts) finds all 31 queues busy (median), 25 incast
+//!   flows at the port, and 93% of the time lands behind an incast flow's packets (median 24
+//!   incast and 9 background packets ahead). The ToR holds that spine queue paused (98.6% of the
+//!   wait) because the incast flow's packets go on to its congested downlink; they leave at the
+//!   incast flow's share of the incast host's link (100 Gb/s over 200 flows, 0.5 Gb/s), so the
+//!   24 KB ahead take ~380 us (measured median wait 320 us). Th sets how much is ahead: with most
+//!   of the port's queues paused, `N_active` counts few queues and Th is near one hop BDP. The
+//!   pseudo-code does the same (a random queue when none is empty), and so does the paper's
+//!   simulator (with 27 assignable queues of 32 rather than 31). The paper (§6.2.3) names only
+//!   the small requests "that happen to go to the same destination as the incast"; by its
+//!   mechanism the collisions are at the spine's port, which every flow to that ToR shares.
+//! - A packet the MMU refuses undoes what `classify` did (the flow-table entry's queue, the
+//!   rotating start, the assignment and collision counts) in `on_drop`; the random pick's draw
+//!   is not given back.
 //! - A collision is counted when a flow that needs a queue finds none empty (Fig. 10c's cause),
 //!   and when a flow kept on its queue by the sticky threshold finds another flow's packets there
 //!   (a new flow took the queue while it was empty): both leave two flows in one queue.
