@@ -52,24 +52,27 @@ def test_a_background_destination_must_be_a_host_on_host_links(repo, cli):
     assert code == 2 and "workload.dst" in msg and "host_links" in msg
 
 
-def test_lone_packet_pauses_keeps_old_hashes_and_the_clos_files_take_the_simulators_rule(repo):
-    """`flow_control.bfc.lone_packet_pauses` (fc/bfc.rs): left out of the core's JSON at its
-    default (§3.3.2's pseudo-code), so BFC scenarios written before it keep their hash; the §6.2
-    Clos files set the paper's simulator's rule (false), which their sweeps' BFC runs inherit."""
+@pytest.mark.parametrize("key", ["lone_packet_pauses", "assign_paused_queues"])
+def test_the_simulators_rules_keep_old_hashes_and_the_clos_files_take_them(repo, key):
+    """`flow_control.bfc.lone_packet_pauses` and `assign_paused_queues` (fc/bfc.rs): left out of
+    the core's JSON at their default (§3.3's pseudo-code and text), so BFC scenarios written before
+    them keep their hash; the §6.2 Clos files set the paper's simulator's rules (false), which
+    their sweeps' BFC runs inherit."""
     from hopsim.errors import ScenarioError
     from hopsim.scenario import load_scenario
 
     d = repo / "scenarios" / "papers" / "bfc"
     t1 = load_scenario(d / "table1-long-flow.toml")
-    assert "lone_packet_pauses" not in t1.core["net"]["flow_control"]
-    assert t1.with_overrides({"flow_control.bfc.lone_packet_pauses": True}).hash == t1.hash
-    off = t1.with_overrides({"flow_control.bfc.lone_packet_pauses": False})
-    assert off.core["net"]["flow_control"]["lone_packet_pauses"] is False and off.hash != t1.hash
-    for f in ("fig9-google-incast.toml", "fig10-google.toml", "fig11-facebook.toml", "fig11-facebook-incast.toml"):
-        assert load_scenario(d / f).core["net"]["flow_control"]["lone_packet_pauses"] is False, f
+    assert key not in t1.core["net"]["flow_control"]
+    assert t1.with_overrides({f"flow_control.bfc.{key}": True}).hash == t1.hash
+    off = t1.with_overrides({f"flow_control.bfc.{key}": False})
+    assert off.core["net"]["flow_control"][key] is False and off.hash != t1.hash
+    for f in ("fig9-google-incast.toml", "fig10-google.toml", "fig11-facebook.toml", "fig11-facebook-incast.toml",
+              "fig20-two-dcs.toml"):
+        assert load_scenario(d / f).core["net"]["flow_control"][key] is False, f
     with pytest.raises(ScenarioError) as e:
-        t1.with_overrides({"flow_control.bfc.lone_packet_pauses": "maybe"})
-    assert "flow_control.bfc.lone_packet_pauses" in str(e.value)
+        t1.with_overrides({f"flow_control.bfc.{key}": "maybe"})
+    assert f"flow_control.bfc.{key}" in str(e.value)
 
 
 def test_dc_mix_workload_keeps_background_inside_each_dc_and_names_its_errors(repo, cli):

@@ -465,7 +465,7 @@ def _net(m: S.ScenarioModel) -> dict[str, Any]:
 UNSET_AT_DEFAULT = {
     "ppfc": {"increment": "net", "transmission_speed": "egress"},
     "floodgate": {"delay_credit": True, "voq_pool": "per_port", "ideal": False, "m": 1.5, "watch_dst": None},
-    "bfc": {"lone_packet_pauses": True},
+    "bfc": {"lone_packet_pauses": True, "assign_paused_queues": True},
 }
 """Scheme settings left out of the core's JSON while at their default (the core's serde default is
 the same), so that the hash of every scenario written before they existed stays what it was."""

@@ -782,6 +782,10 @@ class Bfc(Strict):
         default=True, description="true: any packet above Th may pause its upstream queue (§3.3.2 pseudo-code); false: "
         "not a packet that is its flow-table entry's only one at the switch (the paper's simulator, BFC_NS3_NSDI2022; "
         "the §6.2 scenario files)")
+    assign_paused_queues: Bool = Field(
+        default=True, description="true: a new flow may get an empty queue its downstream holds paused (§3.3.1's "
+        "bitmap of empty queues); false: only an empty queue that is not paused, else a random one (the paper's "
+        "simulator, BFC_NS3_NSDI2022; the §6.2 scenario files)")
 
     _positive = field_validator("refresh")(_positive_or("must be a positive time or 'off'"))
 

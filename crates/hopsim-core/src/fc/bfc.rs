@@ -76,6 +76,33 @@
 //!   pause: ToR uplinks reached 391 active flows, and the short flows' p99 slowdown was 118 /
 //!   98 / 134 (seeds 1-3). Without lone-packet pauses it is 54 / 48 / 65 and collisions fall
 //!   from 29.9 k to 18.2 k (seed 1); HPCC's is 228 / 212 / 208.
+//! - `assign_paused_queues` (default true, §3.3.1: the bitmap of empty queues, reset "when the
+//!   last packet in a queue is scheduled"): false is the paper's simulator again
+//!   (`Assign_hqCnt_qCnt` takes a queue only if it is empty and not paused, else a random one),
+//!   which the §6.2 files also use. With true, an empty queue that its downstream holds paused
+//!   is handed to new flows, which then wait behind a pause they did not cause: in the Fig. 9
+//!   run (seed 1) 715 of the ~2,800 short flows above the p99 waited a median 325 us in such a
+//!   queue at their source ToR's uplink (paused 99.9% of the wait, nothing ahead of them); with
+//!   false, 332 wait there, behind 5 KB. The p99 moves little (54 to 48.5; seeds 2 and 3: 48 to
+//!   48, 65 to 67), because most of the tail is the next point.
+//! - What is left of Fig. 9's short-flow tail is §3.3.1's own collisions, at the spines' ports to
+//!   a ToR that two incasts target at once (seed 1: hosts 106 and 111 of ToR 6 from 0 to 2.5 ms,
+//!   52 and 49 of ToR 3 from 1 to 3.3 ms; 200 incast flows over 8 spines is 25 per port, plus
+//!   background, against 31 data queues). Traced at those ports, a slow flow to such a ToR (to
+//!   the incast's host or to another of its hosts) finds all 31 queues busy (median), 25 incast
+//!   flows at the port, and 93% of the time lands behind an incast flow's packets (median 24
+//!   incast and 9 background packets ahead). The ToR holds that spine queue paused (98.6% of the
+//!   wait) because the incast flow's packets go on to its congested downlink; they leave at the
+//!   incast flow's share of the incast host's link (100 Gb/s over 200 flows, 0.5 Gb/s), so the
+//!   24 KB ahead take ~380 us (measured median wait 320 us). Th sets how much is ahead: with most
+//!   of the port's queues paused, `N_active` counts few queues and Th is near one hop BDP. The
+//!   pseudo-code does the same (a random queue when none is empty), and so does the paper's
+//!   simulator (with 27 assignable queues of 32 rather than 31). The paper (§6.2.3) names only
+//!   the small requests "that happen to go to the same destination as the incast"; by its
+//!   mechanism the collisions are at the spine's port, which every flow to that ToR shares.
+//! - A packet the MMU refuses undoes what `classify` did (the flow-table entry's queue, the
+//!   rotating start, the assignment and collision counts) in `on_drop`; the random pick's draw
+//!   is not given back.
 //! - A collision is counted when a flow that needs a queue finds none empty (Fig. 10c's cause),
 //!   and when a flow kept on its queue by the sticky threshold finds another flow's packets there
 //!   (a new flow took the queue while it was empty): both leave two flows in one queue.
@@ -155,6 +182,13 @@ pub struct BfcConfig {
     /// the flow id, and the upstream closes the queue that flow is in (give it a queue per flow:
     /// many queues). No pause-bitmap refresh.
     pub per_flow: bool,
+    /// Whether a flow that needs a queue may get an empty queue its downstream holds paused.
+    /// True is §3.3.1's text (the bitmap of empty queues, whose bit is reset "when the last packet
+    /// in a queue is scheduled"); false is the paper's simulator (BFC_NS3_NSDI2022,
+    /// `QbbNetDevice::Assign_hqCnt_qCnt`: a queue qualifies only if `GetNBytes(qid) == 0 &&
+    /// !is_queue_paused(qid)`, else a random one), which produced its §6.2 results. See the
+    /// module doc for what it changes in Fig. 9.
+    pub assign_paused_queues: bool,
 }
 
 impl Default for BfcConfig {
@@ -175,6 +209,7 @@ impl Default for BfcConfig {
             pfc: false,
             lone_packet_pauses: true,
             per_flow: false,
+            assign_paused_queues: true,
         }
     }
 }
@@ -223,6 +258,18 @@ struct Entry {
     ts: Time,
 }
 
+/// What `classify` changed for the packet the MMU is about to admit, so that `on_drop` can put
+/// it back (the issue: "a packet the MMU drops undoes what classify did").
+#[derive(Clone, Copy, Debug, Default)]
+struct Undo {
+    key: usize,
+    q: u16,
+    rr: u16,
+    egress: u16,
+    assigned: bool,
+    collided: bool,
+}
+
 /// BFC on one switch.
 pub struct Bfc {
     pub cfg: BfcConfig,
@@ -257,6 +304,8 @@ pub struct Bfc {
     /// The largest hop RTT over the switch's ports (computed on first use).
     hrtt: Option<Time>,
     timer: Option<Time>,
+    /// The last `classify`'s changes (`None` where it changed nothing).
+    undo: Option<Undo>,
     // counters for the outputs
     pub pauses: u64,
     pub resumes: u64,
@@ -286,6 +335,7 @@ impl Bfc {
             queue_holds: Default::default(),
             hrtt: None,
             timer: None,
+            undo: None,
             pauses: 0,
             resumes: 0,
             refreshes: 0,
@@ -342,9 +392,10 @@ impl Bfc {
     }
 
     /// A queue for a flow that needs one at egress `p` (§3.3.1): an empty one, else a random one.
-    fn pick_queue(&mut self, view: &SwitchView, p: u16, nd: usize, skip: Option<u16>) -> u16 {
+    fn pick_queue(&mut self, now: Time, view: &SwitchView, p: u16, nd: usize, skip: Option<u16>) -> u16 {
         self.assignments += 1;
-        let (q, collided) = pick_empty_queue(view, p, nd, skip, &mut self.rr[p as usize], &mut self.rng);
+        let open_at = (!self.cfg.assign_paused_queues).then_some(now);
+        let (q, collided) = pick_empty_queue(view, p, nd, skip, open_at, &mut self.rr[p as usize], &mut self.rng);
         self.collisions += collided as u64;
         self.port_collisions[p as usize] += collided as u64;
         q
@@ -373,11 +424,13 @@ impl Bfc {
 /// lines 10-13): the first empty queue among `0..nd` from the rotating start `rr` (SwitchX's
 /// rotating start of the empty-queue bitmap, §4), else a random one (a collision: the second
 /// value is true). `skip` is a queue no flow may get this way (an incast or isolation queue).
-pub(crate) fn pick_empty_queue(view: &SwitchView, p: u16, nd: usize, skip: Option<u16>, rr: &mut u16, rng: &mut Rng) -> (u16, bool) {
+/// With `open_at`, an empty queue whose gate is closed at that time (paused by the downstream)
+/// does not count as empty (BFC's `assign_paused_queues = false`, the paper's simulator).
+pub(crate) fn pick_empty_queue(view: &SwitchView, p: u16, nd: usize, skip: Option<u16>, open_at: Option<Time>, rr: &mut u16, rng: &mut Rng) -> (u16, bool) {
     let start = *rr as usize % nd;
     for k in 0..nd {
         let q = ((start + k) % nd) as u16;
-        if Some(q) != skip && view.queue_packets(p, q) == 0 {
+        if Some(q) != skip && view.queue_packets(p, q) == 0 && open_at.map_or(true, |t| !view.gate_closed(p, q, t)) {
             *rr = (q + 1) % nd as u16;
             return (q, false);
         }
@@ -394,6 +447,7 @@ impl FlowControl for Bfc {
     /// §3.3.1 "On Enqueue" lines 1-9 (the `size` increment is in `on_enqueue`, once the packet
     /// is admitted, so a dropped packet leaves the table as it was).
     fn classify(&mut self, now: Time, pkt: &PktMeta, view: &SwitchView) -> u16 {
+        self.undo = None;
         let nd = Self::data_queues(view.nqueues());
         let incast_q = self.cfg.incast_label.then(|| (nd - 1) as u16);
         if let Some(q) = incast_q {
@@ -412,6 +466,8 @@ impl FlowControl for Bfc {
                 if self.table[key].size == 0 && view.queue_packets(pkt.egress, q) > 0 {
                     self.collisions += 1;
                     self.port_collisions[pkt.egress as usize] += 1;
+                    let u = Undo { key, q: self.table[key].q, rr: self.rr[pkt.egress as usize], egress: pkt.egress, assigned: false, collided: true };
+                    self.undo = Some(u);
                 }
                 q
             }
@@ -422,9 +478,12 @@ impl FlowControl for Bfc {
                 // a flow paused by its downstream keeps the queue that is closed for it
                 let held = self.cfg.per_flow && self.flow_paused.contains_key(&(pkt.egress, pkt.flow));
                 // an entry never used has ts 0 and needs a queue like a stale one
+                let (before, rr) = (self.collisions, self.rr[pkt.egress as usize]);
                 if !held && e.size == 0 && (e.ts == Time::ZERO || now >= e.ts + sticky) {
-                    let q = self.pick_queue(view, pkt.egress, nd, incast_q);
+                    let q = self.pick_queue(now, view, pkt.egress, nd, incast_q);
                     self.table[key].q = q;
+                    let collided = self.collisions > before;
+                    self.undo = Some(Undo { key, q: e.q, rr, egress: pkt.egress, assigned: true, collided });
                 } else if e.size == 0 && self.cfg.sampling >= 1.0 && view.queue_packets(pkt.egress, e.q) > 0 {
                     // sticky (§3.3.2): the flow returns to its queue, which a new flow took as
                     // empty meanwhile; the two now share it as after a collision, so count one
@@ -432,10 +491,23 @@ impl FlowControl for Bfc {
                     // ones: 18x the collisions of BFC in the Fig. 18 run were such)
                     self.collisions += 1;
                     self.port_collisions[pkt.egress as usize] += 1;
+                    self.undo = Some(Undo { key, q: e.q, rr, egress: pkt.egress, assigned: false, collided: true });
                 }
                 self.table[key].q
             }
         }
+    }
+
+    /// The MMU refused the packet just classified: put back the flow-table entry's queue, the
+    /// rotating start of the empty-queue search and the assignment and collision counts, so a
+    /// dropped packet leaves BFC as it found it (the random pick's draw is not given back).
+    fn on_drop(&mut self, _now: Time, _pkt: &PktMeta, _view: &SwitchView, _out: &mut Actions) {
+        let Some(u) = self.undo.take() else { return };
+        self.table[u.key].q = u.q;
+        self.rr[u.egress as usize] = u.rr;
+        self.assignments -= u.assigned as u64;
+        self.collisions -= u.collided as u64;
+        self.port_collisions[u.egress as usize] -= u.collided as u64;
     }
 
     /// §3.3.2 "On Enqueue": the pause counter; and the flow table's `size`.
@@ -719,6 +791,38 @@ mod tests {
         assert_eq!(b.threshold(Time(2), &rig.view(), 0), bdp / 2);
     }
 
+    /// §3.3.2: "ingress ports can have different 1-Hop RTTs ... we use the max of HRTT across
+    /// all the ingresses": one 5 us link makes every egress's Th a 10.08 us hop BDP.
+    #[test]
+    fn th_uses_the_largest_hop_rtt_over_the_ports() {
+        let mut rig = Rig::new();
+        rig.ports[3] = Port::new(0, 3, TxClock::new(Rate::gbps(100)), Time::from_us(5), NQ, 1500);
+        let mut b = bfc(BfcConfig::default());
+        // HRTT = 2 x 5 us + 1048 B at 100 Gb/s = 10.08384 us
+        assert_eq!(b.threshold(Time(1), &rig.view(), 0), Rate::gbps(100).bytes_in(Time(10_083_840)));
+        assert_eq!(b.threshold(Time(1), &rig.view(), 0), 126_048);
+    }
+
+    /// App. E.1's "BFC + sampling": only sampled packets enter the pause counter and `size`
+    /// (about half at 0.5), and a flow keeps its queue while its packets arrive.
+    #[test]
+    fn sampling_counts_only_the_sampled_packets() {
+        let mut rig = Rig::new();
+        let mut b = bfc(BfcConfig { sampling: 0.5, ..Default::default() });
+        let mut out = vec![];
+        let sent: Vec<PktMeta> = (0..400).map(|i| rig.enq(&mut b, Time(10 + i), 42, 1, 7, &mut out)).collect();
+        let sampled: Vec<&PktMeta> = sent.iter().filter(|m| m.flags & SAMPLED != 0).collect();
+        assert!((170..=230).contains(&sampled.len()), "{} of 400 sampled", sampled.len());
+        let key = b.key(&rig.view(), 0, 42);
+        assert_eq!(b.table[key].size as usize, sampled.len(), "size counts the sampled packets");
+        assert!(sent.iter().all(|m| m.queue == sent[0].queue), "one queue for the flow");
+        // Th (26,048 B) is passed at the 27th packet: only sampled packets after it are counted
+        let counted = sent.iter().filter(|m| m.flags & tag::COUNTER_INCR != 0).count();
+        assert!(counted > 0 && sent.iter().all(|m| m.flags & tag::COUNTER_INCR == 0 || m.flags & SAMPLED != 0));
+        assert_eq!(b.counter(1, 7) as usize, counted);
+        assert_eq!(out.len(), 1, "one pause frame");
+    }
+
     #[test]
     fn a_queue_is_paused_exactly_while_its_counter_is_above_zero() {
         let mut rig = Rig::new();
@@ -808,6 +912,64 @@ mod tests {
             assert_eq!(t, Some(Time(10) + Time::from_us(1)));
             assert_eq!(out, bitmap);
         }
+    }
+
+    /// §3.3.1's empty-queue bitmap counts a queue its downstream holds paused as empty, so a new
+    /// flow may get it and wait behind a pause it did not cause; the paper's simulator
+    /// (`assign_paused_queues = false`) gives such a flow an empty queue that is open, and a
+    /// random one (a collision) when every empty queue is paused.
+    #[test]
+    fn an_empty_paused_queue_is_given_to_new_flows_only_by_the_papers_text() {
+        let first_pick = |assign_paused_queues: bool, closed: std::ops::Range<usize>| {
+            let mut rig = Rig::new();
+            let mut b = bfc(BfcConfig { assign_paused_queues, ..Default::default() });
+            for q in closed {
+                rig.ports[0].set_gate(q, Time(5), Time::MAX); // paused by the downstream, empty
+            }
+            let m = rig.enq(&mut b, Time(10), 77, 1, 0, &mut vec![]);
+            (m.queue, b.collisions)
+        };
+        assert_eq!(first_pick(true, 0..1), (0, 0), "the text: queue 0 is empty, so it is taken");
+        assert_eq!(first_pick(false, 0..1), (1, 0), "the simulator: the first empty open queue");
+        assert_eq!(first_pick(true, 0..NQ - 1), (0, 0));
+        let (q, collisions) = first_pick(false, 0..NQ - 1);
+        assert_eq!(collisions, 1, "every empty queue paused: a random one, counted as a collision");
+        assert!((q as usize) < NQ - 1, "never the control class's queue");
+    }
+
+    /// A packet the MMU refuses (`on_drop` right after `classify`) leaves the flow table, the
+    /// empty-queue search and the counts as they were: the next flow gets the queue the dropped
+    /// packet was given, and a collision of a dropped packet is not counted.
+    #[test]
+    fn a_dropped_packet_undoes_its_queue_assignment() {
+        let mut rig = Rig::new();
+        for assignment in [Assignment::Dynamic, Assignment::Stochastic] {
+            let mut b = bfc(BfcConfig { assignment, ..Default::default() });
+            let mut out = vec![];
+            let m = PktMeta { flow: 5, ingress: 1, egress: 0, size: 1000, ..Default::default() };
+            let q = b.classify(Time(10), &m, &rig.view());
+            let key = b.key(&rig.view(), 0, 5);
+            b.on_drop(Time(10), &PktMeta { queue: q, ..m }, &rig.view(), &mut out);
+            assert_eq!((b.table[key], b.rr[0], b.collisions), (Entry::default(), 0, 0), "{assignment:?}");
+            assert!(out.is_empty());
+        }
+        let mut b = bfc(BfcConfig::default());
+        let mut out = vec![];
+        let m = PktMeta { flow: 5, ingress: 1, egress: 0, size: 1000, ..Default::default() };
+        let q = b.classify(Time(10), &m, &rig.view());
+        b.on_drop(Time(10), &PktMeta { queue: q, ..m }, &rig.view(), &mut out);
+        assert_eq!(b.assignments, 0);
+        assert_eq!(rig.enq(&mut b, Time(11), 6, 1, 0, &mut out).queue, q, "the next flow gets the same queue");
+        // every data queue busy: a new flow collides; dropped, the collision is not counted
+        for f in 0..(NQ - 2) as u32 {
+            rig.enq(&mut b, Time(12), 100 + f, 2, 0, &mut out);
+        }
+        assert_eq!(b.collisions, 0);
+        let m = PktMeta { flow: 999, ingress: 1, egress: 0, size: 1000, ..Default::default() };
+        let q = b.classify(Time(13), &m, &rig.view());
+        assert_eq!(b.collisions, 1);
+        b.on_drop(Time(13), &PktMeta { queue: q, ..m }, &rig.view(), &mut out);
+        assert_eq!((b.collisions, b.port_collisions[0]), (0, 0));
     }
 
     #[test]

@@ -16,6 +16,7 @@ mod pulser;
 mod ictcp;
 mod substrate;
 mod bfc;
+mod bfc_variants;
 mod flowsail;
 mod watchdog;
 mod floodgate;
