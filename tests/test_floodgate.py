@@ -106,3 +106,32 @@ def test_the_window_scope_reaches_the_core():
     d["flow_control"]["floodgate"]["window"] = "port"
     port = scenario_from_dict(d)
     assert port.core["net"]["flow_control"]["window"] == "port" and port.hash != default.hash
+
+
+def test_table2_reads_the_time_ports_were_paused_by_hop(repo, write, cli, tmp_path):
+    """Table 2's SQL (the four fig8-10-table2-*.toml) sums the time each port was paused, from pause
+    to resume, by the paused port's switch (host, ToR, core), as Floodgate-NS3 traces PFC at the
+    receiving device. The sum of the pause frames' quanta durations (refreshes included), which the
+    files used before, counts a pause that a resume cut short in full, and is not it."""
+    import tomllib
+
+    from hopsim.query import connect
+
+    text = SMALL.replace('scheme = "floodgate"', 'scheme = "pfc"').replace("[flow_control.floodgate]\nwatch_dst = 0\n", "")
+    text += '[buffer]\nsize = "1MB"\n'  # 1.6 MB of incast into a 1 MB buffer: PFC pauses, hop by hop
+    out = tmp_path / "run"
+    code, msg = cli("run", write("pfc.toml", text), "--out", out)
+    assert code == 0, msg
+    con = connect(out)
+    frames_us = con.execute("SELECT sum(duration_ns) / 1000.0 FROM pauses WHERE kind = 'pause'").fetchone()[0]
+    summary_us = con.execute("SELECT pause_time_ns / 1000.0 FROM runs").fetchone()[0]
+    assert summary_us > 0, "the small incast must pause someone"
+    for w in ("memcached", "webserver", "hadoop", "websearch"):
+        m = tomllib.loads((repo / "scenarios" / "papers" / "floodgate" / f"fig8-10-table2-{w}.toml").read_text())
+        (fig,) = [f for f in m["paper"]["figures"] if f["id"] == f"table2-{w}"]
+        got = {lab.rsplit(", ", 1)[1]: v for lab, v in con.execute(fig["sql"]).fetchall()}
+        assert set(got) == {"total", "host", "tor", "core"}, w
+        assert abs(got["total"] - summary_us) < 1e-6 and abs(got["host"] + got["tor"] + got["core"] - got["total"]) < 1e-6, got
+        assert got["tor"] > 0  # host 0's ToR pauses the spine, the spine its ToRs' uplinks or the ToRs their hosts
+    assert abs(frames_us - summary_us) > 1.0, (frames_us, summary_us)
+
