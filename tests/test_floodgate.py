@@ -135,3 +135,14 @@ def test_table2_reads_the_time_ports_were_paused_by_hop(repo, write, cli, tmp_pa
         assert got["tor"] > 0  # host 0's ToR pauses the spine, the spine its ToRs' uplinks or the ToRs their hosts
     assert abs(frames_us - summary_us) > 1.0, (frames_us, summary_us)
 
+
+def test_a_dst_stride_takes_the_racks_in_turn(write):
+    """Fig. 15's successive incasts: `dst = 0`, `dst_stride` = hosts per ToR sends burst k to the
+    first host of rack k mod racks (Floodgate-NS3's generator), every other host sending."""
+    text = SMALL.replace("bursts = 1", "bursts = 4").replace('at = "1us"', 'period = "5us"').replace(
+        "degree = 8\ndst = 0", "degree = 11\ndst = 0\ndst_stride = 4")
+    res = hopsim.run(write("rot.toml", text))
+    f = res.flows
+    firsts = f.groupby("dst")["start_ns"].min().sort_values()
+    assert list(firsts.index) == [0, 4, 8] and sorted(f["dst"].value_counts()) == [11, 11, 22]
+    assert (f["src"] != f["dst"]).all()
