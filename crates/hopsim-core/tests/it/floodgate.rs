@@ -240,6 +240,30 @@ fn without_voq_groups_the_fig4_topology_deadlocks_and_with_them_it_does_not() {
     assert!(grouped.modules["floodgate_voq_hashed"] > 0, "they share VOQs there too, within a group");
 }
 
+/// The paper's leaf-spine shape (§6: 4 cores, 100/400 Gb/s, 600 ns per hop) with `tors` ToRs.
+fn paper_shape(hosts_per_tor: usize, tors: usize) -> hopsim_core::topo::Topology {
+    hopsim_core::topo::LeafSpine {
+        hosts_per_tor,
+        tors,
+        spines: 4,
+        host_rate: hopsim_core::Rate::gbps(100),
+        fabric_rate: hopsim_core::Rate::gbps(400),
+        host_delay: Time::from_ns(600),
+        fabric_delay: Time::from_ns(600),
+        links_per_spine: 1,
+    }
+    .build()
+}
+
+/// The paper's switches (§6: 20 MB buffers) with 32 queues a port and 1460 B packets.
+fn paper_net(fc: FcConfig) -> NetConfig {
+    let mut n = net(fc);
+    n.switch.buffer_bytes = 20_000_000;
+    n.switch.nqueues = 32;
+    n.host.mtu = 1460;
+    n
+}
+
 /// Fig. 14's setting (§6.2 "When the number of ToR scales up") on the paper's leaf-spine shape
 /// (16 hosts per ToR, 4 cores, 100/400 Gb/s, 600 ns): every host of K_1 ToRs sends one 30-40 MTU
 /// flow to host 0 at once. The online appendix's Theorem 2 bounds what each tier holds: a source
@@ -253,23 +277,9 @@ fn without_voq_groups_the_fig4_topology_deadlocks_and_with_them_it_does_not() {
 /// together (the theorem assumes a perfect spread). Returns (the cores' peaks summed, the
 /// last-hop port's peak, credits delayed).
 fn tor_scale(tors: usize, fc: FloodgateConfig) -> (u64, u64, u64) {
-    let ls = hopsim_core::topo::LeafSpine {
-        hosts_per_tor: 16,
-        tors: tors + 1,
-        spines: 4,
-        host_rate: hopsim_core::Rate::gbps(100),
-        fabric_rate: hopsim_core::Rate::gbps(400),
-        host_delay: Time::from_ns(600),
-        fabric_delay: Time::from_ns(600),
-        links_per_spine: 1,
-    };
-    let t = ls.build();
+    let t = paper_shape(16, tors + 1);
     let f: Vec<FlowSpec> = (16..16 * (tors as u32 + 1)).map(|s| FlowSpec { incast: true, ..flow(s, 0, 1460 * (30 + (s as u64 * 7) % 11), Time::from_us(10)) }).collect();
-    let mut n = net(FcConfig::Floodgate(FloodgateConfig { pfc: true, ..fc }));
-    n.switch.buffer_bytes = 20_000_000;
-    n.switch.nqueues = 32;
-    n.host.mtu = 1460;
-    let r = run(&t, &f, n);
+    let r = run(&t, &f, paper_net(FcConfig::Floodgate(FloodgateConfig { pfc: true, ..fc })));
     assert_conserved(&r);
     let p = &r.ports;
     let peaks = |cls: &str| -> Vec<u64> { (0..p.node.len()).filter(|&i| p.hop_class[i] == cls).map(|i| p.peak_queue_bytes[i]).collect() };
@@ -342,25 +352,11 @@ fn pfc_with_tag_pauses_only_the_incast_destination() {
 fn successive(bursts: usize, stride: u32, fc: FcConfig) -> (u64, u64) {
     use hopsim_core::workload::arrivals::Limit;
     use hopsim_core::workload::incast::{incast_flows, IncastSize, IncastSpec, IncastTiming};
-    let ls = hopsim_core::topo::LeafSpine {
-        hosts_per_tor: 16,
-        tors: 6,
-        spines: 4,
-        host_rate: hopsim_core::Rate::gbps(100),
-        fabric_rate: hopsim_core::Rate::gbps(400),
-        host_delay: Time::from_ns(600),
-        fabric_delay: Time::from_ns(600),
-        links_per_spine: 1,
-    };
-    let t = ls.build();
+    let t = paper_shape(16, 6);
     let mut spec = IncastSpec::new(95, IncastSize::PerFlowRange { min: 43_800, max: 58_400 }, IncastTiming::Period(Time::from_us(5)));
     (spec.dst, spec.dst_stride) = (Some(0), stride);
     let f = incast_flows(&spec, &t.host_ids(), Time::ZERO, Limit::Count(bursts), 1, 0).unwrap();
-    let mut n = net(fc);
-    n.switch.buffer_bytes = 20_000_000;
-    n.switch.nqueues = 32;
-    n.host.mtu = 1460;
-    let r = run(&t, &f, n);
+    let r = run(&t, &f, paper_net(fc));
     assert_conserved(&r);
     let p = &r.ports;
     // the cores' ports towards one ToR, summed (ECMP spreads a ToR's flows unevenly over the
