@@ -126,13 +126,20 @@ def test_table2_reads_the_time_ports_were_paused_by_hop(repo, write, cli, tmp_pa
     frames_us = con.execute("SELECT sum(duration_ns) / 1000.0 FROM pauses WHERE kind = 'pause'").fetchone()[0]
     summary_us = con.execute("SELECT pause_time_ns / 1000.0 FROM runs").fetchone()[0]
     assert summary_us > 0, "the small incast must pause someone"
+    hops = {"hosts": "host", "tors": "tor", "cores": "core", "total": "total"}
     for w in ("memcached", "webserver", "hadoop", "websearch"):
         m = tomllib.loads((repo / "scenarios" / "papers" / "floodgate" / f"fig8-10-table2-{w}.toml").read_text())
-        (fig,) = [f for f in m["paper"]["figures"] if f["id"] == f"table2-{w}"]
-        got = {lab.rsplit(", ", 1)[1]: v for lab, v in con.execute(fig["sql"]).fetchall()}
-        assert set(got) == {"total", "host", "tor", "core"}, w
-        assert abs(got["total"] - summary_us) < 1e-6 and abs(got["host"] + got["tor"] + got["core"] - got["total"]) < 1e-6, got
-        assert got["tor"] > 0  # host 0's ToR pauses the spine, the spine its ToRs' uplinks or the ToRs their hosts
+        figs = {f["id"]: f for f in m["paper"]["figures"] if f["id"].startswith(f"table2-{w}")}
+        # the table: one row per (run, hop); it adds up to the summary's pause time
+        rows = {lab.rsplit(", ", 1)[1]: v for lab, v in con.execute(figs.pop(f"table2-{w}")["sql"]).fetchall()}
+        assert set(rows) == {"total", "host", "tor", "core"}, w
+        assert abs(rows["total"] - summary_us) < 1e-6 and abs(rows["host"] + rows["tor"] + rows["core"] - rows["total"]) < 1e-6, rows
+        assert rows["tor"] > 0  # host 0's ToR pauses the spine, the spine its ToRs' uplinks or the ToRs their hosts
+        # the claims' figures: one value per run label, the table's row of their hop
+        assert figs, w
+        for fid, f in figs.items():
+            ((_, v),) = con.execute(f["sql"]).fetchall()
+            assert abs(v - rows[hops[fid.rsplit("-", 1)[1]]]) < 1e-6, (fid, v, rows)
     assert abs(frames_us - summary_us) > 1.0, (frames_us, summary_us)
 
 
