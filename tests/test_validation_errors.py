@@ -72,6 +72,14 @@ CASES = {
         STAR + '\n[workload]\nkind = "incast"\nbursts = 1\n[workload.incast]\ndegree = 2\nflow_size = "1KB"\nbackground_share = 0.1\n',
         ["workload", "background_share", 'kind = "incast_mix"'],
     ),
+    "an incast dst_stride without dst": (
+        STAR + '\n[workload]\nkind = "incast"\nbursts = 2\n[workload.incast]\ndegree = 2\nflow_size = "1KB"\nperiod = "1us"\ndst_stride = 1\n',
+        ["workload.incast", "dst_stride needs dst"],
+    ),
+    "an incast dst_stride from a switch": (
+        STAR + '\n[workload]\nkind = "incast"\nbursts = 2\n[workload.incast]\ndegree = 2\nflow_size = "1KB"\nperiod = "1us"\ndst = 4\ndst_stride = 1\n',
+        ["dst 4 is not a host", "dst_stride"],
+    ),
     "not TOML": ("[topology\nkind = 1\n", ["not valid TOML"]),
     "an integer too large for a number": (STAR + FLOW + "\n[buffer]\nalpha = 1" + "0" * 400 + "\n",
                                           ["buffer.alpha", "too large for a number"]),

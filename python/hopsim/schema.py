@@ -463,6 +463,11 @@ class Incast(Strict):
     at: Optional[Time] = Field(default=None, ge=0)
     host_rate: Optional[Rate] = Field(default=None, gt=0, description="rate `load` refers to; default: the topology's host rate")
     dst: Optional[NodeId] = None
+    dst_stride: Optional[Int] = Field(
+        default=None, ge=1, le=1_000_000,
+        description="with dst: burst k goes to the host k x dst_stride places after dst in the host list (wrapping); "
+        "dst = the first host and dst_stride = hosts per ToR gives each rack's first host in turn (Floodgate-NS3's "
+        "successive incasts)")
     senders: Literal["distinct", "with_replacement"] = "distinct"
     jitter: Time = Field(default="0us", ge=0)
     prio: Prio = 3
@@ -490,6 +495,8 @@ class Incast(Strict):
             )
         if self.total_size is not None and self.total_size < self.degree:
             raise PydanticCustomError("incast_size", "total_size is less than 1 byte per flow", {})
+        if self.dst_stride is not None and self.dst is None:
+            raise PydanticCustomError("incast_dst_stride", "dst_stride needs dst (the first burst's destination host)", {})
         return self
 
 

@@ -60,6 +60,14 @@ pub struct IncastSpec {
     pub timing: IncastTiming,
     /// Fixed destination, or `None` for a destination drawn uniformly among the hosts per burst.
     pub dst: Option<u32>,
+    /// With `dst`: burst k goes to the host `k x dst_stride` places after `dst` in the host list
+    /// (wrapping), so successive incasts hit different destinations in a fixed order; 0 = always
+    /// `dst`. Floodgate-NS3's successive incasts (`third.cc`, `dst = i % rack_num *
+    /// host_per_rack`) are `dst` = the first host, stride = hosts per rack: the first host of
+    /// each rack in turn. Left out of the serialised spec when 0, so older scenarios keep their
+    /// hash.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub dst_stride: u32,
     pub senders: Senders,
     /// Each flow starts at the burst instant plus a uniform offset in [0, jitter); 0 = together.
     pub jitter: Time,
@@ -74,10 +82,16 @@ impl IncastSpec {
             size,
             timing,
             dst: None,
+            dst_stride: 0,
             senders: Senders::Distinct,
             jitter: Time::ZERO,
             prio: DEFAULT_PRIO,
         }
+    }
+
+    /// Whether bursts rotate over destinations (`dst` with a `dst_stride`).
+    fn rotates(&self) -> bool {
+        self.dst.is_some() && self.dst_stride > 0
     }
 
     /// Mean bytes of one flow.
@@ -146,12 +160,18 @@ impl IncastSpec {
                 return Err("incast period must be positive".to_string());
             }
         }
+        if let (Some(d), true) = (self.dst, self.rotates()) {
+            if !hosts.contains(&d) {
+                return Err(format!("incast dst {d} is not a host, so dst_stride has no host list position to start from"));
+            }
+        }
+        // A rotating destination is one of the candidates, as a random one is.
         let candidates: Vec<u32> = match self.dst {
-            Some(d) => hosts.iter().copied().filter(|&h| h != d).collect(),
-            None => hosts.to_vec(),
+            Some(d) if !self.rotates() => hosts.iter().copied().filter(|&h| h != d).collect(),
+            _ => hosts.to_vec(),
         };
-        // With a random destination one more host is excluded per burst.
-        let available = candidates.len() - usize::from(self.dst.is_none());
+        // With a random or rotating destination one more host is excluded per burst.
+        let available = candidates.len() - usize::from(self.dst.is_none() || self.rotates());
         if self.senders == Senders::Distinct && self.degree > available {
             return Err(format!(
                 "incast degree {} needs that many distinct senders, \
@@ -164,6 +184,10 @@ impl IncastSpec {
         }
         Ok(candidates)
     }
+}
+
+fn is_zero(v: &u32) -> bool {
+    *v == 0
 }
 
 /// Seconds to a positive time (at least 1 ps, so a period can never be zero).
@@ -241,8 +265,14 @@ pub fn incast_flows(
     // unless this burst's shuffle moved something there (`moved`), so a burst costs O(degree)
     // instead of O(hosts) and the draws, hence the flows, are those of the built pool.
     let mut moved: HashMap<usize, u32> = HashMap::new();
-    for t in bursts {
+    // a rotating destination's place in `candidates` (all the hosts) for burst 0
+    let first = spec.dst.and_then(|d| candidates.iter().position(|&h| h == d)).unwrap_or(0);
+    for (b, t) in bursts.into_iter().enumerate() {
         let (dst, skip) = match spec.dst {
+            Some(_) if spec.rotates() => {
+                let k = ((first as u64 + b as u64 * spec.dst_stride as u64) % candidates.len() as u64) as usize;
+                (candidates[k], k)
+            }
             Some(d) => (d, usize::MAX), // not among the candidates
             None => {
                 let k = pick.below(candidates.len() as u64) as usize;
@@ -304,8 +334,12 @@ mod tests {
         let rng = |k: u64| Rng::stream(seed, stream::INCAST, k);
         let (mut pick, mut sizes, mut times, mut jitter) = (rng(0), rng(1), rng(2), rng(3));
         let mut flows = vec![];
-        for t in burst_times(spec, hosts.len(), start, limit, &mut times).unwrap() {
+        for (b, t) in burst_times(spec, hosts.len(), start, limit, &mut times).unwrap().into_iter().enumerate() {
             let dst = match spec.dst {
+                Some(d) if spec.dst_stride > 0 => {
+                    let first = candidates.iter().position(|&h| h == d).unwrap();
+                    candidates[(first + b * spec.dst_stride as usize) % candidates.len()]
+                }
                 Some(d) => d,
                 None => candidates[pick.below(candidates.len() as u64) as usize],
             };
@@ -341,12 +375,44 @@ mod tests {
             (None, Senders::WithReplacement, 9),
             (Some(100), Senders::WithReplacement, 30),
         ] {
-            let mut s = IncastSpec::new(degree, IncastSize::PerFlowRange { min: 1, max: 1000 }, IncastTiming::Period(Time::from_us(3)));
-            (s.dst, s.senders, s.jitter) = (dst, senders, Time::from_ns(500));
-            let got = incast_flows(&s, &hosts(20), Time::ZERO, Limit::Count(40), 7, 0).unwrap();
-            assert_eq!(got, built_pools(&s, &hosts(20), Time::ZERO, Limit::Count(40), 7), "{dst:?} {senders:?} {degree}");
-            assert_eq!(got.len(), 40 * degree);
+            for stride in [0, 3] {
+                let mut s = IncastSpec::new(degree, IncastSize::PerFlowRange { min: 1, max: 1000 }, IncastTiming::Period(Time::from_us(3)));
+                (s.dst, s.senders, s.jitter) = (dst, senders, Time::from_ns(500));
+                s.dst_stride = if dst.is_some() { stride } else { 0 };
+                let got = incast_flows(&s, &hosts(20), Time::ZERO, Limit::Count(40), 7, 0).unwrap();
+                assert_eq!(got, built_pools(&s, &hosts(20), Time::ZERO, Limit::Count(40), 7), "{dst:?} {senders:?} {degree} {stride}");
+                assert_eq!(got.len(), 40 * degree);
+            }
         }
+    }
+
+    #[test]
+    fn a_dst_stride_rotates_the_destination_burst_by_burst() {
+        // Floodgate-NS3's successive incasts: the first host of each rack in turn (5 racks of 4).
+        let mut s = IncastSpec::new(19, IncastSize::PerFlowRange { min: 1, max: 1000 }, IncastTiming::Period(Time::from_us(5)));
+        (s.dst, s.dst_stride) = (Some(100), 4);
+        let flows = incast_flows(&s, &hosts(20), Time::ZERO, Limit::Count(7), 3, 0).unwrap();
+        let mut by_burst: Vec<(u64, u32, BTreeSet<u32>)> = vec![];
+        for f in &flows {
+            match by_burst.iter_mut().find(|(t, ..)| *t == f.start.0) {
+                Some((_, d, srcs)) => {
+                    assert_eq!(*d, f.dst);
+                    assert!(srcs.insert(f.src), "distinct senders");
+                }
+                None => by_burst.push((f.start.0, f.dst, BTreeSet::from([f.src]))),
+            }
+        }
+        by_burst.sort();
+        let dsts: Vec<u32> = by_burst.iter().map(|(_, d, _)| *d).collect();
+        assert_eq!(dsts, vec![100, 104, 108, 112, 116, 100, 104]);
+        // every host but the burst's destination sends: the destination is excluded per burst
+        for (_, d, srcs) in &by_burst {
+            assert_eq!(srcs.len(), 19);
+            assert!(!srcs.contains(d));
+        }
+        // a start that is not a host is refused, naming the field
+        s.dst = Some(7);
+        assert!(incast_flows(&s, &hosts(20), Time::ZERO, Limit::Count(1), 3, 0).unwrap_err().contains("dst_stride"));
     }
 
     #[test]
