@@ -3,11 +3,8 @@
 //! Headers are plain fields: the simulator never parses bytes. Fields that only matter while the
 //! packet sits in one switch (`ingress`, `queue`, `charge`) are rewritten at every hop.
 //!
-//! A `Packet` holds 56 bytes of fields in one 64-byte cache line and stays so (a test checks it):
-//! aligned to the line, a packet is read with one line fill, where back-to-back 56-byte packets
-//! straddled two lines seven times in eight (1.9% fewer L1 misses on a 1024-host fat-tree in
-//! callgrind's cache simulation, for 0.9% more instructions). Scheme-specific headers that most
-//! runs never use do not grow it. Where each kind of extra header lives:
+//! A `Packet` is 56 bytes and stays so (a test checks it): scheme-specific headers that most runs
+//! never use do not grow it. Where each kind of extra header lives:
 //! - single-bit marks share the `marks` byte (ECN's CE, Pulser's EIN);
 //! - one-bit tags that a hop writes for the next (BFC's counterIncr, FlowSail's ifCongested, the
 //!   incast label) use the spare byte `tag_flags`;
@@ -48,7 +45,6 @@ impl PktKind {
 }
 
 #[derive(Clone, Copy, Debug, Default)]
-#[repr(align(64))] // one cache line each (module doc)
 pub struct Packet {
     pub kind: PktKind,
     pub prio: u8,
@@ -269,9 +265,8 @@ mod tests {
     }
 
     #[test]
-    fn packet_stays_one_cache_line() {
-        assert_eq!(std::mem::size_of::<Packet>(), 64);
-        assert_eq!(std::mem::align_of::<Packet>(), 64);
+    fn packet_stays_56_bytes() {
+        assert_eq!(std::mem::size_of::<Packet>(), 56);
     }
 
     #[test]
