@@ -62,24 +62,35 @@ struct Ingress {
 /// Distinct per-port alphas whose thresholds are kept current (`Mmu::port_class`).
 const MAX_CLASSES: usize = 4;
 
+/// Fields in the order admission and release read them (`repr(C)`, aligned to a cache line), as
+/// `Port`'s are and for the same reason (the engine waits on memory at scale): line 0 the scalars
+/// every packet updates, line 1 the per-port arrays it indexes, line 2 what the threshold reads.
 #[derive(Clone, Debug)]
+#[repr(C, align(64))]
 pub struct Mmu {
+    // line 0
     pub cfg: MmuConfig,
-    nprio: usize,
-    nqueue: usize,
-    /// Headroom per port (bytes); HPCC sizes it from the port's rate and delay.
-    headroom: Vec<u64>,
-    total_headroom: u64,
-    total_reserve: u64,
+    /// Bytes currently held in the buffer (all pools).
+    used: u64,
+    shared_used: u64,
+    /// `alpha x shared_free()`, kept current as `shared_used` changes (read on every packet).
+    thresh: u64,
+    // line 1
     /// Bytes of each ingress (port, priority): its reserved and shared share, and its headroom,
     /// side by side because admission, release and the pause checks read both for one packet.
     ingress: Vec<Ingress>,
     egress_bytes: Vec<u64>,
-    shared_used: u64,
-    /// `alpha x shared_free()`, kept current as `shared_used` changes (read on every packet).
-    thresh: u64,
+    nprio: u32,
+    nqueue: u32,
+    /// Peak of `used` over the run.
+    pub peak_used: u64,
+    // line 2
     /// Per-port alpha when ports differ (`buffer.alpha_by_rate`); empty: `cfg.alpha` everywhere.
     port_alpha: Vec<f64>,
+    total_headroom: u64,
+    total_reserve: u64,
+    /// Headroom per port (bytes); HPCC sizes it from the port's rate and delay.
+    headroom: Vec<u64>,
     /// With per-port alphas: each port's class (ports sharing an alpha share one), each class's
     /// alpha and its current threshold, kept current with `thresh`. Why: the threshold is read on
     /// every packet and a fabric has two or three distinct alphas, so a few multiplies per change
@@ -87,10 +98,6 @@ pub struct Mmu {
     port_class: Vec<u8>,
     class_alpha: Vec<f64>,
     class_thresh: Vec<u64>,
-    /// Bytes currently held in the buffer (all pools).
-    used: u64,
-    /// Peak of `used` over the run.
-    pub peak_used: u64,
 }
 
 impl Mmu {
@@ -102,8 +109,8 @@ impl Mmu {
         let total_reserve = cfg.reserve_bytes * nports as u64;
         let mut m = Mmu {
             cfg,
-            nprio,
-            nqueue,
+            nprio: nprio as u32,
+            nqueue: nqueue as u32,
             headroom,
             total_headroom,
             total_reserve,
@@ -133,7 +140,7 @@ impl Mmu {
 
     #[inline]
     fn ip(&self, port: usize, prio: usize) -> usize {
-        port * self.nprio + prio
+        port * self.nprio as usize + prio
     }
 
     /// Free bytes of the shared pool.
@@ -207,7 +214,7 @@ impl Mmu {
 
     #[inline]
     pub fn egress_bytes(&self, port: usize, queue: usize) -> u64 {
-        self.egress_bytes[port * self.nqueue + queue]
+        self.egress_bytes[port * self.nqueue as usize + queue]
     }
 
     pub fn used(&self) -> u64 {
@@ -251,7 +258,7 @@ impl Mmu {
             }
             Charge::Reserved => self.ingress[i].bytes += s,
         }
-        self.egress_bytes[egress * self.nqueue + queue] += s;
+        self.egress_bytes[egress * self.nqueue as usize + queue] += s;
         self.used += s;
         if self.used > self.peak_used {
             self.peak_used = self.used;
@@ -282,7 +289,7 @@ impl Mmu {
             self.shared_used -= from_shared;
             self.update_threshold();
         }
-        self.egress_bytes[egress * self.nqueue + queue] -= s;
+        self.egress_bytes[egress * self.nqueue as usize + queue] -= s;
         self.used -= s;
     }
 
@@ -306,6 +313,21 @@ impl Mmu {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hot_fields_keep_their_cache_lines() {
+        use std::mem::offset_of;
+        assert_eq!(std::mem::align_of::<Mmu>(), 64);
+        for off in [offset_of!(Mmu, cfg), offset_of!(Mmu, used), offset_of!(Mmu, shared_used), offset_of!(Mmu, thresh)] {
+            assert!(off < 64, "line 0 field at {off}");
+        }
+        for off in [offset_of!(Mmu, ingress), offset_of!(Mmu, egress_bytes), offset_of!(Mmu, peak_used)] {
+            assert!((64..128).contains(&off), "line 1 field at {off}");
+        }
+        for off in [offset_of!(Mmu, port_alpha), offset_of!(Mmu, total_headroom), offset_of!(Mmu, total_reserve)] {
+            assert!((128..192).contains(&off), "line 2 field at {off}");
+        }
+    }
 
     fn mmu(buffer: u64, lossless: bool) -> Mmu {
         let cfg = MmuConfig { buffer_bytes: buffer, lossless, ..Default::default() };
