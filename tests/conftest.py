@@ -73,3 +73,12 @@ queue_ports = [[5, 0]]
 def tiny(write) -> Path:
     """A 4-to-1 incast on a star: a few thousand events, with pauses."""
     return write("tiny.toml", TINY)
+
+
+def run_scenario(d: Path, text: str) -> Path:
+    """Run scenario `text` through `hopsim run` into d/run (for a module's one run, made from
+    tmp_path_factory); the run folder."""
+    (d / "scenario.toml").write_text(textwrap.dedent(text).lstrip())
+    r = CliRunner().invoke(app, ["run", str(d / "scenario.toml"), "--out", str(d / "run")], catch_exceptions=False)
+    assert r.exit_code == 0, r.output
+    return d / "run"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import TINY
+from conftest import TINY, run_scenario
 
 READERS = {
     # command -> (the tables it reads, its arguments after the run folder)
@@ -23,15 +23,7 @@ READERS = {
 
 @pytest.fixture(scope="module")
 def good_run(tmp_path_factory) -> Path:
-    d = tmp_path_factory.mktemp("good")
-    (d / "tiny.toml").write_text(TINY)
-    from typer.testing import CliRunner
-
-    from hopsim.cli import app
-
-    r = CliRunner().invoke(app, ["run", str(d / "tiny.toml"), "--out", str(d / "run")], catch_exceptions=False)
-    assert r.exit_code == 0, r.output
-    return d / "run"
+    return run_scenario(tmp_path_factory.mktemp("good"), TINY)
 
 
 def _damage(path: Path, how: str) -> None:
