@@ -110,9 +110,13 @@ buffer_interval = "off"
 
 
 def _interrupt(args: list[str], after: float, sig: int = signal.SIGINT) -> tuple[int, float, str]:
-    """Start the CLI, send `sig` after `after` seconds; (exit code, seconds it took to exit, stderr)."""
+    """Start the CLI, send `sig` after `after` seconds; (exit code, seconds it took to exit, stderr).
+    The CLI starts with SIGINT at its default, as from a terminal: a test runner started in the
+    background (`cmd &` in a script) ignores SIGINT, its children inherit that, and Python then
+    installs no KeyboardInterrupt handler, so the Ctrl-C under test would never arrive."""
     p = subprocess.Popen([sys.executable, "-m", "hopsim.cli", *args], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True)
+                         stderr=subprocess.PIPE, text=True,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     time.sleep(after)
     assert p.poll() is None, p.communicate()
     t0 = time.perf_counter()
