@@ -48,9 +48,9 @@ use std::mem::size_of;
 /// Heap of a port beyond its queues and gates: the small vectors and bit sets of its hot and
 /// cold parts, with the allocator's overhead.
 const PORT_HEAP: u64 = 48;
-/// Per data queue of a switch port: the queue's ring header, its byte count, the MMU's egress
-/// account and the scheduler's deficit.
-const QUEUE: u64 = 52;
+/// Per data queue of a switch port: the queue (ring header and byte count, a cache line:
+/// `net::port::DataQueue`), the MMU's egress account and the scheduler's deficit.
+const QUEUE: u64 = size_of::<crate::net::port::DataQueue>() as u64 + 12;
 /// Per gate of a port (data queue or NIC queue): its pause clock and priority.
 const GATE: u64 = size_of::<PauseClock>() as u64 + 1;
 /// Per switch port, in the switch: the MMU's ingress and headroom accounts per priority, the

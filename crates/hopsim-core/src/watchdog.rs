@@ -120,7 +120,7 @@ impl Simulation {
                 if prio >= NPRIO || !port.is_paused(prio, now) {
                     continue;
                 }
-                for &id in &port.queues[q] {
+                for &id in port.queues[q].iter() {
                     let pkt = self.slab.get(id);
                     if pkt.kind != PktKind::Data {
                         continue;

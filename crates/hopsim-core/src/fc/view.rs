@@ -127,7 +127,7 @@ impl<'a> SwitchView<'a> {
     }
 
     pub fn queue_bytes(&self, p: u16, q: u16) -> u64 {
-        self.port(p).qbytes[q as usize]
+        self.port(p).queues[q as usize].bytes
     }
 
     /// Packets (and markers) in queue `q` of port `p`.

@@ -123,11 +123,13 @@ pub struct Port {
     pub delay: Time,
     pub tx_bytes: u64,
     // line 2
-    pub queues: Vec<VecDeque<PacketId>>,
-    /// Bytes queued per data queue.
-    pub qbytes: Vec<u64>,
+    /// The data queues, each with its bytes beside its packets (`DataQueue`).
+    pub queues: Vec<DataQueue>,
     pub peak_qbytes: u64,
     pub tx_data_bytes: u64,
+    pub ctrl_bytes: u64,
+    /// Keeps the scheduler's sets on a line of their own.
+    _line2_pad: [u64; 2],
     // line 3
     /// Data queues holding anything (packets or markers).
     nonempty: QueueBits,
@@ -135,10 +137,34 @@ pub struct Port {
     gated: QueueBits,
     // line 4
     pub ctrl: VecDeque<PacketId>,
-    pub ctrl_bytes: u64,
     /// What the per-packet path rarely touches, out of line so a port's hot fields share fewer
     /// cache lines (a port is touched several times per packet).
     pub cold: Box<PortCold>,
+}
+
+/// A data queue: its packets' ids and their bytes side by side on a cache line of their own,
+/// because enqueue and dequeue touch both (callgrind, 100 us of a 1024-host fat-tree: in two
+/// arrays, 21.07 M L1 misses; together but unaligned, 21.31 M, the 40-byte entries straddling
+/// lines; aligned, 20.92 M, and 0.45% fewer instructions). Reads as its `VecDeque` of ids.
+#[derive(Default)]
+#[repr(align(64))]
+pub struct DataQueue {
+    pub ids: VecDeque<PacketId>,
+    /// Bytes queued.
+    pub bytes: u64,
+}
+
+impl std::ops::Deref for DataQueue {
+    type Target = VecDeque<PacketId>;
+    fn deref(&self) -> &VecDeque<PacketId> {
+        &self.ids
+    }
+}
+
+impl std::ops::DerefMut for DataQueue {
+    fn deref_mut(&mut self) -> &mut VecDeque<PacketId> {
+        &mut self.ids
+    }
 }
 
 /// The parts of a port that pauses, gates, markers, a busy scheduler and the end-of-run tables
@@ -200,8 +226,8 @@ impl Port {
             clock,
             delay,
             ctrl: VecDeque::new(),
-            queues: (0..nqueues).map(|_| VecDeque::new()).collect(),
-            qbytes: vec![0; nqueues],
+            queues: (0..nqueues).map(|_| DataQueue::default()).collect(),
+            _line2_pad: [0; 2],
             total: 0,
             nonempty: QueueBits::with_capacity(nqueues),
             gated: QueueBits::with_capacity(ngates),
@@ -297,8 +323,9 @@ impl Port {
     }
 
     pub fn enqueue_data(&mut self, q: usize, id: PacketId, size: u32) {
-        self.queues[q].push_back(id);
-        self.qbytes[q] += size as u64;
+        let dq = &mut self.queues[q];
+        dq.ids.push_back(id);
+        dq.bytes += size as u64;
         self.total += size as u64;
         self.nonempty.set(q);
         if self.total > self.peak_qbytes {
@@ -310,10 +337,12 @@ impl Port {
     /// call [`Port::settle`] on `q` next.
     #[inline]
     pub fn dequeue_data(&mut self, q: usize, size: u32) -> PacketId {
-        let id = self.queues[q].pop_front().expect("picked queue is non-empty");
-        self.qbytes[q] -= size as u64;
+        let dq = &mut self.queues[q];
+        let id = dq.ids.pop_front().expect("picked queue is non-empty");
+        dq.bytes -= size as u64;
+        let emptied = dq.ids.is_empty();
         self.total -= size as u64;
-        if self.queues[q].is_empty() {
+        if emptied {
             self.nonempty.clear(q);
         }
         id
@@ -513,7 +542,7 @@ impl Port {
         let mut out: Vec<(Option<usize>, PacketId)> = self.ctrl.drain(..).map(|id| (None, id)).collect();
         for q in 0..self.queues.len() {
             out.extend(self.queues[q].drain(..).map(|id| (Some(q), id)));
-            self.qbytes[q] = 0;
+            self.queues[q].bytes = 0;
             self.nonempty.clear(q);
             self.cold.held.clear(q);
         }

@@ -281,7 +281,7 @@ fn delay_credit_holds_a_destinations_credits_while_its_voq_here_is_long() {
         fx.leave(&mut fg, UP2, 0);
     }
     fx.tick(&mut fg, Time::from_us(10));
-    assert!(fx.sent.is_empty(), "held: the VOQ holds {} B", fx.ports[UP2 as usize].qbytes[1]);
+    assert!(fx.sent.is_empty(), "held: the VOQ holds {} B", fx.ports[UP2 as usize].queues[1].bytes);
     assert_eq!(fg.credits_delayed, 1);
     // without delayCredit the same state credits at once
     let mut off = Floodgate::new(FloodgateConfig { delay_credit: false, ..cfg });
