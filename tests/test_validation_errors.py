@@ -80,6 +80,10 @@ CASES = {
         STAR + '\n[workload]\nkind = "incast"\nbursts = 2\n[workload.incast]\ndegree = 2\nflow_size = "1KB"\nperiod = "1us"\ndst = 4\ndst_stride = 1\n',
         ["dst 4 is not a host", "dst_stride"],
     ),
+    "an incast alone excluding background": (
+        STAR + '\n[workload]\nkind = "incast"\nbursts = 2\n[workload.incast]\ndegree = 2\nflow_size = "1KB"\nperiod = "1us"\nexclude_dsts_from_background = true\n',
+        ["workload", "exclude_dsts_from_background", 'kind = "incast_mix"'],
+    ),
     "not TOML": ("[topology\nkind = 1\n", ["not valid TOML"]),
     "an integer too large for a number": (STAR + FLOW + "\n[buffer]\nalpha = 1" + "0" * 400 + "\n",
                                           ["buffer.alpha", "too large for a number"]),

@@ -383,6 +383,7 @@ def _incast(i: S.Incast, topo: Any) -> dict[str, Any]:
         timing = {"Once": i.at}
     return {"degree": i.degree, "size": size, "timing": timing, "dst": i.dst,
             **({"dst_stride": i.dst_stride} if i.dst_stride is not None else {}),  # absent when unset: hashes stay
+            **({"exclude_dsts_from_background": True} if i.exclude_dsts_from_background else {}),  # likewise
             "senders": {"distinct": "Distinct", "with_replacement": "WithReplacement"}[i.senders],
             "jitter": i.jitter, "prio": i.prio}
 

@@ -468,6 +468,10 @@ class Incast(Strict):
         description="with dst: burst k goes to the host k x dst_stride places after dst in the host list (wrapping); "
         "dst = the first host and dst_stride = hosts per ToR gives each rack's first host in turn (Floodgate-NS3's "
         "successive incasts)")
+    exclude_dsts_from_background: Optional[bool] = Field(
+        default=None,
+        description="incast_mix: drop the background flows sent from or to any burst's destination, so its link "
+        "carries the incasts alone (Floodgate-NS3's incastmix)")
     senders: Literal["distinct", "with_replacement"] = "distinct"
     jitter: Time = Field(default="0us", ge=0)
     prio: Prio = 3
@@ -566,6 +570,10 @@ class IncastWorkload(Strict):
             raise PydanticCustomError(
                 "incast_timing", "incast.background_share is a share of background traffic: allowed with kind = \"incast_mix\"; "
                 "here give period, load or at", {})
+        if self.incast.exclude_dsts_from_background:
+            raise PydanticCustomError(
+                "incast_background", "incast.exclude_dsts_from_background drops background flows: allowed with "
+                "kind = \"incast_mix\", where there are some", {})
         if self.bursts is not None and self.duration is not None:
             raise PydanticCustomError("incast_limit", "give bursts or duration, not both", {})
         if self.bursts is None and self.duration is None:

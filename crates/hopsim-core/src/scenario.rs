@@ -294,6 +294,9 @@ impl WorkloadSpec {
                 let (spec, cdf) = b.spec(t, seed, 0)?;
                 background_flows(&spec, &cdf)?
             }
+            WorkloadSpec::Incast { incast, .. } if incast.exclude_dsts_from_background => {
+                return Err("workload.incast.exclude_dsts_from_background: there is no background to exclude (allowed with workload.kind = \"incast_mix\")".into());
+            }
             WorkloadSpec::Incast { incast, start, limit } => incast_flows(incast, &hosts, *start, *limit, seed, 0)?,
             WorkloadSpec::IncastMix { background, incast } => {
                 let (spec, cdf) = background.spec(t, seed, 0)?;

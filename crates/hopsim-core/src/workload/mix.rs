@@ -13,6 +13,7 @@ use super::cdf::Cdf;
 use super::incast::{incast_flows, IncastSpec};
 use super::{sort_flows, FlowSpec};
 use crate::time::Time;
+use std::collections::BTreeSet;
 
 /// Size given to a long-lived flow: 2^50 B (about 1.1 PB) never finishes in a simulated
 /// run (over 6 hours at 400 Gb/s), yet leaves headroom so that byte counters (size * 8, size
@@ -38,6 +39,12 @@ pub fn incastmix(bg: &BackgroundSpec, cdf: &Cdf, incast: &IncastSpec) -> Result<
     };
     let bursts =
         incast_flows(incast, &bg.hosts, bg.start, Limit::Duration(window), bg.seed, bg.stream_index)?;
+    if incast.exclude_dsts_from_background {
+        // Floodgate-NS3 draws the background first and then drops every flow that touches a
+        // burst's destination, so the other flows keep their draws (and times) as they were.
+        let dsts: BTreeSet<u32> = bursts.iter().map(|f| f.dst).collect();
+        flows.retain(|f| !dsts.contains(&f.src) && !dsts.contains(&f.dst));
+    }
     flows.extend(bursts);
     sort_flows(&mut flows);
     Ok(flows)
@@ -108,6 +115,30 @@ mod tests {
         let mut sorted_bg = bgs;
         sort_flows(&mut sorted_bg);
         assert_eq!(only_bg, sorted_bg);
+    }
+
+    /// Floodgate-NS3's incastmix: with `exclude_dsts_from_background` no background flow is sent
+    /// from or to a burst's destination (rotating over three hosts here), and every other
+    /// background flow is the one the plain mix has, at the same time; the bursts are unchanged.
+    #[test]
+    fn excluding_the_destinations_drops_their_background_flows_alone() {
+        let cdf = Cdf::uniform(1_000, 50_000).unwrap();
+        let mut inc =
+            IncastSpec::new(8, IncastSize::Total(800_000), IncastTiming::Period(Time::from_us(400)));
+        (inc.dst, inc.dst_stride) = (Some(4), 8);
+        let spec = bg(Limit::Duration(Time::from_ms(1)));
+        let plain = incastmix(&spec, &cdf, &inc).unwrap();
+        inc.exclude_dsts_from_background = true;
+        let quiet = incastmix(&spec, &cdf, &inc).unwrap();
+        let dsts = [4, 12, 20];
+        let touches = |f: &FlowSpec| dsts.contains(&f.src) || dsts.contains(&f.dst);
+        let bursts = |m: &[FlowSpec]| m.iter().filter(|f| f.incast).copied().collect::<Vec<_>>();
+        assert_eq!(bursts(&quiet), bursts(&plain));
+        assert!(bursts(&quiet).iter().all(|f| dsts.contains(&f.dst)));
+        let kept: Vec<FlowSpec> = plain.iter().filter(|f| f.incast || !touches(f)).copied().collect();
+        assert!(kept.len() < plain.len() - 20, "the three destinations' background flows: {}", plain.len() - kept.len());
+        assert_eq!(quiet, kept);
+        assert!(quiet.iter().filter(|f| !f.incast).all(|f| !touches(f)));
     }
 
     /// FlowSail §VI-B's "(0.1*X)%" incast: with `BackgroundShare`, the incast bytes stay a tenth
