@@ -63,9 +63,8 @@ impl Simulation {
     /// The NIC (index into `hosts`) that owns host port `p`. Panics if `p` is a switch's port.
     #[inline]
     pub(crate) fn nic_of_port(&self, p: u32) -> u32 {
-        let port = &self.ports[p as usize];
-        match self.node_ref[port.node as usize] {
-            NodeRef::Host(h) => h + port.local as u32,
+        match self.owner_of_port(p) {
+            NodeRef::Host(nic) => nic,
             NodeRef::Switch(_) => panic!("port {p} is a switch's, not a NIC"),
         }
     }
