@@ -21,6 +21,34 @@ pub fn leaf_spine_100g(hosts_per_tor: usize, tors: usize, spines: usize) -> hops
     }
 }
 
+/// A busy fabric for whole-run tests: WebSearch (HPCC's CDF) Poisson arrivals at `load` of the
+/// host links for `duration`, plus `degree`-to-1 incasts of `flow_bytes` (min, max) flows to a
+/// random host every `period`, on a 100 Gb/s leaf-spine of `(hosts_per_tor, tors, spines)`.
+pub fn websearch_incastmix(
+    shape: (usize, usize, usize),
+    load: f64,
+    duration: Time,
+    degree: usize,
+    flow_bytes: (u64, u64),
+    period: Time,
+    net: NetConfig,
+) -> hopsim_core::scenario::Scenario {
+    use hopsim_core::scenario::{Background, LoadOn, Scenario, TopologySpec, WorkloadSpec};
+    use hopsim_core::workload::arrivals::Arrival;
+    use hopsim_core::workload::incast::{IncastSize, IncastSpec, IncastTiming};
+    let cdf = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../workloads/WebSearch_HPCC.txt")).unwrap();
+    let mut incast = IncastSpec::new(degree, IncastSize::PerFlowRange { min: flow_bytes.0, max: flow_bytes.1 }, IncastTiming::Period(period));
+    incast.dst = None;
+    Scenario {
+        topology: TopologySpec::LeafSpine(leaf_spine_100g(shape.0, shape.1, shape.2)),
+        workload: WorkloadSpec::IncastMix {
+            background: Background { cdf, load, load_on: LoadOn::HostLinks, arrival: Arrival::Poisson, start: Time::ZERO, duration, prio: 3, dst: None },
+            incast,
+        },
+        net,
+    }
+}
+
 pub fn flow(src: u32, dst: u32, size: u64, start: Time) -> FlowSpec {
     FlowSpec { src, dst, size, start, prio: 3, incast: false, dport: 100, sport: 0, rate_cap: None }
 }

@@ -5,26 +5,14 @@ use crate::common::*;
 use hopsim_core::cc::{dcqcn::DcqcnConfig, CcConfig};
 use hopsim_core::config::NetConfig;
 use hopsim_core::fc::FcConfig;
-use hopsim_core::scenario::{Background, LoadOn, Scenario, TopologySpec, WorkloadSpec};
-use hopsim_core::workload::arrivals::Arrival;
-use hopsim_core::workload::incast::{IncastSize, IncastSpec, IncastTiming};
+use hopsim_core::scenario::Scenario;
 use hopsim_core::Time;
 
 fn scenario(fc: FcConfig, seed: u64) -> Scenario {
-    let cdf = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../workloads/WebSearch_HPCC.txt")).unwrap();
     let mut net = NetConfig { fc, seed, cc: CcConfig::Dcqcn(DcqcnConfig::default()), ..Default::default() };
     net.switch.buffer_bytes = 2_000_000;
     net.switch.lossless = net.fc.pauses();
-    let mut incast = IncastSpec::new(12, IncastSize::PerFlowRange { min: 30_000, max: 40_000 }, IncastTiming::Period(Time::from_us(200)));
-    incast.dst = None;
-    Scenario {
-        topology: TopologySpec::LeafSpine(leaf_spine_100g(8, 4, 2)),
-        workload: WorkloadSpec::IncastMix {
-            background: Background { cdf, load: 0.5, load_on: LoadOn::HostLinks, arrival: Arrival::Poisson, start: Time::ZERO, duration: Time::from_us(1500), prio: 3, dst: None },
-            incast,
-        },
-        net,
-    }
+    websearch_incastmix((8, 4, 2), 0.5, Time::from_us(1500), 12, (30_000, 40_000), Time::from_us(200), net)
 }
 
 #[test]

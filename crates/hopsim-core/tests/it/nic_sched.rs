@@ -13,16 +13,13 @@ use hopsim_core::fc::floodgate::FloodgateConfig;
 use hopsim_core::fc::flowsail::FlowsailConfig;
 use hopsim_core::fc::FcConfig;
 use hopsim_core::net::tcp::TcpConfig;
-use hopsim_core::scenario::{Background, LoadOn, Scenario, TopologySpec, WorkloadSpec};
+use hopsim_core::scenario::Scenario;
 use hopsim_core::stats::RunStats;
-use hopsim_core::workload::arrivals::Arrival;
-use hopsim_core::workload::incast::{IncastSize, IncastSpec, IncastTiming};
 use hopsim_core::{Rate, Time};
 
 /// Eight hosts on two ToRs, WebSearch at 80% of the host links plus 12-to-1 incasts every 100 us:
 /// tens of flows at a host at once.
 fn scenario(cc: CcConfig, fc: FcConfig, buffer: u64, tcp: bool, cap: Option<Rate>) -> Scenario {
-    let cdf = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../workloads/WebSearch_HPCC.txt")).unwrap();
     let mut net = NetConfig { fc, seed: 3, cc, ..Default::default() };
     net.switch.buffer_bytes = buffer;
     net.switch.lossless = net.fc.pauses();
@@ -34,16 +31,7 @@ fn scenario(cc: CcConfig, fc: FcConfig, buffer: u64, tcp: bool, cap: Option<Rate
         // TCP's own repair paths (fast retransmit, NewReno's partial ACKs, its timer, delayed ACKs)
         net.host.tcp = Some(TcpConfig { min_rto: Time::from_ms(1), delayed_ack: 2, ..Default::default() });
     }
-    let mut incast = IncastSpec::new(12, IncastSize::PerFlowRange { min: 20_000, max: 60_000 }, IncastTiming::Period(Time::from_us(100)));
-    incast.dst = None;
-    Scenario {
-        topology: TopologySpec::LeafSpine(leaf_spine_100g(8, 2, 1)),
-        workload: WorkloadSpec::IncastMix {
-            background: Background { cdf, load: 0.8, load_on: LoadOn::HostLinks, arrival: Arrival::Poisson, start: Time::ZERO, duration: Time::from_us(600), prio: 3, dst: None },
-            incast,
-        },
-        net,
-    }
+    websearch_incastmix((8, 2, 1), 0.8, Time::from_us(600), 12, (20_000, 60_000), Time::from_us(100), net)
 }
 
 fn both(sc: &Scenario) -> (RunStats, RunStats) {

@@ -7,14 +7,11 @@ use crate::common::*;
 use hopsim_core::cc::{dcqcn::DcqcnConfig, CcConfig};
 use hopsim_core::config::{EcmpHash, FaultsConfig, LinkEvent, LinkState, NetConfig};
 use hopsim_core::fc::FcConfig;
-use hopsim_core::scenario::{Background, LoadOn, Scenario, TopologySpec, WorkloadSpec};
-use hopsim_core::workload::arrivals::Arrival;
-use hopsim_core::workload::incast::{IncastSize, IncastSpec, IncastTiming};
+use hopsim_core::scenario::Scenario;
 use hopsim_core::Time;
 
 /// 16 hosts on four ToRs over three spines, WebSearch at 70% plus 8-to-1 incasts every 50 us.
 fn scenario(ecmp: EcmpHash, fc: FcConfig, faults: FaultsConfig) -> Scenario {
-    let cdf = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../workloads/WebSearch_HPCC.txt")).unwrap();
     let lossless = fc == FcConfig::Pfc;
     let mut net = NetConfig { fc, seed: 5, cc: CcConfig::Dcqcn(DcqcnConfig::default()), ..Default::default() };
     net.switch.buffer_bytes = if lossless { 2_000_000 } else { 300_000 };
@@ -22,16 +19,7 @@ fn scenario(ecmp: EcmpHash, fc: FcConfig, faults: FaultsConfig) -> Scenario {
     net.routing.ecmp = ecmp;
     net.record.buffer_interval = None;
     net.faults = faults;
-    let mut incast = IncastSpec::new(8, IncastSize::PerFlowRange { min: 20_000, max: 60_000 }, IncastTiming::Period(Time::from_us(50)));
-    incast.dst = None;
-    Scenario {
-        topology: TopologySpec::LeafSpine(leaf_spine_100g(4, 4, 3)),
-        workload: WorkloadSpec::IncastMix {
-            background: Background { cdf, load: 0.7, load_on: LoadOn::HostLinks, arrival: Arrival::Poisson, start: Time::ZERO, duration: Time::from_us(800), prio: 3, dst: None },
-            incast,
-        },
-        net,
-    }
+    websearch_incastmix((4, 4, 3), 0.7, Time::from_us(800), 8, (20_000, 60_000), Time::from_us(50), net)
 }
 
 #[test]
