@@ -186,18 +186,31 @@ fn sort_bucket(v: &mut [Near]) {
 }
 
 impl Scheduler {
-    #[inline]
+    /// Inlined into every caller (a push of a known event kind folds `pack` to a constant, and
+    /// the ring's fast path is a handful of instructions); LLVM declined the plain `#[inline]`
+    /// for its many call sites and paid a call, a register spill and a runtime `pack` on each of
+    /// the two pushes per packet hop. The rare paths stay out of line.
+    #[inline(always)]
     pub fn push(&mut self, at: Time, ev: Event) {
         self.seq += 1;
         let ev = ev.pack();
         let idx = at.0 >> WIDTH_SHIFT;
         debug_assert!(idx >= self.cur, "event in the past");
+        if idx > self.cur && idx < self.cur + NBUCKETS {
+            self.place(idx, Near { time: at.0, ev });
+        } else {
+            self.push_outside_ring(at, idx, ev);
+        }
+    }
+
+    /// An event in the bucket being popped, or beyond the ring.
+    #[cold]
+    #[inline(never)]
+    fn push_outside_ring(&mut self, at: Time, idx: u64, ev: u64) {
         if idx <= self.cur {
             // the newest entry: before (in the descending vector) every entry of the same time
             let pos = self.current.partition_point(|x| x.time > at.0);
             self.current.insert(pos, Near { time: at.0, ev });
-        } else if idx < self.cur + NBUCKETS {
-            self.place(idx, Near { time: at.0, ev });
         } else {
             self.far.push(Far { key: ((at.0 as u128) << 64) | self.seq as u128, ev });
         }
@@ -247,7 +260,7 @@ impl Scheduler {
         None
     }
 
-    #[inline]
+    #[inline(always)]
     fn place(&mut self, idx: u64, e: Near) {
         let slot = (idx % NBUCKETS) as usize;
         self.buckets[slot].push(e);

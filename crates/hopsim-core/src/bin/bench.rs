@@ -25,19 +25,39 @@ fn peak_rss_mb() -> f64 {
         .unwrap_or(f64::NAN)
 }
 
+const USAGE: &str = "usage: hopsim-bench [SCENARIO.json | TOPO.txt FLOWS.txt]
+  SCENARIO.json  a core scenario JSON (`hopsim validate X.toml --core-json X.json`, or a run folder's scenario.json)
+  TOPO FLOWS     HPCC-format topology and flow files, run with hopsim's own defaults
+  (no argument)  the standard benchmark's files under benchmarks/, hopsim's defaults";
+
+/// Bad input is the user's, not a bug: say which argument and why, exit 2 (no backtrace).
+fn fail(msg: String) -> ! {
+    eprintln!("hopsim-bench: {msg}\n{USAGE}");
+    std::process::exit(2)
+}
+
 fn main() {
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../benchmarks/");
-    let args: Vec<String> = std::env::args().collect();
-    let topo_path = args.get(1).cloned().unwrap_or(format!("{root}hpcc-fat-tree-320.topo.txt"));
-    let flow_path = args.get(2).cloned().unwrap_or(format!("{root}websearch-320h-load30-10ms.flows.txt"));
-    let read = |p: &str| std::fs::read_to_string(p).unwrap_or_else(|e| panic!("cannot read {p}: {e}"));
-    let sc = if args.len() == 2 && topo_path.ends_with(".json") {
-        let mut sc = Scenario::from_json(&read(&topo_path)).unwrap_or_else(|e| panic!("{topo_path}: {e}"));
-        // timing only: no periodic samples
-        sc.net.record = RecordConfig { buffer_interval: None, ..Default::default() };
-        sc
-    } else {
-        defaults_scenario(&read(&topo_path), &read(&flow_path))
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.iter().any(|a| a == "-h" || a == "--help") {
+        println!("{USAGE}");
+        return;
+    }
+    if let Some(a) = args.iter().find(|a| a.starts_with('-')) {
+        fail(format!("unknown option {a}"));
+    }
+    let read = |p: &str| std::fs::read_to_string(p).unwrap_or_else(|e| fail(format!("cannot read {p}: {e}")));
+    let sc = match args.as_slice() {
+        [json] if json.ends_with(".json") => {
+            let mut sc = Scenario::from_json(&read(json)).unwrap_or_else(|e| fail(format!("{json}: {e}")));
+            // timing only: no periodic samples
+            sc.net.record = RecordConfig { buffer_interval: None, ..Default::default() };
+            sc
+        }
+        [] => defaults_scenario(&read(&format!("{root}hpcc-fat-tree-320.topo.txt")), &read(&format!("{root}websearch-320h-load30-10ms.flows.txt"))),
+        [topo, flows] => defaults_scenario(&read(topo), &read(flows)),
+        [one] => fail(format!("{one}: one argument must be a scenario JSON (.json)")),
+        _ => fail(format!("{} arguments: give at most two", args.len())),
     };
     run(sc);
 }
@@ -55,7 +75,7 @@ fn defaults_scenario(topo: &str, flows: &str) -> Scenario {
 
 fn run(sc: Scenario) {
     let t0 = Instant::now();
-    let mut sim = sc.build().unwrap_or_else(|e| panic!("{e}"));
+    let mut sim = sc.build().unwrap_or_else(|e| fail(e.to_string()));
     let build = t0.elapsed().as_secs_f64();
     let t1 = Instant::now();
     sim.run();

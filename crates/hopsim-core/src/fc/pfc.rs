@@ -80,6 +80,10 @@ impl Pfc {
         Time(quanta_duration(self.cfg.pause_quanta, view.rate(port as u16)).0 / 2)
     }
 
+    /// Out of line: a pause is rare next to the per-packet check that leads to it, and kept
+    /// inline it made `check_pause` too big to inline into every enqueue.
+    #[cold]
+    #[inline(never)]
     fn xoff(&mut self, now: Time, view: &SwitchView, port: usize, prio: usize, out: &mut Actions) {
         self.paused_since[port * self.nprio + prio] = Some(now);
         out.push(FcAction::Send { port: port as u16, msg: CtrlMsg::Pfc { prio: prio as u8, quanta: self.cfg.pause_quanta }, by: Origin::Pfc });

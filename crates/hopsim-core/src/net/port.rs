@@ -322,6 +322,7 @@ impl Port {
         self.cold.gate[q].total(now)
     }
 
+    #[inline]
     pub fn enqueue_data(&mut self, q: usize, id: PacketId, size: u32) {
         let dq = &mut self.queues[q];
         dq.ids.push_back(id);

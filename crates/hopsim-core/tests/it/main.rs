@@ -33,3 +33,4 @@ mod ideal;
 mod route_memo;
 mod dc_mix;
 mod multi_nic;
+mod bench_cli;
