@@ -216,6 +216,8 @@ def test_keywords_and_byte_counts_reach_the_core():
     assert net["congestion_control"]["ein"]["high_water_mark"] is None
     net = scenario_from_dict({**star, "transport": {"window": "64KB"}, "buffer": {"headroom": "290KB"}}).core["net"]
     assert (net["transport"]["window"], net["switch"]["headroom"]) == (64_000, 290_000)
+    net = scenario_from_dict({**star, "buffer": {"headroom": "floodgate"}}).core["net"]
+    assert net["switch"]["headroom"] == "floodgate"  # Floodgate-NS3's 8 x rate x delay, sized per port by the core
 
 
 def test_ppfc_pause_is_predicted_or_a_fixed_time():

@@ -109,6 +109,9 @@ CASES = {
     "reserve above the buffer": (
         STAR + FLOW + '\n[buffer]\nsize = "100KB"\nreserve = "200KB"\n', ["buffer.reserve", "exceeds buffer.size"],
     ),
+    "headroom: an unknown keyword": (
+        STAR + FLOW + '\n[buffer]\nheadroom = "ns3"\n', ["buffer.headroom", "'auto', 'hpcc', 'floodgate'"],
+    ),
     "headroom above the buffer": (
         STAR + FLOW + '\n[buffer]\nsize = "100KB"\nheadroom = "200KB"\n', ["buffer.headroom", "exceeds buffer.size"],
     ),

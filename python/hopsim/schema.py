@@ -131,8 +131,8 @@ TimeOrZeroOff = Annotated[
     PlainSerializer(_ser_zero(fmt_time, "off")),
 ]
 Headroom = Annotated[
-    Union[Literal["auto", "hpcc"], int],
-    BeforeValidator(_wrap(parse_size, ("auto", "hpcc"))),
+    Union[Literal["auto", "hpcc", "floodgate"], int],
+    BeforeValidator(_wrap(parse_size, ("auto", "hpcc", "floodgate"))),
     PlainSerializer(_ser(fmt_size), when_used="json"),
 ]
 TimeOrOff = Annotated[
@@ -632,7 +632,8 @@ class Buffer(Strict):
     alpha_by_rate: Bool = Field(default=False, description="double alpha per doubling of a port's rate over the NIC rate, "
                                 "up to 1 (the HPCC simulator's pfc_a_shift)")
     headroom: Headroom = Field(default="auto", description="'auto' = 3 x rate x delay + 3 KB per port (HPCC's 3 x BDP + MTUs); "
-                               "'hpcc' = exactly 3 x rate x delay (the HPCC simulator); or bytes")
+                               "'hpcc' = exactly 3 x rate x delay (the HPCC simulator); 'floodgate' = exactly 8 x rate x "
+                               "delay (Floodgate-NS3); or bytes")
     lossless: Union[Literal["auto"], Bool] = Field(
         default="auto",
         description="lossless fabric (headroom, admit into it); 'auto' = whether the flow-control scheme pauses senders",

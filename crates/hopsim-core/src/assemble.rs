@@ -105,18 +105,7 @@ impl Simulation {
                     let port_rate: Vec<Rate> = ps.iter().map(|&p| ports[p as usize].clock.rate).collect();
                     let headroom: Vec<u64> = ps
                         .iter()
-                        .map(|&p| match cfg.switch.headroom {
-                            Headroom::Auto => {
-                                let port = &ports[p as usize];
-                                3 * port.clock.rate.bytes_in(port.delay) + 3_000
-                            }
-                            Headroom::Hpcc => {
-                                let port = &ports[p as usize];
-                                // third.cc: rate * delay(ns) / 8 / 1e9 * 3, in integers
-                                port.clock.rate.0 * (port.delay.0 / 1000) / 8 / 1_000_000_000 * 3
-                            }
-                            Headroom::Bytes(b) => b,
-                        })
+                        .map(|&p| cfg.switch.headroom.bytes_for(ports[p as usize].clock.rate, ports[p as usize].delay))
                         .collect();
                     let mmu_cfg = MmuConfig {
                         buffer_bytes: cfg.switch.buffer_bytes,

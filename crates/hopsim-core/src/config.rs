@@ -84,9 +84,29 @@ pub enum Headroom {
     /// 1e9 * 3`, integer arithmetic, delay in ns), with no allowance for the packets being
     /// serialised, so fast ports with short links may overflow it as they do there.
     Hpcc,
+    /// `8 x rate x delay` exactly: Floodgate-NS3's `third.cc` (`bdp = rate * delay / 8 / 1e9 * 2`,
+    /// `ConfigHdrm(j, bdp * 4)`, integer arithmetic, delay in ns): 60 KB at 100 Gb/s and 240 KB at
+    /// 400 Gb/s over 600 ns links, against 22.5 / 90 KB with `hpcc`. Why it matters: headroom is
+    /// taken out of the shared pool before the dynamic threshold divides it, so it sets where
+    /// PFC pauses in a Floodgate run (the Web Server incastmix's PFC storm, Table 2).
+    Floodgate,
     /// A plain number of bytes, as a scenario writes it (`headroom = "290KB"`).
     #[serde(untagged)]
     Bytes(u64),
+}
+
+impl Headroom {
+    /// Headroom of one switch port of `rate` whose link has propagation delay `delay`.
+    pub fn bytes_for(&self, rate: Rate, delay: Time) -> u64 {
+        // both simulators' third.cc: rate * delay(ns) / 8 / 1e9, in integers
+        let one_way = |r: Rate| r.0 * (delay.0 / 1000) / 8 / 1_000_000_000;
+        match *self {
+            Headroom::Auto => 3 * rate.bytes_in(delay) + 3_000,
+            Headroom::Hpcc => one_way(rate) * 3,
+            Headroom::Floodgate => one_way(rate) * 2 * 4,
+            Headroom::Bytes(b) => b,
+        }
+    }
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -555,5 +575,27 @@ impl SwitchConfig {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Headroom;
+    use crate::time::{Rate, Time};
+
+    /// The Floodgate leaf-spine's ports (100 and 400 Gb/s, 600 ns links), as each simulator's
+    /// `third.cc` sizes their headroom.
+    #[test]
+    fn headroom_per_port_follows_each_simulator() {
+        let d = Time::from_ns(600);
+        let (host, fabric) = (Rate::gbps(100), Rate::gbps(400));
+        assert_eq!(Headroom::Floodgate.bytes_for(host, d), 60_000);
+        assert_eq!(Headroom::Floodgate.bytes_for(fabric, d), 240_000);
+        assert_eq!(Headroom::Hpcc.bytes_for(host, d), 22_500);
+        assert_eq!(Headroom::Hpcc.bytes_for(fabric, d), 90_000);
+        assert_eq!(Headroom::Auto.bytes_for(host, d), 25_500);
+        assert_eq!(Headroom::Bytes(7).bytes_for(fabric, d), 7);
+        // integer arithmetic in ns, as there: 25 Gb/s over 1,001 ns is 3,128 B one way, not 3,128.125
+        assert_eq!(Headroom::Floodgate.bytes_for(Rate::gbps(25), Time::from_ns(1001)), 3_128 * 8);
     }
 }

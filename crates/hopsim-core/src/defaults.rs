@@ -122,6 +122,7 @@ mod tests {
         use crate::config::{Headroom, WindowConfig};
         assert_eq!(serde_json::from_str::<Headroom>("290000").unwrap(), Headroom::Bytes(290_000));
         assert_eq!(serde_json::from_str::<Headroom>(r#""auto""#).unwrap(), Headroom::Auto);
+        assert_eq!(serde_json::from_str::<Headroom>(r#""floodgate""#).unwrap(), Headroom::Floodgate);
         assert_eq!(serde_json::from_str::<WindowConfig>("64000").unwrap(), WindowConfig::Bytes(64_000));
         assert_eq!(serde_json::from_str::<WindowConfig>(r#""off""#).unwrap(), WindowConfig::Off);
         assert!(serde_json::from_str::<WindowConfig>(r#""bytes""#).is_err());
