@@ -1,18 +1,13 @@
-"""Arrow columns built from NumPy buffers (`hopsim.arrow`) equal pyarrow's own conversion, and a
-`hopsim run` no longer imports pandas (0.7 s and ~48 MB of every run; issue 14)."""
+"""Arrow columns built from NumPy buffers (`hopsim.arrow`) equal pyarrow's own conversion (that a
+`hopsim run` imports neither pandas nor pyarrow is tests/test_parquet_out.py's)."""
 
 from __future__ import annotations
-
-import subprocess
-import sys
 
 import numpy as np
 import pyarrow as pa
 import pytest
 
 from hopsim import arrow
-
-from conftest import TINY
 
 DTYPES = [np.uint8, np.uint16, np.uint32, np.uint64, np.int32, np.int64, np.float32, np.float64, np.bool_]
 
@@ -55,17 +50,3 @@ def test_to_numpy_reads_offsets_and_chunks(dtype):
         got = arrow.to_numpy(piece)
         assert got.dtype == want.dtype and np.array_equal(got, want), (dtype, piece)
 
-
-def test_a_run_does_not_import_pandas(tmp_path):
-    sc = tmp_path / "tiny.toml"
-    sc.write_text(TINY)
-    code = (
-        "import sys\n"
-        "from hopsim.cli import app\n"
-        "from typer.testing import CliRunner\n"
-        f"r = CliRunner().invoke(app, ['run', {str(sc)!r}, '--out', {str(tmp_path / 'out')!r}])\n"
-        "assert r.exit_code == 0, r.output\n"
-        "print('pandas' in sys.modules)\n"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.strip().splitlines()[-1] == "False", out

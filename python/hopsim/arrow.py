@@ -14,7 +14,9 @@ from typing import Any, Mapping
 import numpy as np
 import pyarrow as pa
 
-__all__ = ["array", "table", "strings", "to_numpy"]
+from . import columns as cols
+
+__all__ = ["array", "table", "strings", "from_columns", "to_numpy"]
 
 
 def _validity(mask: np.ndarray | None, n: int) -> tuple[pa.Buffer | None, int]:
@@ -62,6 +64,21 @@ def table(columns: Mapping[str, Any]) -> pa.Table:
     """`pa.table(columns)` with every column made by `array`."""
     names = list(columns)
     return pa.Table.from_arrays([array(v) for v in columns.values()], names=names)
+
+
+def from_columns(columns: "cols.Table") -> pa.Table:
+    """The Arrow table of a `hopsim.columns` table: the table a run's Parquet file reads back as
+    (``tests/test_parquet_out.py`` checks that they are equal)."""
+    arrays = []
+    for c in columns.values():
+        if isinstance(c, cols.Strings):
+            idx = array(np.asarray(c.idx, dtype=np.int32), mask=c.mask)
+            arrays.append(pa.DictionaryArray.from_arrays(idx, strings(c.values)).cast(pa.string()))
+        elif isinstance(c, cols.Masked):
+            arrays.append(array(c.values, mask=c.mask))
+        else:
+            arrays.append(array(c))
+    return pa.Table.from_arrays(arrays, names=list(columns))
 
 
 def to_numpy(col: pa.Array | pa.ChunkedArray) -> np.ndarray:

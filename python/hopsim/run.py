@@ -1,7 +1,8 @@
 """Running one scenario: `hopsim.run(scenario) -> Results`.
 
 The core hands back columns as raw little-endian buffers (see ``crates/hopsim-py/src/lib.rs``);
-here they become Arrow tables with the units users read: times in nanoseconds as floats
+here they become tables of NumPy columns (`hopsim.columns`; Arrow tables on first access) with the
+units users read: times in nanoseconds as floats
 (``start_ns``, ``fct_ns``; exact to the picosecond up to about 100 days), with the integer
 picosecond columns kept beside them (``start_ps``) for exact arithmetic.
 """
@@ -17,14 +18,14 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 import numpy as np
-import pyarrow as pa
 
-from . import arrow
+from .columns import Masked, Strings, Table, strings
 from .errors import RunInterrupted, ScenarioError
 from .spool import RAW, Spool, Tables, _np
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
+    import pyarrow as pa
 
     from .scenario import Scenario
 
@@ -77,23 +78,18 @@ def _ns(ps: np.ndarray) -> np.ndarray:
     return ps.astype(np.float64) / 1000.0
 
 
-def _strings(values: list[str], idx: np.ndarray) -> pa.Array:
-    """values[idx] as an Arrow string column, built in Arrow (no Python object per row)."""
-    d = pa.DictionaryArray.from_arrays(arrow.array(np.asarray(idx, dtype=np.int32)), arrow.array(values, pa.string()))
-    return d.cast(pa.string())
-
-
 def results_from_native(raw: dict[str, Any], scenario_hash: str = "", name: str = "", spool: Spool | None = None) -> "Results":
-    """Arrow tables and the summary from `execute`'s output; with `spool` (the one that took the
-    run's chunks), the time-growing tables are made a row group at a time into files there.""" 
+    """The tables and the summary from `execute`'s output; with `spool` (the one that took the
+    run's chunks), the time-growing tables are made a row group at a time into files there.
+    The tables are NumPy columns (`hopsim.columns`) until one is read as Arrow (`Tables`).""" 
     t = raw["tables"]
     counters = dict(raw["counters"])
 
     # ports first: other tables take their hop class from it
     p = {k: (v if k == "hop_class" else _np(v)) for k, v in t["ports"].items()}
-    ports = arrow.table({
+    ports = {
         "node": p["node"], "port": p["port"], "peer_node": p["peer_node"],
-        "hop_class": arrow.array(p["hop_class"], pa.string()),
+        "hop_class": strings(p["hop_class"]),
         "rate_bps": p["rate_bps"], "tx_bytes": p["tx_bytes"], "ctrl_bytes": p["ctrl_bytes"],
         "utilisation": p["utilisation"], "paused_ns": _ns(p["paused_ps"]), "paused_ps": p["paused_ps"],
         "peak_queue_bytes": p["peak_queue_bytes"],
@@ -106,7 +102,7 @@ def results_from_native(raw: dict[str, Any], scenario_hash: str = "", name: str 
         # went down, dropped on arrival here for a destination no route led to any more
         "drops_loss": p["drops_loss"], "drops_link_down": p["drops_link_down"],
         "drops_unreachable": p["drops_unreachable"],
-    })
+    }
     hop_names = list(p["hop_class"]) + ["other"]  # "other": a row naming no known port
     pkey = p["node"].astype(np.int64) * 65536 + p["port"]
     order = np.argsort(pkey, kind="stable")
@@ -120,17 +116,17 @@ def results_from_native(raw: dict[str, Any], scenario_hash: str = "", name: str 
         i = np.clip(np.searchsorted(sorted_keys, k), 0, len(sorted_keys) - 1)
         return np.where(sorted_keys[i] == k, order[i], len(pkey))
 
-    def hop_cols(rows: np.ndarray) -> tuple[pa.Array, pa.Array]:
+    def hop_cols(rows: np.ndarray) -> tuple[Strings, Masked]:
         found = rows < len(pkey)
         peers = np.append(p["peer_node"], np.uint32(0))[rows]
-        return _strings(hop_names, rows), arrow.array(peers, mask=~found)
+        return Strings(hop_names, rows.astype(np.int32)), Masked(peers, ~found)
 
     f = {k: _np(v) for k, v in t["flows"].items()}
     done = f["finish_ps"] != _U64_MAX
     acked = f["ack_finish_ps"] != _U64_MAX
-    finish_ps = arrow.array(f["finish_ps"], mask=~done)
-    fct_ps = arrow.array(f["fct_ps"], mask=~done)
-    flows = arrow.table({
+    finish_ps = Masked(f["finish_ps"], ~done)
+    fct_ps = Masked(f["fct_ps"], ~done)
+    flows = {
         "flow_id": f["flow_id"], "src": f["src"], "dst": f["dst"], "size_bytes": f["size_bytes"],
         "start_ns": _ns(f["start_ps"]),
         "finish_ns": np.where(done, _ns(f["finish_ps"]), np.nan),
@@ -145,103 +141,103 @@ def results_from_native(raw: dict[str, Any], scenario_hash: str = "", name: str 
         # the HPCC simulator's basis: completion when the sender holds the last ACK, its
         # standalone_fct, and its port numbers (see `hopsim export-hpcc`)
         "ack_fct_ns": np.where(acked, _ns(f["ack_fct_ps"]), np.nan),
-        "ack_finish_ps": arrow.array(f["ack_finish_ps"], mask=~acked),
-        "ack_fct_ps": arrow.array(f["ack_fct_ps"], mask=~acked),
+        "ack_finish_ps": Masked(f["ack_finish_ps"], ~acked),
+        "ack_fct_ps": Masked(f["ack_fct_ps"], ~acked),
         "hpcc_standalone_fct_ps": f["hpcc_standalone_fct_ps"],
         "sport": f["sport"], "dport": f["dport"],
-    })
+    }
 
     pz = {k: _np(v) for k, v in t["pauses"].items() if k != "mechanism"}
     ph, ppeer = hop_cols(port_rows(pz["node"], pz["port"]))
-    pauses = arrow.table({
+    pauses = {
         "time_ns": _ns(pz["time_ps"]), "node": pz["node"], "port": pz["port"], "peer_node": ppeer, "hop_class": ph,
-        "prio": pz["prio"], "kind": _strings(["pause", "resume"], (pz["quanta"] == 0).astype(np.int32)),
+        "prio": pz["prio"], "kind": Strings(["pause", "resume"], (pz["quanta"] == 0).astype(np.int32)),
         "quanta": pz["quanta"], "duration_ns": _ns(pz["duration_ps"]),
         "time_ps": pz["time_ps"], "duration_ps": pz["duration_ps"],
-        "mechanism": arrow.array(t["pauses"]["mechanism"], pa.string()),
-    })
+        "mechanism": strings(t["pauses"]["mechanism"]),
+    }
 
     cz = {k: (v if k == "kind" else _np(v)) for k, v in t["control"].items()}
     ch, _ = hop_cols(port_rows(cz["node"], cz["port"]))
-    control = arrow.table({
+    control = {
         "time_ns": _ns(cz["time_ps"]), "node": cz["node"], "port": cz["port"], "peer_node": cz["peer_node"],
-        "hop_class": ch, "kind": arrow.array(cz["kind"], pa.string()), "target": cz["target"], "value": cz["value"],
+        "hop_class": ch, "kind": strings(cz["kind"]), "target": cz["target"], "value": cz["value"],
         "time_ps": cz["time_ps"],
-    })
+    }
 
-    def buffer_part(bs: dict[str, np.ndarray], bp: dict[str, np.ndarray]) -> pa.Table:
+    def buffer_part(bs: dict[str, np.ndarray], bp: dict[str, np.ndarray]) -> Table:
         rows = bp["port_row"].astype(np.int64)
         ns_, np_ = len(bs["switch_time_ps"]), len(rows)
         is_switch = np.arange(ns_ + np_) < ns_
-        return arrow.table({
+        return {
             "time_ns": np.concatenate([_ns(bs["switch_time_ps"]), _ns(bp["port_time_ps"])]),
-            "scope": _strings(["switch", "port"], (~is_switch).astype(np.int32)),
+            "scope": Strings(["switch", "port"], (~is_switch).astype(np.int32)),
             "node": np.concatenate([bs["switch_node"], p["node"][rows]]).astype(np.uint32),
-            "port": arrow.array(np.concatenate([np.zeros(ns_, np.uint16), p["port"][rows]]), mask=is_switch),
-            "peer_node": arrow.array(np.concatenate([np.zeros(ns_, np.uint32), p["peer_node"][rows]]), mask=is_switch),
-            "hop_class": _strings(hop_names[:-1] + ["switch"], np.concatenate([np.full(ns_, len(pkey)), rows])),
+            "port": Masked(np.concatenate([np.zeros(ns_, np.uint16), p["port"][rows]]), is_switch),
+            "peer_node": Masked(np.concatenate([np.zeros(ns_, np.uint32), p["peer_node"][rows]]), is_switch),
+            "hop_class": Strings(hop_names[:-1] + ["switch"], np.concatenate([np.full(ns_, len(pkey)), rows]).astype(np.int32)),
             "bytes": np.concatenate([bs["switch_bytes"], bp["port_bytes"]]),
-            "tx_bytes": arrow.array(np.concatenate([np.zeros(ns_, np.uint64), bp["port_tx_bytes"]]), mask=is_switch),
-            "active_queues": arrow.array(np.concatenate([np.zeros(ns_, np.uint32), bp["port_active"]]), mask=is_switch),
+            "tx_bytes": Masked(np.concatenate([np.zeros(ns_, np.uint64), bp["port_tx_bytes"]]), is_switch),
+            "active_queues": Masked(np.concatenate([np.zeros(ns_, np.uint32), bp["port_active"]]), is_switch),
             "time_ps": np.concatenate([bs["switch_time_ps"], bp["port_time_ps"]]),
-        })
+        }
 
-    def queues_part(qz: dict[str, np.ndarray]) -> pa.Table:
+    def queues_part(qz: dict[str, np.ndarray]) -> Table:
         qh, qpeer = hop_cols(port_rows(qz["node"], qz["port"]))
-        return arrow.table({
+        return {
             "time_ns": _ns(qz["time_ps"]), "node": qz["node"], "port": qz["port"], "peer_node": qpeer, "hop_class": qh,
             "bytes": qz["bytes"], "time_ps": qz["time_ps"],
-        })
+        }
 
     # the HPCC simulator's recorders (crates/hopsim-core/src/stats/record.rs)
     rz = {k: _np(v) for k, v in t["pfc_received"].items()}
     rh, rpeer = hop_cols(port_rows(rz["node"], rz["port"]))
-    pfc_received = arrow.table({
+    pfc_received = {
         "time_ns": _ns(rz["time_ps"]), "node": rz["node"], "is_switch": rz["is_switch"], "port": rz["port"],
         "peer_node": rpeer, "hop_class": rh, "prio": rz["prio"], "pause": rz["pause"], "time_ps": rz["time_ps"],
-    })
+    }
     hz = {k: _np(v) for k, v in t["qlen"].items()}
-    qlen = arrow.table({
+    qlen = {
         "dump_time_ns": _ns(hz["dump_time_ps"]), "node": hz["node"], "port": hz["port"], "kb": hz["kb"],
         "count": hz["count"], "dump_time_ps": hz["dump_time_ps"],
-    })
+    }
     # per-packet one-way latency by flow class (record.latency; crates/hopsim-core/src/stats/latency.rs);
     # no rows when off. Quantiles are within 1/256 of the exact sample's value.
     lz = {k: (v if k == "class" else _np(v)) for k, v in t["latency"].items()}
-    latency = arrow.table({
-        "class": arrow.array(lz["class"], pa.string()), "count": lz["count"],
+    latency = {
+        "class": strings(lz["class"]), "count": lz["count"],
         **{f"{q}_ns": _ns(lz[f"{q}_ps"]) for q in ("min", "p50", "p95", "p99", "max")},
         "mean_ns": lz["mean_ps"] / 1000.0,
         **{f"{q}_ps": lz[f"{q}_ps"] for q in ("min", "p50", "p95", "p99", "max")},
-    })
+    }
 
-    def trace_part(tz: dict[str, np.ndarray]) -> pa.Table:
-        return arrow.table({
+    def trace_part(tz: dict[str, np.ndarray]) -> Table:
+        return {
             "time_ns": _ns(tz["time_ps"]), "node": tz["node"], "port": tz["port"], "queue": tz["queue"],
-            "event": _strings(list(_trace_events()), tz["event"].astype(np.int32)), "flow": tz["flow"], "seq": tz["seq"],
+            "event": Strings(list(_trace_events()), tz["event"].astype(np.int32)), "flow": tz["flow"], "seq": tz["seq"],
             "size": tz["size"], "qlen_bytes": tz["qlen_bytes"], "time_ps": tz["time_ps"],
-        })
+        }
 
     # congestion windows of record.cwnd_flows (Pulser's Fig. 6; crates/hopsim-core/src/stats/mod.rs)
     wz = {k: _np(v) for k, v in t["cwnd"].items()}
     # and the bytes each has delivered in order, whose rise over a sample interval is its throughput
-    cwnd = arrow.table({"time_ns": _ns(wz["time_ps"]), "flow": wz["flow"], "cwnd_bytes": wz["cwnd_bytes"],
-                     "delivered_bytes": wz["delivered_bytes"], "time_ps": wz["time_ps"]})
+    cwnd = {"time_ns": _ns(wz["time_ps"]), "flow": wz["flow"], "cwnd_bytes": wz["cwnd_bytes"],
+            "delivered_bytes": wz["delivered_bytes"], "time_ps": wz["time_ps"]}
 
     # what the flow-control modules report over time (FlowControl::sample): one long table
     metric_names = list(raw.get("module_metrics", []))
 
-    def module_part(mz: dict[str, np.ndarray]) -> pa.Table:
+    def module_part(mz: dict[str, np.ndarray]) -> Table:
         wide = mz["port"] == _SWITCH_WIDE
         mh, mpeer = hop_cols(port_rows(mz["node"], mz["port"]))
-        return arrow.table({
+        return {
             "time_ns": _ns(mz["time_ps"]), "node": mz["node"],
-            "port": arrow.array(mz["port"], mask=wide), "peer_node": mpeer, "hop_class": mh,
-            "metric": _strings(metric_names, mz["metric"].astype(np.int32)), "value": mz["value"],
+            "port": Masked(mz["port"], wide), "peer_node": mpeer, "hop_class": mh,
+            "metric": Strings(metric_names, mz["metric"].astype(np.int32)), "value": mz["value"],
             "time_ps": mz["time_ps"],
-        })
+        }
 
-    mem: dict[str, pa.Table] = {"flows": flows, "pauses": pauses, "control": control, "ports": ports,
+    mem: dict[str, Table] = {"flows": flows, "pauses": pauses, "control": control, "ports": ports,
                                 "pfc_received": pfc_received, "qlen": qlen, "latency": latency, "cwnd": cwnd}
     files: dict[str, Path] = {}
     if spool is None:
@@ -295,7 +291,7 @@ def results_from_native(raw: dict[str, Any], scenario_hash: str = "", name: str 
     for k in ("slowdown_mean", "slowdown_p99", "fct_ns_p99"):
         if summary[k] is not None and not math.isfinite(summary[k]):
             summary[k] = None
-    return Results(tables=Tables(mem, files, spool) if files else mem, summary=summary)
+    return Results(tables=Tables(mem, files, spool), summary=summary)
 
 
 def _trace_events() -> tuple[str, ...]:
@@ -310,7 +306,9 @@ class Results:
     """One run's measurements: Arrow tables (``tables``) and whole-run numbers (``summary``).
     The table properties give pandas DataFrames."""
 
-    tables: "Mapping[str, pa.Table]"  # a dict, or `spool.Tables` when some were spooled to files
+    # a run's `spool.Tables` (NumPy columns until read, spooled tables in files), or a dict (a
+    # run folder read back)
+    tables: "Mapping[str, pa.Table]"
     summary: dict[str, Any] = field(default_factory=dict)
 
     def df(self, name: str) -> "pd.DataFrame":

@@ -18,12 +18,14 @@ import tempfile
 import weakref
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.parquet as pq
 
+from . import columns
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pyarrow as pa
 
 __all__ = ["Spool", "Tables", "RAW"]
 
@@ -88,8 +90,8 @@ class Spool:
         handles = {c: open(self._path(name, c), "rb") for c in dtypes}
         try:
             # batches smaller than the core's chunks: the conversion's working set (a batch's
-            # columns, their Arrow table, the writer's pages) sets the end of `hopsim run`'s peak
-            # memory; 16,384 rows keep it near 5 MB where 65,536 took about 20 MB more
+            # columns, their derived columns, the writer's pages) sets the end of `hopsim run`'s
+            # peak memory; 16,384 rows kept it near 5 MB where 65,536 took about 20 MB more
             for start in range(0, rows, READ_ROWS):
                 n = min(READ_ROWS, rows - start)
                 yield {c: np.fromfile(h, dtype=dtypes[c], count=n) for c, h in handles.items()}
@@ -98,32 +100,39 @@ class Spool:
                 h.close()
                 self._path(name, c).unlink(missing_ok=True)
 
-    def write(self, name: str, parts: Iterator[pa.Table]) -> Path:
-        """Write the final table `name` from its parts, in order; returns its file."""
-        path = self.dir / f"{name}.parquet"
-        w: pq.ParquetWriter | None = None
-        for t in parts:
-            if w is None:
-                w = pq.ParquetWriter(path, t.schema, compression="zstd")
-            w.write_table(t.cast(w.schema))
-        assert w is not None, "at least one part (possibly empty)"
-        w.close()
-        return path
+    def write(self, name: str, parts: Iterator[columns.Table]) -> Path:
+        """Write the final table `name` from its parts (`hopsim.columns` tables), in order, a
+        row group each; returns its file."""
+        return columns.write(self.dir / f"{name}.parquet", parts)
 
 
 class Tables(Mapping):
-    """A run's tables by name: Arrow tables in memory, and spooled tables read from their file on
-    each access (so holding a `Results` costs no memory for them)."""
+    """A run's tables by name, as Arrow tables: those held in memory as NumPy columns
+    (`hopsim.columns`) made into Arrow on first access, and spooled tables read from their file
+    on each access (so holding a `Results` costs no memory for them). Nothing here loads pyarrow
+    until a table is read, so `hopsim run`, which only writes them, never does."""
 
-    def __init__(self, mem: dict[str, pa.Table], files: dict[str, Path], spool: Spool | None = None):
+    def __init__(self, mem: dict[str, columns.Table], files: dict[str, Path], spool: Spool | None = None):
         self._mem = mem
+        self._arrow: dict[str, pa.Table] = {}
         self._files = files
         self._spool = spool  # keeps the folder alive as long as these tables are
 
     def __getitem__(self, name: str) -> pa.Table:
         if name in self._files:
+            import pyarrow.parquet as pq
+
             return pq.read_table(self._files[name])
-        return self._mem[name]
+        t = self._arrow.get(name)
+        if t is None:
+            from .arrow import from_columns
+
+            t = self._arrow[name] = from_columns(self._mem[name])
+        return t
+
+    def columns_of(self, name: str) -> columns.Table | None:
+        """The NumPy columns of a table held in memory (None for a spooled one)."""
+        return None if name in self._files else self._mem.get(name)
 
     def __iter__(self) -> Iterator[str]:
         yield from self._mem

@@ -31,14 +31,13 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import pyarrow as pa
-import pyarrow.parquet as pq
-
+from .columns import write as write_columns
 from .paths import is_file
 from .run import TABLES, Results
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
+    import pyarrow as pa
 
     from .scenario import Scenario
 
@@ -103,9 +102,14 @@ def write_run(
         _json(tmp / "params.json", params or {})
         for name in TABLES:
             spooled = getattr(results.tables, "path", lambda _: None)(name)
+            cols = getattr(results.tables, "columns_of", lambda _: None)(name)
             if spooled is not None:  # already written, a chunk at a time (`hopsim.spool`)
                 shutil.copyfile(spooled, tmp / f"{name}.parquet")
-            else:
+            elif cols is not None:  # a run's tables: written without loading pyarrow (`hopsim.columns`)
+                write_columns(tmp / f"{name}.parquet", [cols])
+            else:  # Arrow tables (a run folder read back)
+                import pyarrow.parquet as pq
+
                 pq.write_table(results.tables[name], tmp / f"{name}.parquet", compression="zstd")
         summary = dict(results.summary)
         summary["scenario_hash"] = scenario.hash
@@ -133,17 +137,21 @@ def read_table(path: Path | str, columns: list[str] | None = None) -> pa.Table:
     """A table of a run folder. A file that is not, or no longer, Parquet (truncated by a full
     disk or a copy cut short, corrupted, replaced by something else) is a ScenarioError naming
     the file, not an Arrow traceback from whichever command read it."""
+    import pyarrow.parquet as pq
+
     try:
         return pq.read_table(path, columns=columns)
-    except _PARQUET_ERRORS as e:
+    except _parquet_errors() as e:
         raise _unreadable(path, e) from None
 
 
 def read_columns(path: Path | str) -> set[str]:
     """The column names of a run folder's table (its footer only); errors as `read_table`."""
+    import pyarrow.parquet as pq
+
     try:
         return set(pq.read_schema(path).names)
-    except _PARQUET_ERRORS as e:
+    except _parquet_errors() as e:
         raise _unreadable(path, e) from None
 
 
@@ -153,7 +161,7 @@ def read_frame(path: Path | str) -> "pd.DataFrame":
     t = read_table(path)
     try:
         return t.to_pandas()
-    except _PARQUET_ERRORS as e:
+    except _parquet_errors() as e:
         raise _unreadable(path, e) from None
 
 
@@ -175,9 +183,13 @@ def read_summary(d: Path | str) -> dict[str, Any]:
     return summary
 
 
-_PARQUET_ERRORS = (pa.ArrowException, OSError, ValueError)
-"""What reading a damaged Parquet file raises: Arrow's errors, OSError for a cut file, ValueError
-(UnicodeDecodeError) for spoilt metadata text."""
+def _parquet_errors() -> tuple[type[BaseException], ...]:
+    """What reading a damaged Parquet file raises: Arrow's errors, OSError for a cut file,
+    ValueError (UnicodeDecodeError) for spoilt metadata text. (A function: pyarrow loads only
+    when a table is read.)"""
+    import pyarrow as pa
+
+    return (pa.ArrowException, OSError, ValueError)
 
 
 def _unreadable(path: Path | str, e: BaseException) -> Exception:

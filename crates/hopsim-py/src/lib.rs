@@ -1,4 +1,5 @@
-//! `hopsim._native`: the Python binding of `hopsim-core`. Five functions and two constants:
+//! `hopsim._native`: the Python binding of `hopsim-core`. Five functions, two constants and a
+//! Parquet writer (`TableWriter`, in `parquet_out.rs`):
 //!
 //! - `run(scenario_json, on_progress=None, progress_every_s=0.5, on_spill=None, spill_rows=65536,
 //!   max_memory=None) -> dict`: build and run one scenario with the GIL released (polling for
@@ -29,6 +30,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+
+mod parquet_out;
 
 /// A plain-old-data element type that NumPy can read straight from bytes.
 trait Pod: Copy {
@@ -377,6 +380,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(estimate, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(defaults, m)?)?;
+    // run folders' tables, written without pyarrow (`hopsim.columns`)
+    m.add_class::<parquet_out::TableWriter>()?;
     // the core's limits, so the schema's can be checked against them
     m.add("MAX_QUEUES", hopsim_core::net::port::MAX_QUEUES)?;
     // names of the packet trace's event codes (the `trace` table's `event` column)
