@@ -74,10 +74,10 @@ def _native_column(col: Column) -> tuple[str, np.ndarray, np.ndarray | None, lis
     """`col` as the Rust writer takes it: (dtype, data bytes, mask bytes or None, dictionary)."""
     if isinstance(col, Strings):
         mask = None if col.mask is None else _bytes(np.asarray(col.mask, dtype=bool))
-        return "str", _bytes(np.asarray(col.idx, dtype=np.int32)), mask, col.values
+        return _dtype(col), _bytes(np.asarray(col.idx, dtype=np.int32)), mask, col.values
     if isinstance(col, Masked):
-        return col.values.dtype.str, _bytes(col.values), _bytes(np.asarray(col.mask, dtype=bool)), None
-    return col.dtype.str, _bytes(col), None, None
+        return _dtype(col), _bytes(col.values), _bytes(np.asarray(col.mask, dtype=bool)), None
+    return _dtype(col), _bytes(col), None, None
 
 
 def write(path: Path | str, parts: Iterable[Table]) -> Path:

@@ -149,7 +149,7 @@ impl TableWriter {
         let rows = cols.first().map_or(0, |(_, k, d, _, _)| d.item_count() / k.width());
         for (name, kind, data, mask, _) in &cols {
             let n = data.item_count();
-            if n != rows * kind.width() || n % kind.width() != 0 {
+            if n != rows * kind.width() {
                 return Err(PyValueError::new_err(format!("column {name:?}: {n} bytes, expected {rows} rows of {} bytes", kind.width())));
             }
             if let Some(m) = mask {
