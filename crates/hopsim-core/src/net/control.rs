@@ -222,7 +222,12 @@ impl Simulation {
     #[inline(always)]
     pub(crate) fn arm_fc_timer(&mut self, s: u32) {
         let sw = &self.switches[s as usize];
-        if let Some(t) = sw.fc.next_timer() {
+        // twice per hop: PFC alone, the common case, skips the dispatch over every module kind
+        let next = match &sw.fc {
+            crate::fc::AnyFc::Pfc(p) => p.next_timer(),
+            fc => fc.next_timer(),
+        };
+        if let Some(t) = next {
             if sw.fc_at.is_none_or(|x| t < x) {
                 self.arm_fc_timer_at(s, t);
             }

@@ -12,7 +12,8 @@ use crate::aqm::int::IntHop;
 use crate::aqm::red_ecn::red_mark;
 use crate::aqm::SwitchAqm;
 use crate::fc::view::SwitchInfo;
-use crate::fc::{FlowControl, PktMeta};
+use crate::fc::{AnyFc, PktMeta};
+use crate::net::hop_hooks::{Generic, HopHooks, PfcAlone};
 use crate::net::mmu::Mmu;
 use crate::packet::{Packet, PacketId, Tags};
 use crate::rng::Rng;
@@ -76,8 +77,6 @@ pub(crate) fn meta(pkt: &Packet, tags: Tags, egress: u16) -> PktMeta {
 impl Simulation {
     /// A packet arrived at switch `s` on global port `inp`.
     pub(crate) fn switch_receive(&mut self, s: u32, inp: u32, id: PacketId) {
-        let now = self.now;
-        let tags_on = self.slab.tags.on;
         let tags = self.slab.tags.get(id);
         // the switch's node from the port the packet came in by (touched next anyway), not from
         // the switch, whose first cache line this path would otherwise load only for it
@@ -94,16 +93,31 @@ impl Simulation {
             return;
         }
         pkt.ingress = self.ports[inp as usize].local;
+        if matches!(self.switches[s as usize].fc, AnyFc::Pfc(_)) {
+            self.receive_data::<PfcAlone>(s, out, id, tags);
+        } else {
+            self.receive_data::<Generic>(s, out, id, tags);
+        }
+        self.arm_fc_timer(s);
+        self.apply_actions();
+    }
+
+    /// Classify, admit (or drop) and queue a data packet at switch `s` for global port `out`,
+    /// calling the flow-control module the way `H` does (`net::hop_hooks`).
+    #[inline(always)]
+    fn receive_data<H: HopHooks>(&mut self, s: u32, out: u32, id: PacketId, tags: Tags) {
+        let now = self.now;
+        let tags_on = self.slab.tags.on;
+        let pkt = self.slab.get_mut(id);
         let egress = self.ports[out as usize].local;
         let sw = &mut self.switches[s as usize];
-        let mut m = meta(pkt, tags, egress);
-        let q = sw.fc.classify(now, &m, &view!(sw, &self.ports));
+        let mut h = H::new(pkt, tags, egress);
+        let q = h.classify(&mut sw.fc, now, &view!(sw, &self.ports));
         pkt.queue = q;
-        m.queue = q;
         let node = sw.node;
-        match sw.mmu.admit(m.ingress as usize, m.prio as usize, egress as usize, q as usize, m.size) {
+        match sw.mmu.admit(pkt.ingress as usize, pkt.prio as usize, egress as usize, q as usize, pkt.size) {
             None => {
-                sw.fc.on_drop(now, &m, &view!(sw, &self.ports), &mut self.fc_out);
+                h.on_drop(&mut sw.fc, now, &view!(sw, &self.ports), &mut self.fc_out);
                 collect_actions!(self, node);
                 let c = &mut self.stats.counters;
                 c.drops += 1;
@@ -118,13 +132,13 @@ impl Simulation {
                 pkt.charge = charge;
                 let marked = self.cfg.switch.ecn_mark_at == crate::config::MarkAt::Enqueue
                     && mark_on_arrival(pkt, egress as usize, q as usize, sw, &self.cfg.switch);
-                self.ports[out as usize].enqueue_data(q as usize, id, m.size);
-                let before = (m.flags, m.tags);
-                sw.fc.on_enqueue(now, &mut m, &view!(sw, &self.ports), &mut self.fc_out);
+                let size = pkt.size;
+                self.ports[out as usize].enqueue_data(q as usize, id, size);
+                let changed = h.on_enqueue(&mut sw.fc, now, &view!(sw, &self.ports), &mut self.fc_out);
                 // only modules that use tags write them (`FlowControl::uses_tags`)
-                if tags_on && (m.flags, m.tags) != before {
-                    pkt.tag_flags = m.flags;
-                    self.slab.tags.set(id, m.tags);
+                if let Some((flags, t)) = changed.filter(|_| tags_on) {
+                    pkt.tag_flags = flags;
+                    self.slab.tags.set(id, t);
                 }
                 collect_actions!(self, node);
                 if self.rec.on {
@@ -133,13 +147,21 @@ impl Simulation {
                 self.kick(out);
             }
         }
-        self.arm_fc_timer(s);
-        self.apply_actions();
     }
 
     /// Take the next data packet of switch port `p` (global id) by its scheduler, releasing its
     /// buffer.
     pub(crate) fn switch_dequeue(&mut self, s: u32, p: u32) -> Option<PacketId> {
+        if matches!(self.switches[s as usize].fc, AnyFc::Pfc(_)) {
+            self.dequeue_data::<PfcAlone>(s, p)
+        } else {
+            self.dequeue_data::<Generic>(s, p)
+        }
+    }
+
+    /// `switch_dequeue`, calling the flow-control module the way `H` does (`net::hop_hooks`).
+    #[inline(always)]
+    fn dequeue_data<H: HopHooks>(&mut self, s: u32, p: u32) -> Option<PacketId> {
         let now = self.now;
         let port = &mut self.ports[p as usize];
         let q = port.pick_data(now, &self.slab)?;
@@ -159,17 +181,15 @@ impl Simulation {
         }
         let tags = self.slab.tags.get(id);
         let pkt = self.slab.get_mut(id);
-        let mut m = meta(pkt, tags, egress);
-        sw.fc.on_dequeue(now, &m, &view!(sw, &self.ports), &mut self.fc_out);
+        let mut h = H::new(pkt, tags, egress);
+        h.on_dequeue(&mut sw.fc, now, &view!(sw, &self.ports), &mut self.fc_out);
         let node = sw.node;
         collect_actions!(self, node);
         // only modules that use tags stamp them (`FlowControl::uses_tags` turns the store on)
         if self.slab.tags.on {
-            let before = (m.flags, m.tags);
-            sw.fc.stamp(now, &mut m, &view!(sw, &self.ports));
-            if (m.flags, m.tags) != before {
-                self.slab.get_mut(id).tag_flags = m.flags;
-                self.slab.tags.set(id, m.tags);
+            if let Some((flags, t)) = h.stamp(&mut sw.fc, now, &view!(sw, &self.ports)) {
+                self.slab.get_mut(id).tag_flags = flags;
+                self.slab.tags.set(id, t);
             }
         }
         let port = &self.ports[p as usize];
