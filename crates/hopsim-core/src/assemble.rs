@@ -2,12 +2,12 @@
 //! queues and gates, switches with their MMU, modules and AQM, hosts and their flows. Errors name
 //! what is wrong.
 
-use crate::cc::{AnyCc, FlowInfo};
 use crate::config::{Headroom, NetConfig, WindowConfig};
 use crate::event::{Event, Scheduler};
 use crate::fc::view::{prio_queues, Peer, SwitchInfo};
 use crate::fc::{AnyFc, FcConfig};
-use crate::net::host::{Flow, Host};
+use crate::net::host::Host;
+use crate::net::flow_store::FlowFixed;
 use crate::net::mmu::{Mmu, MmuConfig};
 use crate::net::port::Port;
 use crate::net::switch::Switch;
@@ -162,7 +162,7 @@ impl Simulation {
             ports,
             switches,
             hosts,
-            flows: Vec::with_capacity(flows.len()),
+            flows: Default::default(),
             node_ref,
             routes,
             route_memo: crate::topo::route_memo::RouteMemo::new(flows.len()),
@@ -214,10 +214,10 @@ impl Simulation {
             sim.add_flow(id as u32, f)?;
         }
         let mut order: Vec<u32> = (0..flows.len() as u32).collect();
-        order.sort_by_key(|&i| (sim.flows[i as usize].spec.start, i));
+        order.sort_by_key(|&i| (sim.flows.fixed(i).spec.start, i));
         sim.arrival_order = order;
         if let Some(&first) = sim.arrival_order.first() {
-            let t = sim.flows[first as usize].spec.start;
+            let t = sim.flows.fixed(first).spec.start;
             sim.sched.push(t, Event::FlowArrival);
         }
         if let Some(&f) = sim.cfg.record.cwnd_flows.iter().find(|&&f| f as usize >= flows.len()) {
@@ -287,11 +287,10 @@ impl Simulation {
             WindowConfig::Bytes(b) => b.max(h.mtu as u64),
             WindowConfig::Off => u64::MAX,
         };
-        let info = FlowInfo { line_rate, base_rtt, mtu: h.mtu };
-        let cc = AnyCc::build(&self.cfg.cc, &info);
-        let mut flow = Flow::new(f, hash, cc, win_cap, ideal, base_rtt);
-        flow.set_path_facts(line_rate, hpcc_standalone_fct(f.size, h.mtu, &hops));
-        self.flows.push(flow);
+        // the congestion controller is built when the flow starts (`FlowFixed::new_cc`); the NICs
+        // are bound just below
+        let hpcc_standalone_fct = hpcc_standalone_fct(f.size, h.mtu, &hops);
+        self.flows.push(FlowFixed { spec: f, hash, win_cap, ideal_fct: ideal, base_rtt, hpcc_standalone_fct, line_rate, src_nic: 0, ack_nic: 0 });
         self.route_memo.grow(self.flows.len());
         self.bind_nics(id, path[0])
     }

@@ -208,6 +208,9 @@ impl Simulation {
             f.port_drops[p as usize][cause as usize] += 1;
         }
         self.slab.free(id);
+        if pkt.kind.of_flow() {
+            self.flow_packet_gone(pkt.flow);
+        }
     }
 
     /// A packet reached switch port `inp` for a destination the switch has no route to (a link

@@ -34,6 +34,7 @@
 //! gap.
 
 use crate::fc::FcConfig;
+use crate::net::flow_store::{FlowFixed, FlowResult};
 use crate::net::host::{Flow, Host};
 use crate::net::port::{PauseClock, Port, PortCold, NPRIO};
 use crate::net::switch::Switch;
@@ -58,9 +59,13 @@ const GATE: u64 = size_of::<PauseClock>() as u64 + 1;
 const SWITCH_PORT: u64 = 2 * 8 * NPRIO as u64 + 46;
 /// Per host beyond `size_of::<Host>()`: its NIC's vectors.
 const HOST_HEAP: u64 = 40;
-/// Per flow beyond `size_of::<Flow>()`: its slot in the arrival order, the host's active list,
-/// its congestion control's heap.
-const FLOW_HEAP: u64 = 24;
+/// Per flow of the run (`net::flow_store`): what assembly computed, its results, its live-state
+/// slot index, its place in the arrival order and its route-memo slot.
+const FLOW_KEPT: u64 = (size_of::<FlowFixed>() + size_of::<FlowResult>()) as u64 + 3 * 4;
+/// Per flow in flight, beyond `size_of::<Flow>()`: its congestion control's heap (HPCC's,
+/// DCTCP's are boxed), its slot in the host's round robin, its timer event and its route-memo
+/// entry (one cache line).
+const FLOW_HEAP: u64 = 24 + 16 + EVENT + 64;
 /// A row of the flows table (18 columns).
 const FLOW_ROW: u64 = 4 * 5 + 8 * 12 + 1 + 9;
 /// A row of the ports table (17 columns and the hop class's string).
@@ -458,9 +463,6 @@ impl Scenario {
         let route_build = s.nodes.saturating_mul(48) + (2 * s.links).saturating_mul(16);
         let routes = route_table.saturating_add(route_index).saturating_add(route_build);
 
-        // flows, their events, their rows in the flows table
-        let flow_bytes = flows.saturating_mul(size_of::<Flow>() as u64 + FLOW_HEAP + EVENT + 32 + FLOW_ROW * TABLE_FACTOR);
-
         // packets alive: at most what the switch buffers hold, and at most every flow's window
         // at once (a window of one BDP taken at a typical fabric RTT)
         let pkt = (cfg.host.mtu + cfg.host.header_bytes).max(64) as u64;
@@ -479,6 +481,13 @@ impl Scenario {
             traffic.flows
         };
         let sent = (concurrent * window.min(mean_size).max(1.0) / pkt as f64).ceil().min(u64::MAX as f64 / 2.0) as u64;
+
+        // every flow's fixed data, results and row in the flows table; the live state (congestion
+        // control, sequence state, timers) only of the flows in flight at once
+        let live_flows = (concurrent.ceil().min(u64::MAX as f64 / 2.0) as u64).min(flows);
+        let flow_bytes = flows
+            .saturating_mul(FLOW_KEPT + FLOW_ROW * TABLE_FACTOR)
+            .saturating_add(live_flows.saturating_mul(size_of::<Flow>() as u64 + FLOW_HEAP));
         let alive = buffered.min(sent.max(1));
         let packets = alive.saturating_mul(PACKET);
 
@@ -543,7 +552,7 @@ impl Scenario {
             Part {
                 name: "flows",
                 bytes: flow_bytes,
-                detail: format!("about {} flows", n(flows)),
+                detail: format!("about {} flows, about {} of them in flight at once", n(flows), n(live_flows)),
                 change: format!("start fewer flows ({workload_fields})"),
             },
             Part {
@@ -719,11 +728,10 @@ mod tests {
         assert!(sc.check_memory(1_000_000_000, "x").unwrap_err().contains("buffer samples"));
     }
 
-    #[test]
-    fn expected_flows_follow_the_load_and_the_window() {
-        let cdf = "1000 0\n1000 1\n".to_string();
-        let bg = |load: f64, us: u64| crate::scenario::Background {
-            cdf: cdf.clone(),
+    /// 1000-byte flows at `load` of 10 hosts' 100 Gb/s links for `us` microseconds, estimated.
+    fn background_star(load: f64, us: u64) -> Estimate {
+        let b = crate::scenario::Background {
+            cdf: "1000 0\n1000 1\n".to_string(),
             load,
             load_on: LoadOn::HostLinks,
             arrival: crate::workload::arrivals::Arrival::Poisson,
@@ -732,10 +740,27 @@ mod tests {
             prio: 3,
             dst: None,
         };
-        let flows = |b| scenario(TopologySpec::Star { hosts: 10, rate: Rate::gbps(100), delay: Time::from_us(1) }, WorkloadSpec::Background(b)).estimate().unwrap().flows;
+        scenario(TopologySpec::Star { hosts: 10, rate: Rate::gbps(100), delay: Time::from_us(1) }, WorkloadSpec::Background(b)).estimate().unwrap()
+    }
+
+    #[test]
+    fn expected_flows_follow_the_load_and_the_window() {
+        let flows = |load, us| background_star(load, us).flows;
         // 10 hosts x 100 Gb/s x 50% over 100 us = 6.25 MB, in 1000-byte flows
-        assert_eq!(flows(bg(0.5, 100)), 6_250);
-        assert_eq!(flows(bg(0.25, 100)), 3_125);
-        assert_eq!(flows(bg(0.5, 200)), 12_500);
+        assert_eq!(flows(0.5, 100), 6_250);
+        assert_eq!(flows(0.25, 100), 3_125);
+        assert_eq!(flows(0.5, 200), 12_500);
+    }
+
+    #[test]
+    fn live_flow_state_is_counted_for_the_flows_in_flight_only() {
+        // the same load over ten times as long: ten times the flows, the same flows in flight,
+        // so each added flow costs its fixed part, results and table row, not a live state
+        let (short, long) = (background_star(0.5, 100), background_star(0.5, 1000));
+        let added = long.flows - short.flows;
+        let per_flow = (part(&long, "flows").bytes - part(&short, "flows").bytes) / added;
+        assert_eq!(per_flow, FLOW_KEPT + FLOW_ROW * TABLE_FACTOR);
+        assert!(per_flow < size_of::<Flow>() as u64, "{per_flow} bytes per flow");
+        assert!(part(&long, "flows").detail.contains("in flight at once"), "{}", part(&long, "flows").detail);
     }
 }

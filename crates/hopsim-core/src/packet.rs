@@ -42,6 +42,13 @@ impl PktKind {
     pub fn is_control(self) -> bool {
         !matches!(self, PktKind::Data)
     }
+
+    /// Packets of a flow (counted in its `Flow::in_net` while alive), not link-local frames or
+    /// markers.
+    #[inline]
+    pub fn of_flow(self) -> bool {
+        matches!(self, PktKind::Data | PktKind::Ack | PktKind::Nack | PktKind::Cnp)
+    }
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -237,6 +244,15 @@ impl Slab {
     #[inline]
     pub fn get_mut(&mut self, id: PacketId) -> &mut Packet {
         &mut self.pkts[id as usize]
+    }
+    /// The packets alive now, by a walk of the whole slab (for checks at the end of a run, not
+    /// for the event loop).
+    pub fn live_packets(&self) -> impl Iterator<Item = &Packet> + '_ {
+        let mut freed = vec![false; self.pkts.len()];
+        for &id in &self.free {
+            freed[id as usize] = true;
+        }
+        self.pkts.iter().zip(freed).filter(|(_, f)| !f).map(|(p, _)| p)
     }
     /// Packets alive now.
     pub fn live(&self) -> usize {

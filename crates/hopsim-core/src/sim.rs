@@ -13,7 +13,8 @@ use crate::config::NetConfig;
 use crate::event::{Event, Scheduler};
 use crate::fc::nic::AnyNic;
 use crate::fc::{AnyFc, FcAction};
-use crate::net::host::{Flow, Host};
+use crate::net::flow_store::FlowStore;
+use crate::net::host::Host;
 use crate::net::port::Port;
 use crate::net::switch::Switch;
 use crate::packet::Slab;
@@ -36,7 +37,9 @@ pub struct Simulation {
     pub ports: Vec<Port>,
     pub switches: Vec<Switch>,
     pub hosts: Vec<Host>,
-    pub flows: Vec<Flow>,
+    /// Every flow: fixed data and results for all, live state for the running ones
+    /// (`net::flow_store`).
+    pub flows: FlowStore,
     pub(crate) node_ref: Vec<NodeRef>,
     pub(crate) routes: Routes,
     /// Routes the running flows have taken (`topo::route_memo`).
@@ -169,7 +172,7 @@ impl Simulation {
         Progress {
             now: self.now,
             end: self.cfg.stop_time,
-            last_start: self.arrival_order.last().map_or(Time::ZERO, |&f| self.flows[f as usize].spec.start),
+            last_start: self.arrival_order.last().map_or(Time::ZERO, |&f| self.flows.fixed(f).spec.start),
             events: self.sched.popped,
             flows: self.flows.len() as u64,
             flows_started: self.next_flow as u64,
@@ -186,8 +189,8 @@ impl Simulation {
     fn on_flow_arrival(&mut self) {
         while self.next_flow < self.arrival_order.len() {
             let f = self.arrival_order[self.next_flow];
-            if self.flows[f as usize].spec.start > self.now {
-                let t = self.flows[f as usize].spec.start;
+            let t = self.flows.fixed(f).spec.start;
+            if t > self.now {
                 self.sched.push(t, Event::FlowArrival);
                 return;
             }
@@ -204,7 +207,8 @@ impl Simulation {
         if !self.ecmp_hpcc {
             return self.routes.pick(node, pkt.dst, pkt.hash as u64);
         }
-        let spec = &self.flows[pkt.flow as usize].spec;
+        // (the fixed spec: late packets of a freed flow are routed too)
+        let spec = &self.flows.fixed(pkt.flow).spec;
         let reply = pkt.kind != crate::packet::PktKind::Data;
         let h = crate::topo::ecmp_hpcc::hpcc_ecmp_hash(node, pkt.src, pkt.dst, spec.sport, spec.dport, reply);
         self.routes.pick_index(node, pkt.dst, h)
@@ -260,6 +264,13 @@ impl Simulation {
     /// the same routes, slower. For tests that check exactly that.
     pub fn use_no_route_memo(&mut self) {
         self.route_memo = crate::topo::route_memo::RouteMemo::off();
+    }
+
+    /// Keep every flow's live state to the end of the run instead of freeing it once nothing can
+    /// touch it (`net::flow_store`): the same results, more memory. For tests that inspect a
+    /// finished flow's congestion control after the run (before `run`).
+    pub fn keep_finished_flows(&mut self) {
+        self.flows.keep_all();
     }
 
     /// Replace the NIC-side module of host node `node` (before `run`); a host with several NICs

@@ -104,6 +104,6 @@ fn run(sc: Scenario) {
     let hmean = hp.iter().sum::<f64>() / hp.len().max(1) as f64;
     let hp99 = hp.get(((hp.len() as f64) * 0.99) as usize).copied().unwrap_or(f64::NAN);
     println!("hpcc_basis_slowdown_mean {hmean:.3} p99 {hp99:.3}");
-    println!("peak_pending_events {} peak_packets_alive {}", c.peak_pending_events, c.peak_packets_alive);
+    println!("peak_pending_events {} peak_packets_alive {} peak_live_flows {}", c.peak_pending_events, c.peak_packets_alive, c.peak_live_flows);
     println!("pauses {} drops {} cnps {} timeouts {}", c.pauses_sent, c.drops, c.cnps, c.timeouts);
 }

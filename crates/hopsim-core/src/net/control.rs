@@ -110,15 +110,23 @@ impl Simulation {
                             self.hosts[h as usize].pause_dst(dst, until, now);
                             until <= now
                         }
-                        CtrlMsg::FlowPause { flow, .. } => match self.flows.get_mut(flow as usize) {
-                            Some(f) if f.spec.src == node => {
-                                f.paused_until = pause_end(now, &msg, self.ports[p as usize].clock.rate);
-                                // the flow's own NIC looks again (on a multi-NIC host, maybe not `p`'s)
-                                kick = self.hosts[f.src_nic as usize].port;
-                                f.paused_until <= now
-                            }
-                            _ => false,
-                        },
+                        CtrlMsg::FlowPause { flow, .. } if (flow as usize) < self.flows.len() && self.flows.fixed(flow).spec.src == node => {
+                            let until = pause_end(now, &msg, self.ports[p as usize].clock.rate);
+                            // a pause names a flow whose packet reached a switch, so it has
+                            // started; if its state was freed since, the pause holds nothing
+                            // but the NIC still looks again, as it did when every flow kept its state
+                            debug_assert!(self.flows.started(flow), "a flow pause for flow {flow}, which has not started");
+                            let nic = match self.flows.get_mut(flow) {
+                                Some(f) => {
+                                    f.paused_until = until;
+                                    f.src_nic
+                                }
+                                None => self.flows.fixed(flow).src_nic,
+                            };
+                            // the flow's own NIC looks again (on a multi-NIC host, maybe not `p`'s)
+                            kick = self.hosts[nic as usize].port;
+                            until <= now
+                        }
                         _ => false,
                     };
                 }

@@ -87,22 +87,24 @@ fn held_at_nic(port: &crate::net::port::Port, dst_pause: &[(u32, Time)], flow: &
 }
 
 /// Both ends of one flow (sender queue pair and receiver state): they share the flow id, and the
-/// simulation owns both, so one struct keeps them together in memory.
+/// simulation owns both, so one struct keeps them together in memory. It is the flow's live
+/// state, made when the flow starts and freed once nothing can touch it (`net::flow_store`); the
+/// fixed fields the send path reads (spec, hash, caps, NICs) are copied in from `FlowFixed` so
+/// that path reads one struct.
 pub struct Flow {
     pub spec: FlowSpec,
     pub hash: u32,
     pub cc: AnyCc,
     /// Host's cap on bytes in flight.
     pub win_cap: u64,
-    pub ideal_fct: Time,
-    pub base_rtt: Time,
-    /// The HPCC simulator's standalone FCT of this flow (`third.cc` `qp_finish`), for its FCT files.
-    pub hpcc_standalone_fct: Time,
     /// Line rate of the sender's NIC (`transport.window_by_rate` scales the cap by rate / this).
     line_rate: crate::time::Rate,
     /// Rate and wire size of the last packet paced (`transport.repace_on_rate_change`).
     paced_rate: crate::time::Rate,
     last_size: u32,
+    /// Packets of this flow alive in the network (data, ACK, NACK, CNP): counted where made and
+    /// where freed or dropped; the state is freed when this reaches zero with both ends done.
+    pub(crate) in_net: u32,
     // sender
     pub snd_nxt: u64,
     pub snd_una: u64,
@@ -145,18 +147,17 @@ pub struct Flow {
 }
 
 impl Flow {
-    pub fn new(spec: FlowSpec, hash: u32, cc: AnyCc, win_cap: u64, ideal_fct: Time, base_rtt: Time) -> Flow {
+    /// The state of flow `fx` as it starts, with its controller `cc`.
+    pub fn new(fx: &crate::net::flow_store::FlowFixed, cc: AnyCc) -> Flow {
         Flow {
-            spec,
-            hash,
+            spec: fx.spec,
+            hash: fx.hash,
             cc,
-            win_cap,
-            ideal_fct,
-            base_rtt,
-            hpcc_standalone_fct: Time::ZERO,
-            line_rate: crate::time::Rate(0),
+            win_cap: fx.win_cap,
+            line_rate: fx.line_rate,
             paced_rate: crate::time::Rate(0),
             last_size: 0,
+            in_net: 0,
             snd_nxt: 0,
             snd_una: 0,
             snd_max: 0,
@@ -165,8 +166,8 @@ impl Flow {
             paused_until: Time::ZERO,
             nic_queue: 0,
             nic_slot: 0,
-            src_nic: 0,
-            ack_nic: 0,
+            src_nic: fx.src_nic,
+            ack_nic: fx.ack_nic,
             timer_at: None,
             timer_gen: 0,
             sender_done: false,
@@ -183,13 +184,6 @@ impl Flow {
             dropped_bytes: 0,
             tcp: None,
         }
-    }
-
-    /// Set what the host needs of the path at creation: the NIC's line rate and the HPCC
-    /// simulator's standalone FCT.
-    pub(crate) fn set_path_facts(&mut self, line_rate: crate::time::Rate, hpcc_standalone_fct: Time) {
-        self.line_rate = line_rate;
-        self.hpcc_standalone_fct = hpcc_standalone_fct;
     }
 
     #[inline]
@@ -246,6 +240,10 @@ impl Simulation {
     pub(crate) fn start_flow(&mut self, f: u32) {
         let now = self.now;
         let needs = self.cfg.cc.transport_needs();
+        let fx = self.flows.fixed(f);
+        let cc = fx.new_cc(&self.cfg.cc, self.cfg.host.mtu);
+        let state = Flow::new(fx, cc);
+        self.flows.start(f, state);
         let flow = &mut self.flows[f as usize];
         flow.hdr_extra = needs.data_header;
         flow.ack_extra = needs.ack_header;
@@ -402,6 +400,7 @@ impl Simulation {
         if retx {
             flow.retx_bytes += payload as u64;
         }
+        flow.in_net += 1;
         // a TCP retransmission fills a hole below snd_nxt and leaves it where it is
         if rtx.is_none() {
             flow.snd_nxt += payload as u64;
@@ -454,8 +453,9 @@ impl Simulation {
         }
     }
 
-    /// Queue a control packet (ACK, NACK, CNP) at NIC `h` (the flow's `ack_nic`).
-    fn host_send_control(&mut self, h: u32, pkt: Packet) -> PacketId {
+    /// Queue a control packet (ACK, NACK, CNP) at NIC `h` (the flow's `ack_nic`); the caller
+    /// counts it in the flow's `in_net` (it holds the flow already).
+    pub(crate) fn host_send_control(&mut self, h: u32, pkt: Packet) -> PacketId {
         let id = self.slab.alloc(pkt);
         let p = self.hosts[h as usize].port;
         self.ports[p as usize].ctrl.push_back(id);
@@ -467,7 +467,9 @@ impl Simulation {
         let pkt = *self.slab.get(id);
         self.slab.free(id);
         // `id` stays readable after `free` until the next allocation: the INT records it holds are
-        // read (ACK) or copied into the reply (data) before that.
+        // read (ACK) or copied into the reply (data) before that. Each handler counts the packet
+        // out of its flow's `in_net` where it first holds the flow (no second look-up), and frees
+        // the flow's state if that was its last packet and both ends are done (`release_if_done`).
         match pkt.kind {
             PktKind::Data => self.receiver_data(h, id, &pkt),
             PktKind::Ack => self.sender_ack(pkt.flow, id, &pkt),
@@ -475,16 +477,51 @@ impl Simulation {
             PktKind::Cnp => {
                 let now = self.now;
                 self.stats.counters.cnps += 1;
-                self.flows[pkt.flow as usize].cc.on_cnp(now);
+                let flow = &mut self.flows[pkt.flow as usize];
+                flow.in_net -= 1;
+                flow.cc.on_cnp(now);
                 self.arm_flow_timer(pkt.flow);
+                // After `sender_finished` this still runs (the flow's state lives while its CNPs
+                // are in flight): the controller sees the CNP, the timer stays off, and `nic_touch`
+                // touches the NIC slot the flow last held. That slot is DEAD (a no-op) unless the
+                // NIC compacted its slots since, when it may name another flow, which becomes a
+                // candidate again if it was paced or dormant (its next pick re-checks it); kept as
+                // it is so that results do not change.
                 self.nic_touch(pkt.flow);
+                if self.flows[pkt.flow as usize].in_net == 0 {
+                    self.release_if_done(pkt.flow);
+                }
             }
             PktKind::Ctrl | PktKind::Marker => unreachable!("control frames and markers never reach a host's receive path"),
         }
     }
 
+    /// A packet of flow `f` was dropped on the way (rare: kept out of the forwarding path's code).
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn flow_packet_gone(&mut self, f: u32) {
+        let flow = &mut self.flows[f as usize];
+        flow.in_net -= 1;
+        if flow.in_net == 0 {
+            self.release_if_done(f);
+        }
+    }
+
+    /// Flow `f` has no packet left in the network (`in_net` is zero): if its sender is done and
+    /// its receiver holds every byte, nothing can touch it again and its state is freed
+    /// (`net::flow_store`). Called last by whatever handled the flow's last packet.
+    #[inline(never)]
+    pub(crate) fn release_if_done(&mut self, f: u32) {
+        let flow = &self.flows[f as usize];
+        debug_assert_eq!(flow.in_net, 0);
+        if flow.sender_done && flow.rcv_nxt == flow.spec.size {
+            self.flows.release(f, self.now);
+        }
+    }
+
     fn receiver_data(&mut self, h: u32, data_id: PacketId, pkt: &Packet) {
-        if self.flows[pkt.flow as usize].tcp.is_some() {
+        // (a run's flows are all TCP or none: `start_flow`)
+        if self.cfg.host.tcp.is_some() {
             return self.tcp_receiver_data(h, pkt);
         }
         let now = self.now;
@@ -562,6 +599,12 @@ impl Simulation {
             flow.last_cnp = Some(now);
             out[1] = Some(Packet { kind: PktKind::Cnp, size: ack_bytes, ..reply });
         }
+        // this packet is gone, its replies are on their way
+        flow.in_net = flow.in_net - 1 + out[0].is_some() as u32 + out[1].is_some() as u32;
+        if flow.in_net == 0 {
+            // nothing answers it (a NACK not yet due) and nothing else of the flow is out
+            return self.release_if_done(pkt.flow);
+        }
         if let Some(p) = out[0] {
             let id = self.host_send_control(ack_h, p);
             if adv > 0 {
@@ -578,13 +621,18 @@ impl Simulation {
     }
 
     fn sender_ack(&mut self, f: u32, id: PacketId, pkt: &Packet) {
-        if self.flows[f as usize].tcp.is_some() {
+        if self.cfg.host.tcp.is_some() {
             return self.tcp_sender_ack(f, id, pkt);
         }
         let now = self.now;
         let rto = self.cfg.host.rto;
         let flow = &mut self.flows[f as usize];
+        flow.in_net -= 1;
         if flow.sender_done {
+            // a late ACK (of a duplicate retransmission)
+            if flow.in_net == 0 {
+                self.release_if_done(f);
+            }
             return;
         }
         let mut newly = 0;
@@ -608,7 +656,7 @@ impl Simulation {
     /// `transport.cnp = "ack_flag"`: an ACK or NACK echoing an ECN mark is a CNP to the sender's
     /// congestion control, handled before the ACK's own feedback as the HPCC simulator's
     /// `ReceiveAck` does (it runs `cnp_received_mlx` before the mode's ACK handler).
-    #[inline]
+    #[inline(always)]
     fn cnp_flag(&mut self, f: u32, pkt: &Packet) {
         if pkt.ecn() && self.cfg.host.cnp == crate::config::CnpMode::AckFlag && self.cfg.cc.transport_needs().cnp {
             self.stats.counters.cnps += 1;
@@ -634,7 +682,11 @@ impl Simulation {
         let now = self.now;
         let rto = self.cfg.host.rto;
         let flow = &mut self.flows[f as usize];
+        flow.in_net -= 1;
         if flow.sender_done {
+            if flow.in_net == 0 {
+                self.release_if_done(f);
+            }
             return;
         }
         let mut newly = 0;
@@ -654,8 +706,11 @@ impl Simulation {
         self.after_ack(f);
     }
 
+    /// The sender holds the last ACK (handled last by the ACK's or NACK's handler, which counted
+    /// the packet out: the state is freed here if nothing else of the flow is out).
     fn sender_finished(&mut self, f: u32) {
         let flow = &mut self.flows[f as usize];
+        let idle = flow.in_net == 0;
         flow.sender_done = true;
         flow.ack_finish = Some(self.now);
         flow.rto_at = None;
@@ -664,6 +719,9 @@ impl Simulation {
         self.leave_nic(f);
         self.flows_done += 1;
         self.route_memo.release(f);
+        if idle {
+            self.release_if_done(f);
+        }
     }
 
     /// Something happened to flow `f` (an ACK, a NACK, its timer) that may let it send: its NIC
@@ -709,7 +767,9 @@ impl Simulation {
 
     pub(crate) fn on_flow_timer(&mut self, f: u32, gen: u32) {
         let now = self.now;
-        let flow = &mut self.flows[f as usize];
+        // the timer names the flow by id: a freed flow's stale timer finds no state (never the
+        // reused slot's); a live flow's by its generation
+        let Some(flow) = self.flows.get_mut(f) else { return };
         if flow.timer_gen != gen || flow.sender_done {
             return;
         }

@@ -2,6 +2,7 @@
 //! MMU, switches and hosts, and the control-frame path between neighbours.
 pub mod bits;
 pub mod control;
+pub mod flow_store;
 mod hop_hooks;
 pub mod host;
 pub mod link;

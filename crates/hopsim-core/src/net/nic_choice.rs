@@ -90,7 +90,7 @@ impl Simulation {
     /// Bind flow `id` to its sender's and receiver's NICs (`src_nic`, `ack_nic`), given the
     /// first port of its data path. Errors name the flow when the receiver cannot answer.
     pub(crate) fn bind_nics(&mut self, id: u32, first_port: u32) -> Result<(), String> {
-        let f = &self.flows[id as usize];
+        let f = self.flows.fixed(id);
         let NodeRef::Host(h) = self.node_ref[f.spec.dst as usize] else { unreachable!("flows end at hosts") };
         // a one-link receiver answers by its only NIC (no look-up: most flows of most runs)
         let ack_nic = if self.hosts[h as usize].nics == 1 {
@@ -103,7 +103,7 @@ impl Simulation {
             self.nic_of_port(back)
         };
         let src_nic = self.nic_of_port(first_port);
-        let f = &mut self.flows[id as usize];
+        let f = self.flows.fixed_mut(id);
         f.src_nic = src_nic;
         f.ack_nic = ack_nic;
         Ok(())
@@ -120,26 +120,29 @@ impl Simulation {
         if self.hosts.iter().all(|h| h.nics == 1) {
             return;
         }
-        let mut started = vec![false; self.flows.len()];
-        for &f in &self.arrival_order[..self.next_flow] {
-            started[f as usize] = true;
-        }
         for f in 0..self.flows.len() as u32 {
-            let fl = &self.flows[f as usize];
-            if fl.sender_done {
+            // a flow not started has its binding in its fixed data; a freed one had finished
+            let started = self.flows.started(f);
+            if started && self.flows.get(f).is_none_or(|fl| fl.sender_done) {
                 continue;
             }
-            let (s, hash) = (fl.spec, fl.hash);
+            let fx = self.flows.fixed(f);
+            let (s, hash) = (fx.spec, fx.hash);
             let back = self.nic_port(s.dst, s.src, &s, hash, true);
             if back != NO_ROUTE {
-                self.flows[f as usize].ack_nic = self.nic_of_port(back);
+                let nic = self.nic_of_port(back);
+                match self.flows.get_mut(f) {
+                    Some(fl) => fl.ack_nic = nic,
+                    None => self.flows.fixed_mut(f).ack_nic = nic,
+                }
             }
             let out = self.nic_port(s.src, s.dst, &s, hash, false);
-            if out == NO_ROUTE || self.nic_of_port(out) == self.flows[f as usize].src_nic {
+            let src_nic = self.flows.get(f).map_or(self.flows.fixed(f).src_nic, |fl| fl.src_nic);
+            if out == NO_ROUTE || self.nic_of_port(out) == src_nic {
                 continue;
             }
-            if !started[f as usize] {
-                self.flows[f as usize].src_nic = self.nic_of_port(out);
+            if !started {
+                self.flows.fixed_mut(f).src_nic = self.nic_of_port(out);
                 continue;
             }
             self.leave_nic(f);
@@ -196,7 +199,7 @@ mod tests {
     /// Which of H's NICs (0 or 1; H's NICs are `hosts` 0 and 1) each flow sends by and each
     /// flow's ACKs leave H by (for flows to H).
     fn nics(s: &Simulation) -> (Vec<u32>, Vec<u32>) {
-        (s.flows.iter().map(|f| f.src_nic).collect(), s.flows.iter().map(|f| f.ack_nic).collect())
+        (s.flows.all_fixed().iter().map(|f| f.src_nic).collect(), s.flows.all_fixed().iter().map(|f| f.ack_nic).collect())
     }
 
     #[test]
@@ -226,8 +229,8 @@ mod tests {
             let on1 = nics(&s).1.iter().filter(|&&k| k == 1).count();
             assert!((900..=1100).contains(&on1), "{ecmp:?}: {on1} of {n} flows' ACKs by NIC 1");
             // a single-homed host's NIC is its only one
-            let r_nic = s.flows[0].src_nic;
-            assert!(s.flows.iter().all(|f| f.src_nic == r_nic) && s.hosts[r_nic as usize].node == R);
+            let r_nic = s.flows.fixed(0).src_nic;
+            assert!(s.flows.all_fixed().iter().all(|f| f.src_nic == r_nic) && s.hosts[r_nic as usize].node == R);
         }
     }
 
@@ -262,14 +265,14 @@ mod tests {
         let s = build(&f, EcmpHash::Hpcc, 1);
         for (i, spec) in f.iter().enumerate() {
             let want = hpcc_nic_hash(H, R, spec.sport, spec.dport, false) % 2;
-            assert_eq!(s.flows[i].src_nic, want, "flow {i}");
+            assert_eq!(s.flows.fixed(i as u32).src_nic, want, "flow {i}");
         }
         // the receiver's answer, H -> R: its receive queue pair's tuple, the data's reversed
         let f = flows(R, H, 64);
         let s = build(&f, EcmpHash::Hpcc, 1);
         for (i, spec) in f.iter().enumerate() {
             let want = hpcc_nic_hash(H, R, spec.sport, spec.dport, true) % 2;
-            assert_eq!(s.flows[i].ack_nic, want, "flow {i}");
+            assert_eq!(s.flows.fixed(i as u32).ack_nic, want, "flow {i}");
         }
     }
 }

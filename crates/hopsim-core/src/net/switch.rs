@@ -122,11 +122,13 @@ impl Simulation {
                 let c = &mut self.stats.counters;
                 c.drops += 1;
                 c.data_bytes_dropped += pkt.payload as u64;
-                self.flows[pkt.flow as usize].dropped_bytes += pkt.payload as u64;
+                let f = pkt.flow;
+                self.flows[f as usize].dropped_bytes += pkt.payload as u64;
                 if self.rec.on {
                     self.record_packet(s, out, q as usize, id, EV_DROP, false);
                 }
                 self.slab.free(id);
+                self.flow_packet_gone(f);
             }
             Some(charge) => {
                 pkt.charge = charge;

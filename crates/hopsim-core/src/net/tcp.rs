@@ -387,9 +387,13 @@ impl Simulation {
             t.delack_at = None;
         }
         let delack = t.delack_at.is_some();
+        // this packet is gone, its ACKs are on their way (a held ACK's flow keeps its timer, and
+        // a flow whose sender is done has nothing held: everything was acknowledged)
+        flow.in_net = flow.in_net - 1 + out.iter().flatten().count() as u32;
+        let idle = flow.in_net == 0;
         let ack_h = flow.ack_nic;
         for p in out.into_iter().flatten() {
-            let id = self.tcp_send_ack(ack_h, p);
+            let id = self.host_send_control(ack_h, p);
             if adv > 0 {
                 // ICTCP's advertised window rides the ACK's own tag field
                 self.slab.tags.set(id, crate::packet::Tags { rwnd: adv, ..Default::default() });
@@ -398,14 +402,9 @@ impl Simulation {
         if delack {
             self.arm_flow_timer(pkt.flow);
         }
-    }
-
-    fn tcp_send_ack(&mut self, h: u32, pkt: Packet) -> PacketId {
-        let id = self.slab.alloc(pkt);
-        let p = self.hosts[h as usize].port;
-        self.ports[p as usize].ctrl.push_back(id);
-        self.kick(p);
-        id
+        if idle {
+            self.release_if_done(pkt.flow);
+        }
     }
 
     /// The delayed ACK of flow `f` is due: send it.
@@ -432,7 +431,8 @@ impl Simulation {
             ..Default::default()
         };
         let h = flow.ack_nic;
-        self.tcp_send_ack(h, p);
+        flow.in_net += 1;
+        self.host_send_control(h, p);
     }
 
     /// The sender's half: an ACK of flow `f` arrived (see the module doc).
@@ -440,7 +440,11 @@ impl Simulation {
         let now = self.now;
         let tcfg = self.cfg.host.tcp.as_ref().expect("a TCP run");
         let flow = &mut self.flows[f as usize];
+        flow.in_net -= 1;
         if flow.sender_done {
+            if flow.in_net == 0 {
+                self.release_if_done(f);
+            }
             return;
         }
         let mss = self.cfg.host.mtu as u64;

@@ -240,6 +240,10 @@ pub struct Counters {
     pub flows_finished: u64,
     pub end_time_ps: u64,
     pub peak_packets_alive: u64,
+    /// The most flows holding live state at once: started, and not yet past their last packet
+    /// (`net::flow_store`); the per-flow memory follows this, not `flows`.
+    #[serde(default)]
+    pub peak_live_flows: u64,
     pub peak_pending_events: u64,
     pub max_switch_buffer_bytes: u64,
 }

@@ -419,7 +419,7 @@ impl Simulation {
         if per_hop {
             // the hosts some incast-tagged flow goes to (the per-hop classes' third tag)
             let mut dst = vec![false; self.node_ref.len()];
-            for f in self.flows.iter().filter(|f| f.spec.incast) {
+            for f in self.flows.all_fixed().iter().filter(|f| f.spec.incast) {
                 dst[f.spec.dst as usize] = true;
             }
             self.rec.incast_dst = dst;
@@ -457,7 +457,7 @@ impl Simulation {
                     l.queued(id, self.now);
                 } else if ev == EV_DEQUEUE {
                     let class = crate::stats::HopClass::of(self.tiers[port.node as usize], self.tiers[self.ports[p as usize ^ 1].node as usize]);
-                    let tag = if self.flows[pkt.flow as usize].spec.incast {
+                    let tag = if self.flows.fixed(pkt.flow).spec.incast {
                         1
                     } else if self.rec.incast_dst.get(pkt.dst as usize).copied().unwrap_or(false) {
                         2

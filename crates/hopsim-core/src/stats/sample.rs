@@ -43,15 +43,23 @@ impl Simulation {
                 }
             }
             for &f in &rec.cwnd_flows {
-                let flow = &self.flows[f as usize];
-                if flow.spec.start > now || flow.sender_done {
+                let fx = self.flows.fixed(f);
+                if fx.spec.start > now {
                     continue;
                 }
+                let (cwnd, delivered) = match self.flows.get(f) {
+                    Some(flow) if flow.sender_done => continue,
+                    Some(flow) => (flow.cc.window().unwrap_or(flow.win_cap), flow.rcv_nxt),
+                    // due to start at this very time and not started yet: its fresh controller
+                    None if !self.flows.started(f) => (fx.new_cc(&self.cfg.cc, self.cfg.host.mtu).window().unwrap_or(fx.win_cap), 0),
+                    // freed: its sender was done
+                    None => continue,
+                };
                 let c = &mut self.stats.cwnd;
                 c.time_ps.push(now.0);
                 c.flow.push(f);
-                c.cwnd_bytes.push(flow.cc.window().unwrap_or(flow.win_cap));
-                c.delivered_bytes.push(flow.rcv_nxt);
+                c.cwnd_bytes.push(cwnd);
+                c.delivered_bytes.push(delivered);
             }
             self.sample_modules(now);
         }
@@ -114,7 +122,7 @@ impl Simulation {
     /// When something next happens to an idle network: the next flow starts, or the next link
     /// event (`faults.rs`).
     fn next_activity(&self) -> Option<Time> {
-        let flow = self.arrival_order.get(self.next_flow).map(|&f| self.flows[f as usize].spec.start);
+        let flow = self.arrival_order.get(self.next_flow).map(|&f| self.flows.fixed(f).spec.start);
         let fault = self.faults.as_ref().and_then(|f| f.next_event());
         match (flow, fault) {
             (Some(a), Some(b)) => Some(a.min(b)),
@@ -125,34 +133,33 @@ impl Simulation {
     /// Fill the per-flow and per-port tables at the end of the run.
     pub(crate) fn finish(&mut self) {
         let now = self.now;
+        if cfg!(debug_assertions) {
+            self.check_flow_packets();
+        }
         let ft = &mut self.stats.flows;
-        for (i, f) in self.flows.iter().enumerate() {
+        for (i, f) in self.flows.all_fixed().iter().enumerate() {
+            let r = self.flows.result(i as u32);
             ft.flow_id.push(i as u32);
             ft.src.push(f.spec.src);
             ft.dst.push(f.spec.dst);
             ft.size_bytes.push(f.spec.size);
             ft.start_ps.push(f.spec.start.0);
-            let (fin, fct) = match f.finish {
-                Some(t) => (t.0, (t - f.spec.start).0),
-                None => (u64::MAX, u64::MAX),
-            };
+            let since_start = |t: u64| if t == u64::MAX { u64::MAX } else { t - f.spec.start.0 };
+            let (fin, fct) = (r.finish_ps, since_start(r.finish_ps));
             ft.finish_ps.push(fin);
             ft.fct_ps.push(fct);
             ft.ideal_fct_ps.push(f.ideal_fct.0);
-            let (afin, afct) = match f.ack_finish {
-                Some(t) => (t.0, (t - f.spec.start).0),
-                None => (u64::MAX, u64::MAX),
-            };
+            let (afin, afct) = (r.ack_finish_ps, since_start(r.ack_finish_ps));
             ft.ack_finish_ps.push(afin);
             ft.ack_fct_ps.push(afct);
             ft.hpcc_standalone_fct_ps.push(f.hpcc_standalone_fct.0);
             ft.sport.push(f.spec.sport as u32);
             ft.dport.push(f.spec.dport as u32);
-            ft.slowdown.push(if f.finish.is_some() { fct as f64 / f.ideal_fct.0 as f64 } else { f64::NAN });
+            ft.slowdown.push(if fin != u64::MAX { fct as f64 / f.ideal_fct.0 as f64 } else { f64::NAN });
             ft.incast.push(f.spec.incast);
-            ft.retx_bytes.push(f.retx_bytes);
-            ft.dropped_bytes.push(f.dropped_bytes);
-            ft.delivered_bytes.push(f.rcv_nxt);
+            ft.retx_bytes.push(r.retx_bytes);
+            ft.dropped_bytes.push(r.dropped_bytes);
+            ft.delivered_bytes.push(r.delivered_bytes);
         }
         let pt = &mut self.stats.ports;
         for (p, port) in self.ports.iter().enumerate() {
@@ -193,12 +200,7 @@ impl Simulation {
                 named.push(("ein_marks", sw.aqm.ein_marked()));
             }
         }
-        for f in &self.flows {
-            f.cc.counters(&mut named);
-            if let Some(t) = &f.tcp {
-                t.counters(&mut named);
-            }
-        }
+        self.flows.module_counters(&self.cfg.cc, self.cfg.host.mtu, &mut named);
         let m = &mut self.stats.modules;
         for (k, v) in named {
             *m.entry(k.to_string()).or_insert(0) += v;
@@ -207,7 +209,8 @@ impl Simulation {
         let c = &mut self.stats.counters;
         c.events = self.sched.popped;
         c.flows = self.flows.len() as u64;
-        c.flows_finished = self.flows.iter().filter(|f| f.finish.is_some()).count() as u64;
+        c.flows_finished = self.stats.flows.finish_ps.iter().filter(|&&t| t != u64::MAX).count() as u64;
+        c.peak_live_flows = self.flows.peak_live() as u64;
         c.end_time_ps = now.0;
         c.peak_packets_alive = self.slab.capacity_used() as u64;
         c.peak_pending_events = self.sched.peak_len as u64;

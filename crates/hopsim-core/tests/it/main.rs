@@ -34,3 +34,4 @@ mod route_memo;
 mod dc_mix;
 mod multi_nic;
 mod bench_cli;
+mod flow_state;

@@ -1,0 +1,320 @@
+//! Per-flow storage whose size follows the flows in flight, not the workload's length (issue 14:
+//! "peak memory bounded by packets in flight").
+//!
+//! A flow's data comes in three parts with three lifetimes:
+//! - [`FlowFixed`]: what assembly computes once (the spec, hash, window cap, ideal and standalone
+//!   FCTs, base RTT, line rate, NIC binding), compact, kept for every flow of the run;
+//! - [`Flow`]: the live state (congestion control, sequence state, timers, TCP box, NIC slot),
+//!   made from the fixed part when the flow starts (`Simulation::start_flow`) in a slab slot,
+//!   and freed (the slot reused) once nothing can touch it any more;
+//! - [`FlowResult`]: what the end-of-run flows table needs (finish times, retransmitted,
+//!   dropped and delivered bytes), written when the live state is freed.
+//!
+//! "Nothing can touch it any more" is exact, so results do not change: a flow is released when
+//! its sender is done, its receiver holds every byte and none of its packets (data, ACK, NACK,
+//! CNP) is alive in the network (`Flow::in_net`). Until then a late CNP still reaches the
+//! controller, a duplicate retransmission still reaches the receiver (which answers it) and a
+//! drop still charges `dropped_bytes`; after it, timers are dead (`sender_done`) and no packet
+//! can arrive. The route memo (`topo::route_memo`) is the model: a slot per running flow.
+//!
+//! Flows are addressed by flow id everywhere (packets, `Event::FlowTimer`); `slot` maps the id to
+//! its live state, so a reused slot is never reached through a freed flow's id.
+
+use crate::cc::{AnyCc, CongestionControl};
+use crate::net::host::Flow;
+use crate::time::{Rate, Time};
+use crate::workload::FlowSpec;
+
+/// `slot` of a flow that has not started.
+const NOT_STARTED: u32 = u32::MAX;
+/// `slot` of a flow whose live state was freed.
+const FREED: u32 = u32::MAX - 1;
+
+/// What assembly computes once for a flow and the run needs from its start to the end.
+#[derive(Clone, Copy, Debug)]
+pub struct FlowFixed {
+    pub spec: FlowSpec,
+    pub hash: u32,
+    /// Host's cap on bytes in flight.
+    pub win_cap: u64,
+    pub ideal_fct: Time,
+    pub base_rtt: Time,
+    /// The HPCC simulator's standalone FCT of this flow (`third.cc` `qp_finish`), for its FCT files.
+    pub hpcc_standalone_fct: Time,
+    /// Line rate of the sender's NIC.
+    pub line_rate: Rate,
+    /// The sender's NIC and the receiver's NIC its replies leave by (`net::nic_choice`): the
+    /// binding at assembly until the flow starts, its last binding once it is freed.
+    pub src_nic: u32,
+    pub ack_nic: u32,
+}
+
+impl FlowFixed {
+    /// The congestion controller the flow starts with (a pure function of the run's settings and
+    /// the flow's path: built when the flow starts, not kept for every flow of the run).
+    pub fn new_cc(&self, cfg: &crate::cc::CcConfig, mtu: u32) -> AnyCc {
+        AnyCc::build(cfg, &crate::cc::FlowInfo { line_rate: self.line_rate, base_rtt: self.base_rtt, mtu })
+    }
+}
+
+/// What the end-of-run flows table needs of a flow (`stats::sample::finish`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FlowResult {
+    /// The receiver holds the last byte (`u64::MAX`: not yet), in picoseconds.
+    pub finish_ps: u64,
+    /// The sender holds the last ACK (`u64::MAX`: not yet).
+    pub ack_finish_ps: u64,
+    pub retx_bytes: u64,
+    pub dropped_bytes: u64,
+    /// Bytes the receiver holds in order (`rcv_nxt`).
+    pub delivered_bytes: u64,
+}
+
+impl FlowResult {
+    /// A flow that never started.
+    pub const NONE: FlowResult = FlowResult { finish_ps: u64::MAX, ack_finish_ps: u64::MAX, retx_bytes: 0, dropped_bytes: 0, delivered_bytes: 0 };
+
+    fn of(f: &Flow) -> FlowResult {
+        FlowResult {
+            finish_ps: f.finish.map_or(u64::MAX, |t| t.0),
+            ack_finish_ps: f.ack_finish.map_or(u64::MAX, |t| t.0),
+            retx_bytes: f.retx_bytes,
+            dropped_bytes: f.dropped_bytes,
+            delivered_bytes: f.rcv_nxt,
+        }
+    }
+}
+
+/// Every flow of a run: fixed data and results for all, live state for the running ones.
+#[derive(Default)]
+pub struct FlowStore {
+    fixed: Vec<FlowFixed>,
+    /// Live-state slot of each flow, or NOT_STARTED / FREED.
+    slot: Vec<u32>,
+    live: Vec<Flow>,
+    free: Vec<u32>,
+    /// Results of each flow whose state was freed (`FlowResult::NONE` for the others).
+    results: Vec<FlowResult>,
+    /// Keep every flow's state to the end (`Simulation::keep_finished_flows`).
+    keep: bool,
+    /// Flows started and not yet released, now and at the most (the same with `keep` or not).
+    in_use: usize,
+    peak: usize,
+    /// Flows released after the instant their sender finished: packets of theirs (a CNP, a
+    /// duplicate retransmission and its ACK) were still in the network then.
+    late: usize,
+    /// Module counters (`CongestionControl::counters`, TCP's) of the flows freed so far, summed.
+    counters: Vec<(&'static str, u64)>,
+}
+
+impl FlowStore {
+    /// Add a flow at assembly; its id is the number of flows before it.
+    pub(crate) fn push(&mut self, f: FlowFixed) {
+        self.fixed.push(f);
+        self.slot.push(NOT_STARTED);
+        self.results.push(FlowResult::NONE);
+    }
+
+    /// Flows of the run.
+    pub fn len(&self) -> usize {
+        self.fixed.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.fixed.is_empty()
+    }
+
+    /// What assembly computed for flow `i`.
+    #[inline]
+    pub fn fixed(&self, i: u32) -> &FlowFixed {
+        &self.fixed[i as usize]
+    }
+
+    pub(crate) fn fixed_mut(&mut self, i: u32) -> &mut FlowFixed {
+        &mut self.fixed[i as usize]
+    }
+
+    /// Every flow's fixed data, in flow id order.
+    pub fn all_fixed(&self) -> &[FlowFixed] {
+        &self.fixed
+    }
+
+    /// The live state of flow `i`: `None` before it starts and once it was freed.
+    #[inline]
+    pub fn get(&self, i: u32) -> Option<&Flow> {
+        self.live.get(*self.slot.get(i as usize)? as usize)
+    }
+
+    #[inline]
+    pub fn get_mut(&mut self, i: u32) -> Option<&mut Flow> {
+        self.live.get_mut(*self.slot.get(i as usize)? as usize)
+    }
+
+    /// Whether flow `i` has started (its state may be freed since).
+    pub fn started(&self, i: u32) -> bool {
+        self.slot[i as usize] != NOT_STARTED
+    }
+
+    /// Flow `i` starts with state `flow`.
+    pub(crate) fn start(&mut self, i: u32, flow: Flow) {
+        debug_assert_eq!(self.slot[i as usize], NOT_STARTED, "flow {i} starts twice");
+        let s = match self.free.pop() {
+            Some(s) => {
+                self.live[s as usize] = flow;
+                s
+            }
+            None => {
+                self.live.push(flow);
+                self.live.len() as u32 - 1
+            }
+        };
+        self.slot[i as usize] = s;
+        self.in_use += 1;
+        self.peak = self.peak.max(self.in_use);
+    }
+
+    /// Nothing can touch flow `i` any more (at `now`): its results and module counters are kept
+    /// and its slot goes back to the pool (unless `keep`).
+    pub(crate) fn release(&mut self, i: u32, now: Time) {
+        self.in_use -= 1;
+        let s = self.slot[i as usize];
+        if self.live[s as usize].ack_finish.is_some_and(|t| t < now) {
+            self.late += 1;
+        }
+        if self.keep {
+            return;
+        }
+        self.slot[i as usize] = FREED;
+        let flow = &mut self.live[s as usize];
+        self.results[i as usize] = FlowResult::of(flow);
+        // a flow pause may still name this flow: it finds the flow's last NIC here
+        let fx = &mut self.fixed[i as usize];
+        fx.src_nic = flow.src_nic;
+        fx.ack_nic = flow.ack_nic;
+        let mut named = Vec::new();
+        module_counters(flow, &mut named);
+        for (k, v) in named {
+            add_counter(&mut self.counters, k, v);
+        }
+        // drop the TCP box now rather than when the slot is reused
+        flow.tcp = None;
+        self.free.push(s);
+    }
+
+    /// Keep every flow's state to the end of the run (before it starts).
+    pub(crate) fn keep_all(&mut self) {
+        self.keep = true;
+    }
+
+    /// The end-of-run results of flow `i`: from its live state if it has one.
+    pub fn result(&self, i: u32) -> FlowResult {
+        match self.get(i) {
+            Some(f) => FlowResult::of(f),
+            None => self.results[i as usize],
+        }
+    }
+
+    /// The most flows started and not yet released at once.
+    pub fn peak_live(&self) -> usize {
+        self.peak
+    }
+
+    /// Flows whose state outlived their sender's completion, released when their last packet
+    /// left the network.
+    pub fn late_releases(&self) -> usize {
+        self.late
+    }
+
+    /// Flows started and not yet released now.
+    pub fn live_now(&self) -> usize {
+        self.in_use
+    }
+
+    /// Slots of live state allocated (the slab's size: the peak of states held at once).
+    pub fn slots(&self) -> usize {
+        self.live.len()
+    }
+
+    /// The module counters of every flow (freed, live, or not started), as the run reports them.
+    pub(crate) fn module_counters(&self, cc: &crate::cc::CcConfig, mtu: u32, out: &mut Vec<(&'static str, u64)>) {
+        out.extend(self.counters.iter().copied());
+        for &s in &self.slot {
+            if let Some(f) = self.live.get(s as usize) {
+                module_counters(f, out);
+            }
+        }
+        // flows that never started report their fresh controller's counters (zeros, but the
+        // names are there as in a run where every flow had state from the start)
+        if let Some(i) = self.slot.iter().position(|&s| s == NOT_STARTED) {
+            self.fixed[i].new_cc(cc, mtu).counters(out);
+        }
+    }
+}
+
+fn module_counters(f: &Flow, out: &mut Vec<(&'static str, u64)>) {
+    f.cc.counters(out);
+    if let Some(t) = &f.tcp {
+        t.counters(out);
+    }
+}
+
+fn add_counter(sums: &mut Vec<(&'static str, u64)>, k: &'static str, v: u64) {
+    match sums.iter_mut().find(|(n, _)| *n == k) {
+        Some((_, s)) => *s += v,
+        None => sums.push((k, v)),
+    }
+}
+
+/// The old index path (`sim.flows[i]`): the live state, or a panic that says why there is none.
+impl std::ops::Index<usize> for FlowStore {
+    type Output = Flow;
+    #[inline]
+    fn index(&self, i: usize) -> &Flow {
+        let s = self.slot[i];
+        // NOT_STARTED and FREED are beyond any slot: one check finds both
+        match self.live.get(s as usize) {
+            Some(f) => f,
+            None => no_state(i, s),
+        }
+    }
+}
+
+impl std::ops::IndexMut<usize> for FlowStore {
+    #[inline]
+    fn index_mut(&mut self, i: usize) -> &mut Flow {
+        let s = self.slot[i];
+        match self.live.get_mut(s as usize) {
+            Some(f) => f,
+            None => no_state(i, s),
+        }
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn no_state(i: usize, s: u32) -> ! {
+    debug_assert!(s >= FREED, "flow {i}: slot {s} out of the slab");
+    if s == FREED {
+        panic!(
+            "flow {i}'s state was freed when it finished and nothing could touch it any more: read its results from \
+             stats.flows, or call Simulation::keep_finished_flows() before run to inspect it"
+        )
+    }
+    panic!("flow {i} has not started: it has no state yet (its fixed data: flows.fixed({i}))")
+}
+
+impl crate::sim::Simulation {
+    /// Check (debug builds, at the end of a run) that each flow's count of packets alive,
+    /// `Flow::in_net`, is the number of its packets in the slab, and that no freed flow has one:
+    /// a count off by one frees a state too early (a later packet finds none) or never.
+    pub(crate) fn check_flow_packets(&self) {
+        let mut alive = vec![0u32; self.flows.len()];
+        for p in self.slab.live_packets().filter(|p| p.kind.of_flow()) {
+            alive[p.flow as usize] += 1;
+        }
+        for (f, &n) in alive.iter().enumerate() {
+            let counted = self.flows.get(f as u32).map_or(0, |s| s.in_net);
+            assert_eq!(counted, n, "flow {f}: {counted} packets counted alive, {n} in the slab");
+        }
+    }
+}
