@@ -731,6 +731,7 @@ mod tests {
             duration: Time::from_us(us),
             prio: 3,
             dst: None,
+            rack_size: 0,
         };
         let flows = |b| scenario(TopologySpec::Star { hosts: 10, rate: Rate::gbps(100), delay: Time::from_us(1) }, WorkloadSpec::Background(b)).estimate().unwrap().flows;
         // 10 hosts x 100 Gb/s x 50% over 100 us = 6.25 MB, in 1000-byte flows
