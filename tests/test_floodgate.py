@@ -153,3 +153,32 @@ def test_a_dst_stride_takes_the_racks_in_turn(write):
     firsts = f.groupby("dst")["start_ns"].min().sort_values()
     assert list(firsts.index) == [0, 4, 8] and sorted(f["dst"].value_counts()) == [11, 11, 22]
     assert (f["src"] != f["dst"]).all()
+
+
+def test_inter_rack_keeps_flows_and_incast_senders_out_of_their_rack(write):
+    """Floodgate-NS3's incastmix draws its Poisson pairs between racks (`generate_QP`) and redraws
+    an incast sender in the destination's rack, so all of its traffic crosses the fabric;
+    `workload.inter_rack` and `workload.incast.inter_rack` do the same on a leaf-spine, and only there.
+    Unset, the pairs and senders are drawn among all other hosts, as before."""
+    import tomllib
+
+    from hopsim.scenario import ScenarioError, scenario_from_dict
+
+    mix = SMALL.replace('kind = "incast"\nbursts = 1', 'kind = "incast_mix"\ncdf = "FacebookWebServer_IntraCluster_HomaSim.txt"\n'
+                        'load = "50%"\nduration = "20us"').replace(
+        "degree = 8\ndst = 0\nflow_size = \"200KB\"\nat = \"1us\"",
+        'degree = 64\ndst = 0\nflow_size = "2KB"\nperiod = "10us"\nsenders = "with_replacement"')
+    plain = hopsim.run(write("plain.toml", mix)).flows
+    racked = hopsim.run(write("rack.toml", mix.replace('duration = "20us"', 'duration = "20us"\ninter_rack = true').replace(
+        'senders = "with_replacement"', 'senders = "with_replacement"\ninter_rack = true'))).flows
+    same = lambda f: f["src"] // 4 == f["dst"] // 4  # noqa: E731 (4 hosts per ToR)
+    assert not same(racked).any() and len(racked[racked["incast"]]) == 128
+    assert same(plain[~plain["incast"]]).any() and same(plain[plain["incast"]]).any()
+    d = tomllib.loads(mix)
+    d["topology"] = {"kind": "star", "hosts": 12, "rate": "100Gbps", "delay": "1us"}
+    d["workload"]["inter_rack"] = True
+    try:
+        scenario_from_dict(d).core
+        raise AssertionError("inter_rack on a star must be refused")
+    except ScenarioError as e:
+        assert "leaf_spine" in str(e) and "workload.inter_rack" in str(e)

@@ -384,15 +384,26 @@ def _incast(i: S.Incast, topo: Any) -> dict[str, Any]:
     return {"degree": i.degree, "size": size, "timing": timing, "dst": i.dst,
             **({"dst_stride": i.dst_stride} if i.dst_stride is not None else {}),  # absent when unset: hashes stay
             **({"exclude_dsts_from_background": True} if i.exclude_dsts_from_background else {}),  # likewise
+            **({"rack_size": _rack_size(topo, "workload.incast.inter_rack")} if i.inter_rack else {}),  # likewise
             "senders": {"distinct": "Distinct", "with_replacement": "WithReplacement"}[i.senders],
             "jitter": i.jitter, "prio": i.prio}
 
 
-def _background(b: S.BackgroundParams) -> dict[str, Any]:
+def _rack_size(topo: Any, what: str) -> int:
+    """Hosts per rack for `inter_rack`: a leaf-spine's hosts are numbered rack by rack (ToR t
+    holds hosts t x hosts_per_tor onwards), which is what the core's racks of consecutive hosts
+    assume."""
+    if not isinstance(topo, S.LeafSpine):
+        raise ScenarioError(f"{what}: racks are known on topology.kind = \"leaf_spine\" (allowed there)")
+    return topo.hosts_per_tor
+
+
+def _background(b: S.BackgroundParams, topo: Any) -> dict[str, Any]:
     arrival: Any = "Poisson" if b.arrival == "poisson" else {"LogNormal": {"sigma": b.sigma}}
     return {"cdf": read_text(b.cdf, "workload.cdf"), "load": b.load, "load_on": b.load_on, "arrival": arrival,
             "start": b.start, "duration": b.duration, "prio": b.prio,
-            **({"dst": b.dst} if b.dst is not None else {})}  # absent when unset: scenario hashes stay
+            **({"dst": b.dst} if b.dst is not None else {}),  # absent when unset: scenario hashes stay
+            **({"rack_size": _rack_size(topo, "workload.inter_rack")} if b.inter_rack else {})}  # likewise
 
 
 def _workload(w: Any, topo: Any) -> dict[str, Any]:
@@ -405,14 +416,14 @@ def _workload(w: Any, topo: Any) -> dict[str, Any]:
     if isinstance(w, S.HpccFlowsWorkload):
         return {"kind": "hpcc_flows", "text": read_text(w.file, "workload.file"), "time_offset": w.time_offset}
     if isinstance(w, S.BackgroundWorkload):
-        return {"kind": "background", **_background(w)}
+        return {"kind": "background", **_background(w, topo)}
     if isinstance(w, S.IncastWorkload):
         limit = {"Count": w.bursts} if w.bursts is not None else {"Duration": w.duration}
         return {"kind": "incast", "incast": _incast(w.incast, topo), "start": w.start, "limit": limit}
     if isinstance(w, S.IncastMixWorkload):
-        return {"kind": "incast_mix", "background": _background(w), "incast": _incast(w.incast, topo)}
+        return {"kind": "incast_mix", "background": _background(w, topo), "incast": _incast(w.incast, topo)}
     if isinstance(w, S.DcMixWorkload):
-        return {"kind": "dc_mix", "background": _background(w), "long_flows": w.long_flows}
+        return {"kind": "dc_mix", "background": _background(w, topo), "long_flows": w.long_flows}
     if isinstance(w, S.LongLivedWorkload):
         return {"kind": "long_lived", "pairs": [list(p) for p in w.pairs], "size": w.size, "start": w.start}
     raise TypeError(w)  # pragma: no cover

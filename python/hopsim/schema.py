@@ -473,6 +473,10 @@ class Incast(Strict):
         description="incast_mix: drop the background flows sent from or to any burst's destination, so its link "
         "carries the incasts alone (Floodgate-NS3's incastmix)")
     senders: Literal["distinct", "with_replacement"] = "distinct"
+    inter_rack: Optional[bool] = Field(
+        default=None,
+        description="leaf_spine: draw each sender anew until it is outside the destination's rack, so the whole "
+        "burst crosses the fabric (Floodgate-NS3's incastmix; needs senders = \"with_replacement\")")
     jitter: Time = Field(default="0us", ge=0)
     prio: Prio = 3
 
@@ -519,6 +523,10 @@ class BackgroundParams(Strict):
     dst: Optional[NodeId] = Field(
         default=None, description="every flow to this host, at `load` of its link (BFC Table 1: cross traffic on one link)"
     )
+    inter_rack: Optional[bool] = Field(
+        default=None,
+        description="leaf_spine: both ends of every flow in different racks, so all of it crosses the fabric "
+        "(Floodgate-NS3's Poisson flows, generate_QP); default: any two hosts")
 
     @field_validator("cdf")
     @classmethod

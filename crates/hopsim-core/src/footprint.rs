@@ -739,6 +739,7 @@ mod tests {
             duration: Time::from_us(us),
             prio: 3,
             dst: None,
+            rack_size: 0,
         };
         scenario(TopologySpec::Star { hosts: 10, rate: Rate::gbps(100), delay: Time::from_us(1) }, WorkloadSpec::Background(b)).estimate().unwrap()
     }

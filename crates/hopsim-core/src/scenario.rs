@@ -130,6 +130,10 @@ pub struct Background {
     /// Every flow to this host, at `load` of its link (BFC Table 1's cross traffic on one link).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dst: Option<u32>,
+    /// Racks of this many consecutive hosts: both ends of a flow in different racks
+    /// (`BackgroundSpec::rack_size`; 0 = any two hosts).
+    #[serde(default, skip_serializing_if = "crate::workload::incast::is_zero")]
+    pub rack_size: u32,
 }
 
 fn default_prio() -> u8 {
@@ -256,6 +260,7 @@ impl Background {
             seed,
             stream_index,
             dst: self.dst,
+            rack_size: self.rack_size,
         };
         Ok((spec, cdf))
     }

@@ -37,6 +37,30 @@ pub struct BackgroundSpec {
     /// competing on a single link" with cross traffic at 60% of it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dst: Option<u32>,
+    /// Racks of this many consecutive hosts of `hosts` (0 = no racks): a flow's two ends are
+    /// then drawn in different racks. Floodgate-NS3 (`third.cc` `generate_QP`) makes its
+    /// Poisson flows only between hosts of different racks (`sender/host_per_rack !=
+    /// receiver/host_per_rack`), so all of its background crosses the fabric: a tenth more of
+    /// it than a uniform pick over the other hosts gives on 10 racks. Left out of the
+    /// serialised spec when 0, so older scenarios keep their hash.
+    #[serde(default, skip_serializing_if = "super::incast::is_zero")]
+    pub rack_size: u32,
+}
+
+/// A host index in `[0, n)` outside the rack of host index `x` (racks of `rack_size` consecutive
+/// indices; 0 = the rack is `x` alone), uniform over those: one draw below `n - rack len`, the
+/// rack's slots skipped. With `rack_size` 0 this is the plain "any other host" draw.
+fn outside_rack(rng: &mut Rng, n: u64, rack_size: u32, x: u64) -> u64 {
+    let (lo, len) = match rack_size as u64 {
+        0 => (x, 1),
+        k => ((x / k) * k, k.min(n - (x / k) * k)),
+    };
+    let d = rng.below(n - len);
+    if d >= lo {
+        d + len
+    } else {
+        d
+    }
 }
 
 /// Draws the flows of `spec` with sizes from `cdf`, sorted by start time.
@@ -58,6 +82,12 @@ pub fn background_flows(spec: &BackgroundSpec, cdf: &Cdf) -> Result<Vec<FlowSpec
         ));
     }
     let n = spec.hosts.len() as u64;
+    if spec.rack_size > 0 && n <= spec.rack_size as u64 {
+        return Err(format!(
+            "workload.inter_rack: all {n} hosts are in one rack of {}, so no flow can leave its rack",
+            spec.rack_size
+        ));
+    }
     let to = match spec.dst {
         Some(d) => Some(spec.hosts.iter().position(|&h| h == d).ok_or_else(|| format!("workload.dst: node {d} is not a host; allowed: a host's node id"))? as u64),
         None => None,
@@ -66,22 +96,11 @@ pub fn background_flows(spec: &BackgroundSpec, cdf: &Cdf) -> Result<Vec<FlowSpec
         .into_iter()
         .map(|start| {
             let (s, d) = match to {
-                // a source among the n-1 other hosts: draw in [0, n-1) and skip the destination's slot
-                Some(d) => {
-                    let mut s = pairs.below(n - 1);
-                    if s >= d {
-                        s += 1;
-                    }
-                    (s, d)
-                }
+                // a source outside the destination's rack (without racks: among the n-1 other hosts)
+                Some(d) => (outside_rack(&mut pairs, n, spec.rack_size, d), d),
                 None => {
                     let s = pairs.below(n);
-                    // Uniform over the other n-1 hosts: draw in [0, n-1) and skip the source's slot.
-                    let mut d = pairs.below(n - 1);
-                    if d >= s {
-                        d += 1;
-                    }
-                    (s, d)
+                    (s, outside_rack(&mut pairs, n, spec.rack_size, s))
                 }
             };
             FlowSpec {
@@ -117,6 +136,7 @@ mod tests {
             seed: 42,
             stream_index: 0,
             dst: None,
+            rack_size: 0,
         }
     }
 
@@ -215,5 +235,44 @@ mod tests {
         let mut s = spec(Limit::Count(10));
         s.arrival = Arrival::LogNormal { sigma: -1.0 };
         assert!(background_flows(&s, &cdf).is_err());
+    }
+
+    #[test]
+    fn inter_rack_pairs_leave_the_source_rack_uniformly() {
+        // 16 hosts in racks of 4 (Floodgate-NS3's generate_QP pairs): every destination is in
+        // another rack, each of the 12 hosts outside the source's rack about equally often.
+        let cdf = Cdf::uniform(1_000, 100_000).unwrap();
+        let mut s = spec(Limit::Count(24_000));
+        s.rack_size = 4;
+        let flows = background_flows(&s, &cdf).unwrap();
+        let rack = |h: u32| (h - 10) / 4;
+        assert!(flows.iter().all(|f| rack(f.src) != rack(f.dst)));
+        let mut seen = [[0u32; 16]; 16];
+        for f in &flows {
+            seen[(f.src - 10) as usize][(f.dst - 10) as usize] += 1;
+        }
+        for (src, row) in seen.iter().enumerate() {
+            let n: u32 = row.iter().sum();
+            for (dst, &k) in row.iter().enumerate() {
+                if src / 4 != dst / 4 {
+                    let share = k as f64 / n as f64;
+                    assert!((share - 1.0 / 12.0).abs() < 0.03, "{src}->{dst}: {share}");
+                }
+            }
+        }
+        // one-host racks are no racks: the draws of the plain pick, flow for flow
+        let mut one = s.clone();
+        one.rack_size = 1;
+        let mut none = s.clone();
+        none.rack_size = 0;
+        assert_eq!(background_flows(&one, &cdf).unwrap(), background_flows(&none, &cdf).unwrap());
+        // to one destination: every source outside its rack
+        let mut to = s.clone();
+        to.dst = Some(13);
+        assert!(background_flows(&to, &cdf).unwrap().iter().all(|f| f.dst == 13 && rack(f.src) != 0));
+        // a single rack leaves no pair
+        let mut all = s;
+        all.rack_size = 16;
+        assert!(background_flows(&all, &cdf).unwrap_err().contains("one rack"));
     }
 }

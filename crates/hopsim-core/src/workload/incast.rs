@@ -77,6 +77,14 @@ pub struct IncastSpec {
     /// false, so older scenarios keep their hash.
     #[serde(default, skip_serializing_if = "is_false")]
     pub exclude_dsts_from_background: bool,
+    /// Racks of this many consecutive hosts of the host list (0 = no racks): a burst's senders
+    /// are then drawn outside its destination's rack. Floodgate-NS3
+    /// (`generate_load_poisson_fromcdf_incast`) redraws a sender in the destination's rack
+    /// (`src / host_per_rack == dst / host_per_rack`: `--j; continue`), so the whole burst
+    /// crosses the fabric; drawn among all other hosts, a tenth of it stays in the rack on 10
+    /// racks. With replacement only, as there. Left out of the serialised spec when 0.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub rack_size: u32,
     pub senders: Senders,
     /// Each flow starts at the burst instant plus a uniform offset in [0, jitter); 0 = together.
     pub jitter: Time,
@@ -93,6 +101,7 @@ impl IncastSpec {
             dst: None,
             dst_stride: 0,
             exclude_dsts_from_background: false,
+            rack_size: 0,
             senders: Senders::Distinct,
             jitter: Time::ZERO,
             prio: DEFAULT_PRIO,
@@ -192,11 +201,19 @@ impl IncastSpec {
         if available == 0 {
             return Err("no host can send: the only host is the destination".to_string());
         }
+        if self.rack_size > 0 {
+            if self.senders != Senders::WithReplacement {
+                return Err("workload.incast.inter_rack draws each sender anew until it is outside the destination's rack: allowed with senders = \"with_replacement\"".into());
+            }
+            if hosts.len() <= self.rack_size as usize {
+                return Err(format!("workload.incast.inter_rack: all {} hosts are in one rack of {}, so no sender is outside the destination's", hosts.len(), self.rack_size));
+            }
+        }
         Ok(candidates)
     }
 }
 
-fn is_zero(v: &u32) -> bool {
+pub(crate) fn is_zero(v: &u32) -> bool {
     *v == 0
 }
 
@@ -279,6 +296,9 @@ pub fn incast_flows(
     // unless this burst's shuffle moved something there (`moved`), so a burst costs O(degree)
     // instead of O(hosts) and the draws, hence the flows, are those of the built pool.
     let mut moved: HashMap<usize, u32> = HashMap::new();
+    // a host's rack: its place in `hosts` over the rack size (only read when there are racks)
+    let place: HashMap<u32, usize> = if spec.rack_size > 0 { hosts.iter().enumerate().map(|(i, &h)| (h, i)).collect() } else { HashMap::new() };
+    let rack = |h: u32| place.get(&h).map(|&i| i / spec.rack_size.max(1) as usize);
     // a rotating destination's place in `candidates` (all the hosts) for burst 0
     let first = spec.dst.and_then(|d| candidates.iter().position(|&h| h == d)).unwrap_or(0);
     for (b, t) in bursts.into_iter().enumerate() {
@@ -306,7 +326,12 @@ pub fn incast_flows(
                     moved.insert(i, at_j);
                     at_j
                 }
-                Senders::WithReplacement => slot(&moved, pick.below(len as u64) as usize),
+                Senders::WithReplacement => loop {
+                    let s = slot(&moved, pick.below(len as u64) as usize);
+                    if spec.rack_size == 0 || rack(s) != rack(dst) {
+                        break s;
+                    }
+                },
             };
             let size = match spec.size {
                 IncastSize::PerFlowRange { min, max } => sizes.range_inclusive(min, max),
@@ -499,5 +524,31 @@ mod tests {
         let mut l = s;
         l.timing = IncastTiming::LoadShare { load: 0.0, host_rate: Rate::gbps(100) };
         assert!(incast_flows(&l, &hosts(200), Time::ZERO, Limit::Count(1), 9, 0).is_err());
+    }
+
+    #[test]
+    fn inter_rack_senders_stay_outside_the_destination_rack() {
+        // Floodgate-NS3's incastmix: 720 senders with replacement, none in the destination's rack
+        // (racks of 16 here, of 4 hosts each on 20 hosts below), the destination rotating.
+        let mut s = IncastSpec::floodgate(Rate::gbps(100), 1460);
+        s.dst = Some(100);
+        s.dst_stride = 4;
+        s.rack_size = 4;
+        let flows = incast_flows(&s, &hosts(20), Time::ZERO, Limit::Count(5), 3, 0).unwrap();
+        assert_eq!(flows.len(), 5 * 720);
+        let rack = |h: u32| (h - 100) / 4;
+        assert!(flows.iter().all(|f| rack(f.src) != rack(f.dst)));
+        // every host outside the rack sends some
+        let srcs: BTreeSet<u32> = flows.iter().filter(|f| f.dst == 100).map(|f| f.src).collect();
+        assert_eq!(srcs, (104..120).collect());
+        // without racks a tenth-odd of the senders share the destination's rack
+        s.rack_size = 0;
+        let mixed = incast_flows(&s, &hosts(20), Time::ZERO, Limit::Count(5), 3, 0).unwrap();
+        assert!(mixed.iter().any(|f| rack(f.src) == rack(f.dst)));
+        // distinct senders are not redrawn: refused
+        s.rack_size = 4;
+        s.senders = Senders::Distinct;
+        s.degree = 8;
+        assert!(incast_flows(&s, &hosts(20), Time::ZERO, Limit::Count(1), 3, 0).unwrap_err().contains("with_replacement"));
     }
 }

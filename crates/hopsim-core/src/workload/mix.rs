@@ -92,6 +92,7 @@ mod tests {
             seed: 5,
             stream_index: 0,
             dst: None,
+            rack_size: 0,
         }
     }
 

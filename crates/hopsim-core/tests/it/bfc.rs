@@ -121,6 +121,7 @@ fn no_drops_with_the_papers_buffers_under_its_incast_mix() {
                 duration: Time::from_us(600),
                 prio: 3,
                 dst: None,
+                rack_size: 0,
             },
             incast,
         },

@@ -42,7 +42,7 @@ pub fn websearch_incastmix(
     Scenario {
         topology: TopologySpec::LeafSpine(leaf_spine_100g(shape.0, shape.1, shape.2)),
         workload: WorkloadSpec::IncastMix {
-            background: Background { cdf, load, load_on: LoadOn::HostLinks, arrival: Arrival::Poisson, start: Time::ZERO, duration, prio: 3, dst: None },
+            background: Background { cdf, load, load_on: LoadOn::HostLinks, arrival: Arrival::Poisson, start: Time::ZERO, duration, prio: 3, dst: None, rack_size: 0 },
             incast,
         },
         net,

@@ -19,6 +19,7 @@ fn mix(long_flows: u32) -> WorkloadSpec {
         duration: Time::from_ms(20),
         prio: 3,
         dst: None,
+        rack_size: 0,
     };
     WorkloadSpec::DcMix { background, long_flows }
 }

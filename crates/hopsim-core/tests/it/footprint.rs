@@ -126,6 +126,7 @@ fn estimate_of_many_flows_and_samples() {
             duration: Time::from_us(1000),
             prio: 3,
             dst: None,
+            rack_size: 0,
         }),
         net,
     };

@@ -385,6 +385,7 @@ fn the_cdf_reader_refuses_with_a_message_or_gives_a_distribution_that_samples() 
             seed: 1,
             stream_index: 0,
             dst: None,
+            rack_size: 0,
         };
         if let Err(e) = hopsim_core::workload::background::background_flows(&spec, &cdf) {
             clean(&e)?;
