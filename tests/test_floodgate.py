@@ -182,3 +182,40 @@ def test_inter_rack_keeps_flows_and_incast_senders_out_of_their_rack(write):
         raise AssertionError("inter_rack on a star must be refused")
     except ScenarioError as e:
         assert "leaf_spine" in str(e) and "workload.inter_rack" in str(e)
+
+
+def test_dcqcn_ns3_packets_are_as_long_as_floodgate_ns3s(repo, write):
+    """Floodgate-NS3's PppHeader is 38 B (Ethernet 14 + preamble, FCS and gap 24: ppp-header.cc),
+    so its data packets carry 72 B of headers (with IPv4 20, UDP 8, SeqTs 6), its ACKs 84 B (padded,
+    rdma-hw.cc) and its PFC frames 70 B. The "dcqcn-ns3" run's transport and control settings must
+    give an uncontended flow the time its reference run measured (fg11: fct.txt's receiver-side
+    line `rcv 1 125 11876 2000050408 ... 3.597`, 9 packets over host-ToR-core-ToR-host at 100 /
+    400 / 400 / 100 Gb/s, 600 ns each); with HPCC's 36 B of headers it would take 3,555 ns."""
+    import tomllib
+
+    sweep = tomllib.loads((repo / "scenarios" / "papers" / "floodgate" / "fig8-10-table2-webserver.toml").read_text())
+    (ns3,) = [r for r in sweep["runs"] if r["name"] == "dcqcn-ns3"]
+    wire = {k: v for k, v in ns3.items() if k.startswith(("transport.", "control."))}
+    one = """
+name = "one-flow"
+duration = "50us"
+[topology]
+kind = "leaf_spine"
+hosts_per_tor = 1
+tors = 2
+spines = 1
+host_rate = "100Gbps"
+fabric_rate = "400Gbps"
+host_delay = "600ns"
+fabric_delay = "600ns"
+[workload]
+kind = "flows"
+flows = [{ src = 0, dst = 1, size = 11876 }]
+[congestion_control]
+algorithm = "dcqcn"
+[transport]
+mtu = 1460                      # PACKET_PAYLOAD_SIZE (base-webserver.toml)
+"""
+    f = hopsim.run(write("one.toml", one), overrides=wire).flows
+    # ns-3 rounds each transmission to whole ns: 11 ns off here with 72 B, 42 with 36 B
+    assert abs(f["fct_ns"].iloc[0] - 3597.0) < 20.0, f["fct_ns"].iloc[0]

@@ -1,0 +1,51 @@
+"""The flow list an ns-3 RDMA simulator run (Floodgate-NS3) drew, as an HPCC flow file, so that
+hopsim can run the very flows of a reference run (`workload.kind = "hpcc_flows"`) and the two be
+compared without the arrival draw between them.
+
+    python scripts/ns3_flow_list.py SIMULATOR_STDOUT > flows.txt
+
+Why from its standard output: Floodgate-NS3's third.cc draws its flows itself (FLOW_FROM_FILE 0)
+and writes no flow file, but prints each flow as it installs it, `flow_id src dst size_bytes
+start_seconds qp_id msg_seq`, in the order it hands out source ports (`portNumder[src]++`, from
+10000 per source host). That order is kept: a reader numbering ports by file order then gives
+each flow the simulator's port wherever the two numberings agree (see the Table 2 scenario's
+comment: they agree for the incast, which is installed first).
+Output: the flow count, then `src dst 3 100 size start_seconds` (priority 3 and dport 100, as
+third.cc sets them).
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+
+# flow_id src dst size start qp_id msg_seq; the start is printed with 10 significant digits
+FLOW_LINE = re.compile(r"^(\d+) (\d+) (\d+) (\d+) (\d+\.\d+) (\d+) (\d+)$")
+
+
+def flows(stdout: str) -> list[tuple[int, int, int, str]]:
+    """(src, dst, size, start as printed) of every installed flow, in installation order. Other
+    lines (settings, thresholds, progress) never have seven fields of this shape."""
+    out = []
+    for line in stdout.splitlines():
+        m = FLOW_LINE.match(line.strip())
+        if m:
+            out.append((int(m.group(2)), int(m.group(3)), int(m.group(4)), m.group(5)))
+    return out
+
+
+def flow_file(fl: list[tuple[int, int, int, str]]) -> str:
+    return f"{len(fl)}\n" + "".join(f"{s} {d} 3 100 {size} {start}\n" for s, d, size, start in fl)
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    with open(argv[1]) as f:
+        sys.stdout.write(flow_file(flows(f.read())))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
