@@ -304,10 +304,12 @@ fn no_state(i: usize, s: u32) -> ! {
 }
 
 impl crate::sim::Simulation {
-    /// Check (debug builds, at the end of a run) that each flow's count of packets alive,
-    /// `Flow::in_net`, is the number of its packets in the slab, and that no freed flow has one:
-    /// a count off by one frees a state too early (a later packet finds none) or never.
-    pub(crate) fn check_flow_packets(&self) {
+    /// Check that each flow's count of packets alive, `Flow::in_net`, is the number of its
+    /// packets in the slab, and that no freed flow has one: a count off by one frees a state too
+    /// early (a later packet finds none) or never (results unchanged, memory leaked, so only
+    /// this check sees it). Debug builds run it at the end of every run; release-mode tests
+    /// call it. Panics on a mismatch; walks the whole slab.
+    pub fn check_flow_packets(&self) {
         let mut alive = vec![0u32; self.flows.len()];
         for p in self.slab.live_packets().filter(|p| p.kind.of_flow()) {
             alive[p.flow as usize] += 1;
