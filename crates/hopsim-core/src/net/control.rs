@@ -116,15 +116,11 @@ impl Simulation {
                             // started; if its state was freed since, the pause holds nothing
                             // but the NIC still looks again, as it did when every flow kept its state
                             debug_assert!(self.flows.started(flow), "a flow pause for flow {flow}, which has not started");
-                            let nic = match self.flows.get_mut(flow) {
-                                Some(f) => {
-                                    f.paused_until = until;
-                                    f.src_nic
-                                }
-                                None => self.flows.fixed(flow).src_nic,
-                            };
+                            if let Some(f) = self.flows.get_mut(flow) {
+                                f.paused_until = until;
+                            }
                             // the flow's own NIC looks again (on a multi-NIC host, maybe not `p`'s)
-                            kick = self.hosts[nic as usize].port;
+                            kick = self.hosts[self.flows.src_nic(flow) as usize].port;
                             until <= now
                         }
                         _ => false,

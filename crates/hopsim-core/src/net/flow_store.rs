@@ -150,6 +150,21 @@ impl FlowStore {
         self.live.get_mut(*self.slot.get(i as usize)? as usize)
     }
 
+    /// The sender's NIC flow `i` is bound to now: its live state's while it has one (the copy
+    /// the send path reads, which a link failure may move), else its fixed data's (the binding
+    /// at assembly, or the last one, written back when the state was freed).
+    pub(crate) fn src_nic(&self, i: u32) -> u32 {
+        self.get(i).map_or(self.fixed[i as usize].src_nic, |f| f.src_nic)
+    }
+
+    /// Bind flow `i`'s replies to NIC `nic`, wherever its binding lives now (see `src_nic`).
+    pub(crate) fn set_ack_nic(&mut self, i: u32, nic: u32) {
+        match self.get_mut(i) {
+            Some(f) => f.ack_nic = nic,
+            None => self.fixed[i as usize].ack_nic = nic,
+        }
+    }
+
     /// Whether flow `i` has started (its state may be freed since).
     pub fn started(&self, i: u32) -> bool {
         self.slot[i as usize] != NOT_STARTED

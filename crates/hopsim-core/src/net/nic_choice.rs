@@ -131,14 +131,10 @@ impl Simulation {
             let back = self.nic_port(s.dst, s.src, &s, hash, true);
             if back != NO_ROUTE {
                 let nic = self.nic_of_port(back);
-                match self.flows.get_mut(f) {
-                    Some(fl) => fl.ack_nic = nic,
-                    None => self.flows.fixed_mut(f).ack_nic = nic,
-                }
+                self.flows.set_ack_nic(f, nic);
             }
             let out = self.nic_port(s.src, s.dst, &s, hash, false);
-            let src_nic = self.flows.get(f).map_or(self.flows.fixed(f).src_nic, |fl| fl.src_nic);
-            if out == NO_ROUTE || self.nic_of_port(out) == src_nic {
+            if out == NO_ROUTE || self.nic_of_port(out) == self.flows.src_nic(f) {
                 continue;
             }
             if !started {
