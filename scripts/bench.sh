@@ -7,18 +7,32 @@
 #   2. the core alone: hopsim-bench on that scenario's core JSON (no periodic samples).
 # Each is compared with the HPCC ns-3 simulator's figure on the same input on a 2-core machine
 # (REF_S seconds, REF_MB peak; measured once, see README "Benchmark").
+# Both run the profile-guided build (scripts/pgo.sh, about 4 minutes) unless PGO=0 is set or the
+# toolchain cannot make one; the first line says which build was timed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-source scripts/venv.sh
+bench=target/release/hopsim-bench
+if [ "${PGO:-1}" != 0 ]; then
+  bash scripts/pgo.sh # sets up .venv as scripts/venv.sh does, then installs the PGO core there
+  source .venv/bin/activate
+else
+  source scripts/venv.sh
+fi
+if [ "${PGO:-1}" != 0 ] && [ -f target/pgo/installed ]; then
+  bench=target/pgo-use/release/hopsim-bench
+  echo "build: profile-guided (scripts/pgo.sh)"
+else
+  cargo build --quiet --release --bin hopsim-bench
+  echo "build: plain release"
+fi
 REF_S=274
 REF_MB=361
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 hopsim import-hpcc benchmarks/hpcc-dcqcn.config.txt --out "$work/bench.toml" > /dev/null 2>&1
-cargo build --quiet --release --bin hopsim-bench
-python - "$work" "$REF_S" "$REF_MB" <<'PY'
+python - "$work" "$REF_S" "$REF_MB" "$bench" <<'PY'
 import json, resource, subprocess, sys, time
-work, ref_s, ref_mb = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
+work, ref_s, ref_mb, bench = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), sys.argv[4]
 t0 = time.perf_counter()
 subprocess.run(["hopsim", "run", f"{work}/bench.toml", "--out", f"{work}/run"], check=True,
                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -30,7 +44,7 @@ print(f"hopsim run (CLI path): {wall:.1f} s wall, {rss:.0f} MB peak RSS, {s['eve
       f"{s['flows_finished']}/{s['flows']} flows")
 print(f"  vs the HPCC ns-3 simulator ({ref_s:.0f} s, {ref_mb:.0f} MB): {ref_s / wall:.1f}x faster, "
       f"{ref_mb / rss:.1f}x leaner")
-out = subprocess.run(["target/release/hopsim-bench", f"{work}/run/scenario.json"], check=True,
+out = subprocess.run([bench, f"{work}/run/scenario.json"], check=True,
                      capture_output=True, text=True).stdout
 print("hopsim-bench (core alone, no samples):")
 print("  " + out.strip().replace("\n", "\n  "))
