@@ -48,8 +48,8 @@ pub struct Progress {
 pub type Hook = Box<dyn FnMut(&Progress) -> bool + Send>;
 
 /// Takes the rows of the tables that grow with simulated time (`RunStats::spill_rows`: buffer
-/// and queue samples, the packet trace) while the run goes on; the core empties them after the
-/// call. Why: a run's memory should be bounded by the network, its packets in flight and the
+/// and queue samples, the packet trace) and of the flows table (rows of flows as they are freed,
+/// `net::flow_store`) while the run goes on; the core empties them after the call. Why: a run's memory should be bounded by the network, its packets in flight and the
 /// chunk size, not by how long it runs (the standard benchmark's 10 us buffer samples alone are
 /// 1.3 million rows). Returns whether the run may go on.
 pub type Sink = Box<dyn FnMut(&crate::stats::RunStats) -> bool + Send>;
@@ -84,6 +84,11 @@ impl Watch {
     /// A watch that calls `hook` at most every `every`.
     pub fn with_hook(hook: Hook, every: Duration) -> Watch {
         Watch { hook: Some(hook), every, ..Default::default() }
+    }
+
+    /// A watch that hands the spilled tables to `sink` every `rows` rows.
+    pub fn with_sink(sink: Sink, rows: usize) -> Watch {
+        Watch { sink: Some(sink), spill_rows: rows.max(1), ..Default::default() }
     }
 
     pub(crate) fn begin(&mut self) {

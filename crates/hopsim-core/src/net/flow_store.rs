@@ -10,6 +10,12 @@
 //! - [`FlowResult`]: what the end-of-run flows table needs (finish times, retransmitted,
 //!   dropped and delivered bytes), written when the live state is freed.
 //!
+//! In a run with a sink (`progress::Sink`: `hopsim run` spools to disk) a freed flow's row of the
+//! flows table is written at once, into `RunStats::flows`, which the sink empties in chunks as it
+//! does the time-growing tables; its `FlowResult` is not kept, and the end of the run adds the
+//! rows of the flows still live or never started. The sink's owner puts the rows back in flow-id
+//! order. Without a sink every result is kept and the table is built in flow-id order at the end.
+//!
 //! "Nothing can touch it any more" is exact, so results do not change: a flow is released when
 //! its sender is done, its receiver holds every byte and none of its packets (data, ACK, NACK,
 //! CNP) is alive in the network (`Flow::in_net`). Until then a late CNP still reaches the
@@ -22,6 +28,7 @@
 
 use crate::cc::{AnyCc, CongestionControl};
 use crate::net::host::Flow;
+use crate::stats::FlowTable;
 use crate::time::{Rate, Time};
 use crate::workload::FlowSpec;
 
@@ -93,8 +100,13 @@ pub struct FlowStore {
     slot: Vec<u32>,
     live: Vec<Flow>,
     free: Vec<u32>,
-    /// Results of each flow whose state was freed (`FlowResult::NONE` for the others).
+    /// Results of each flow whose state was freed (`FlowResult::NONE` for the others); empty
+    /// when rows leave as flows are freed (`rows_out`).
     results: Vec<FlowResult>,
+    /// A freed flow's row goes to the flows table at once (`begin`).
+    rows_out: bool,
+    /// Rows written with a finish time (the run's `flows_finished`).
+    finished_rows: u64,
     /// Keep every flow's state to the end (`Simulation::keep_finished_flows`).
     keep: bool,
     /// Flows started and not yet released, now and at the most (the same with `keep` or not).
@@ -112,7 +124,13 @@ impl FlowStore {
     pub(crate) fn push(&mut self, f: FlowFixed) {
         self.fixed.push(f);
         self.slot.push(NOT_STARTED);
-        self.results.push(FlowResult::NONE);
+    }
+
+    /// Before the run: with `rows_out` a freed flow's row is written to the flows table when its
+    /// state is freed (a run with a sink), else its results are kept to the end.
+    pub(crate) fn begin(&mut self, rows_out: bool) {
+        self.rows_out = rows_out;
+        self.results = if rows_out { Vec::new() } else { vec![FlowResult::NONE; self.fixed.len()] };
     }
 
     /// Flows of the run.
@@ -188,9 +206,9 @@ impl FlowStore {
         self.peak = self.peak.max(self.in_use);
     }
 
-    /// Nothing can touch flow `i` any more (at `now`): its results and module counters are kept
-    /// and its slot goes back to the pool (unless `keep`).
-    pub(crate) fn release(&mut self, i: u32, now: Time) {
+    /// Nothing can touch flow `i` any more (at `now`): its results (or its row of `rows`, see
+    /// `begin`) and module counters are kept and its slot goes back to the pool (unless `keep`).
+    pub(crate) fn release(&mut self, i: u32, now: Time, rows: &mut FlowTable) {
         self.in_use -= 1;
         let s = self.slot[i as usize];
         if self.live[s as usize].ack_finish.is_some_and(|t| t < now) {
@@ -201,11 +219,16 @@ impl FlowStore {
         }
         self.slot[i as usize] = FREED;
         let flow = &mut self.live[s as usize];
-        self.results[i as usize] = FlowResult::of(flow);
+        let r = FlowResult::of(flow);
         // a flow pause may still name this flow: it finds the flow's last NIC here
         let fx = &mut self.fixed[i as usize];
         fx.src_nic = flow.src_nic;
         fx.ack_nic = flow.ack_nic;
+        if self.rows_out {
+            write_row(rows, &mut self.finished_rows, i, fx, &r);
+        } else {
+            self.results[i as usize] = r;
+        }
         let mut named = Vec::new();
         module_counters(flow, &mut named);
         for (k, v) in named {
@@ -221,12 +244,31 @@ impl FlowStore {
         self.keep = true;
     }
 
-    /// The end-of-run results of flow `i`: from its live state if it has one.
+    /// The end-of-run results of flow `i`: from its live state if it has one (`NONE` for a flow
+    /// freed in a run whose rows left as flows were freed).
     pub fn result(&self, i: u32) -> FlowResult {
         match self.get(i) {
             Some(f) => FlowResult::of(f),
-            None => self.results[i as usize],
+            None => self.results.get(i as usize).copied().unwrap_or(FlowResult::NONE),
         }
+    }
+
+    /// At the end of the run, the rows not written yet: every flow's in flow-id order, or with
+    /// `rows_out` those of the flows not freed (live, or never started).
+    pub(crate) fn write_rows(&mut self, rows: &mut FlowTable) {
+        let mut finished = self.finished_rows;
+        for (i, f) in self.fixed.iter().enumerate() {
+            if self.rows_out && self.slot[i] == FREED {
+                continue;
+            }
+            write_row(rows, &mut finished, i as u32, f, &self.result(i as u32));
+        }
+        self.finished_rows = finished;
+    }
+
+    /// Rows written so far with a finish time: at the end of the run, the flows that finished.
+    pub fn finished_rows(&self) -> u64 {
+        self.finished_rows
     }
 
     /// The most flows started and not yet released at once.
@@ -264,6 +306,11 @@ impl FlowStore {
             self.fixed[i].new_cc(cc, mtu).counters(out);
         }
     }
+}
+
+fn write_row(rows: &mut FlowTable, finished: &mut u64, i: u32, f: &FlowFixed, r: &FlowResult) {
+    *finished += (r.finish_ps != u64::MAX) as u64;
+    rows.push_row(i, f, r);
 }
 
 fn module_counters(f: &Flow, out: &mut Vec<(&'static str, u64)>) {

@@ -515,7 +515,7 @@ impl Simulation {
         let flow = &self.flows[f as usize];
         debug_assert_eq!(flow.in_net, 0);
         if flow.sender_done && flow.rcv_nxt == flow.spec.size {
-            self.flows.release(f, self.now);
+            self.flows.release(f, self.now, &mut self.stats.flows);
         }
     }
 
