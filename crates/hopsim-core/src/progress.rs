@@ -123,6 +123,15 @@ impl Watch {
         go_on
     }
 
+    /// Rows a table may gather before the sink takes them (no limit without a sink).
+    pub(crate) fn chunk_rows(&self) -> usize {
+        if self.sink.is_some() {
+            self.spill_rows
+        } else {
+            usize::MAX
+        }
+    }
+
     /// Call the hook (when `due`); false: the hook asked to stop.
     pub(crate) fn report(&mut self, p: &Progress) -> bool {
         self.last = Some(Instant::now());

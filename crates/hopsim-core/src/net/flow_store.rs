@@ -253,17 +253,25 @@ impl FlowStore {
         }
     }
 
-    /// At the end of the run, the rows not written yet: every flow's in flow-id order, or with
-    /// `rows_out` those of the flows not freed (live, or never started).
-    pub(crate) fn write_rows(&mut self, rows: &mut FlowTable) {
+    /// At the end of the run, the rows not written yet, from flow `from` on, until `rows` holds
+    /// `max` rows: every flow's in flow-id order, or with `rows_out` those of the flows not freed
+    /// (live, or never started: in a run cut short, most of the workload). Returns the flow to go
+    /// on from once `rows` was handed on, or `None` when every row is written.
+    pub(crate) fn write_rows(&mut self, rows: &mut FlowTable, from: usize, max: usize) -> Option<usize> {
         let mut finished = self.finished_rows;
-        for (i, f) in self.fixed.iter().enumerate() {
+        let mut next = None;
+        for (i, f) in self.fixed.iter().enumerate().skip(from) {
             if self.rows_out && self.slot[i] == FREED {
                 continue;
+            }
+            if rows.len() >= max {
+                next = Some(i);
+                break;
             }
             write_row(rows, &mut finished, i as u32, f, &self.result(i as u32));
         }
         self.finished_rows = finished;
+        next
     }
 
     /// Rows written so far with a finish time: at the end of the run, the flows that finished.

@@ -136,7 +136,12 @@ impl Simulation {
         if cfg!(debug_assertions) {
             self.check_flow_packets();
         }
-        self.flows.write_rows(&mut self.stats.flows);
+        // in a run with a sink, a chunk at a time (the flows never started can be most of them)
+        let mut next = Some(0);
+        while let Some(from) = next {
+            next = self.flows.write_rows(&mut self.stats.flows, from, self.watch.chunk_rows());
+            self.watch.spill(&mut self.stats);
+        }
         let pt = &mut self.stats.ports;
         for (p, port) in self.ports.iter().enumerate() {
             let peer = &self.ports[p ^ 1];

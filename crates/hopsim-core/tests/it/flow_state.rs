@@ -209,13 +209,9 @@ fn flow_rows_leave_through_the_sink_while_flows_run() {
         let later = whole.flows.finish_ps.iter().filter(|&&t| t > first_done).count();
         assert!(later > 50, "{what}: {later} flows finished after the first chunk's ({chunks:?})");
         assert!(chunks.iter().filter(|c| c.0 > 0).count() >= 2, "{what}: {chunks:?}");
-        // what the run held at the end: the rows of the flows not freed (live, never started),
-        // and those of flows freed since the last chunk
-        let unfreed = (0..whole.flows.len() as u32).filter(|&f| !sim.flows.started(f) || sim.flows.get(f).is_some()).count();
-        assert!((unfreed..unfreed + 20 + 500).contains(&left), "{what}: {left} rows, {unfreed} flows not freed");
-        if what != "cut at 250 us" {
-            assert!(left < whole.flows.len() / 4, "{what}: {left} of {} rows left at the end", whole.flows.len());
-        }
+        // the rows of the flows not freed at the end (live, never started: most of the workload
+        // in the cut run) leave a chunk at a time too; the run keeps less than a chunk
+        assert!(left < 20, "{what}: {left} rows kept at the end");
         // no chunk much beyond the threshold: the rows of one checkpoint's events at most
         assert!(chunks.iter().all(|c| c.0 < 20 + 500), "{what}: {chunks:?}");
     }
