@@ -2,7 +2,7 @@
 //! queues and gates, switches with their MMU, modules and AQM, hosts and their flows. Errors name
 //! what is wrong.
 
-use crate::config::{Headroom, NetConfig, WindowConfig};
+use crate::config::{Headroom, NetConfig};
 use crate::event::{Event, Scheduler};
 use crate::fc::view::{prio_queues, Peer, SwitchInfo};
 use crate::fc::{AnyFc, FcConfig};
@@ -12,7 +12,7 @@ use crate::net::mmu::{Mmu, MmuConfig};
 use crate::net::port::Port;
 use crate::net::switch::Switch;
 use crate::packet::Slab;
-use crate::rng::{mix, stream, Rng};
+use crate::rng::{stream, Rng};
 use crate::sim::{NodeRef, Simulation};
 use crate::stats::ideal::{hpcc_standalone_fct, ideal_fct, Hop};
 use crate::stats::RunStats;
@@ -254,7 +254,7 @@ impl Simulation {
         if f.prio as usize >= crate::net::port::NPRIO {
             return Err(format!("flow {id}: priority {} is not a priority; allowed: 0 to {}", f.prio, crate::net::port::NPRIO - 1));
         }
-        let hash = mix(&[f.src as u64, f.dst as u64, id as u64, self.cfg.seed]) as u32;
+        let hash = crate::net::flow_store::flow_hash(f, id, self.cfg.seed);
         let path = self.flow_path(f, hash);
         if path.is_empty() {
             return Err(format!("flow {id}: no route from {} to {}", f.src, f.dst));
@@ -282,15 +282,10 @@ impl Simulation {
                 base_rtt = Time(base_rtt.0.saturating_add(t.0));
             }
         }
-        let win_cap = match h.window {
-            WindowConfig::Bdp => line_rate.bytes_in(base_rtt).max(h.mtu as u64),
-            WindowConfig::Bytes(b) => b.max(h.mtu as u64),
-            WindowConfig::Off => u64::MAX,
-        };
         // the congestion controller is built when the flow starts (`FlowFixed::new_cc`); the NICs
         // are bound just below
         let hpcc_standalone_fct = hpcc_standalone_fct(f.size, h.mtu, &hops);
-        self.flows.push(FlowFixed { spec: f, hash, win_cap, ideal_fct: ideal, base_rtt, hpcc_standalone_fct, line_rate, src_nic: 0, ack_nic: 0 });
+        self.flows.push(FlowFixed { spec: f, ideal_fct: ideal, base_rtt, hpcc_standalone_fct, line_rate, src_nic: 0, ack_nic: 0 });
         self.route_memo.grow(self.flows.len());
         self.bind_nics(id, path[0])
     }

@@ -2,8 +2,10 @@
 //! "peak memory bounded by packets in flight").
 //!
 //! A flow's data comes in three parts with three lifetimes:
-//! - [`FlowFixed`]: what assembly computes once (the spec, hash, window cap, ideal and standalone
-//!   FCTs, base RTT, line rate, NIC binding), compact, kept for every flow of the run;
+//! - [`FlowFixed`]: what assembly computes once (the spec, ideal and standalone FCTs, base RTT,
+//!   line rate, NIC binding), compact, kept for every flow of the run; what is a cheap pure
+//!   function of these and the settings (the ECMP hash, the window cap) is computed where it is
+//!   needed instead;
 //! - [`Flow`]: the live state (congestion control, sequence state, timers, TCP box, NIC slot),
 //!   made from the fixed part when the flow starts (`Simulation::start_flow`) in a slab slot,
 //!   and freed (the slot reused) once nothing can touch it any more;
@@ -27,6 +29,7 @@
 //! its live state, so a reused slot is never reached through a freed flow's id.
 
 use crate::cc::{AnyCc, CongestionControl};
+use crate::config::{HostConfig, WindowConfig};
 use crate::net::host::Flow;
 use crate::stats::FlowTable;
 use crate::time::{Rate, Time};
@@ -37,13 +40,12 @@ const NOT_STARTED: u32 = u32::MAX;
 /// `slot` of a flow whose live state was freed.
 const FREED: u32 = u32::MAX - 1;
 
-/// What assembly computes once for a flow and the run needs from its start to the end.
+/// What assembly computes once for a flow and the run needs from its start to the end. Its
+/// ideal FCTs, base RTT and line rate come from the flow's path at assembly (a link failure may
+/// change the path before it starts), so they are kept; its hash and window cap are not.
 #[derive(Clone, Copy, Debug)]
 pub struct FlowFixed {
     pub spec: FlowSpec,
-    pub hash: u32,
-    /// Host's cap on bytes in flight.
-    pub win_cap: u64,
     pub ideal_fct: Time,
     pub base_rtt: Time,
     /// The HPCC simulator's standalone FCT of this flow (`third.cc` `qp_finish`), for its FCT files.
@@ -56,7 +58,28 @@ pub struct FlowFixed {
     pub ack_nic: u32,
 }
 
+/// A flow's ECMP hash (packets carry it; `routing.ecmp`, the NIC choice of multi-NIC hosts).
+pub(crate) fn flow_hash(f: &FlowSpec, id: u32, seed: u64) -> u32 {
+    crate::rng::mix(&[f.src as u64, f.dst as u64, id as u64, seed]) as u32
+}
+
 impl FlowFixed {
+    /// Flow `id`'s ECMP hash in a run seeded `seed` (`flow_hash`).
+    #[inline]
+    pub fn hash(&self, id: u32, seed: u64) -> u32 {
+        flow_hash(&self.spec, id, seed)
+    }
+
+    /// The host's cap on the flow's bytes in flight (`transport.window`): a BDP of its line rate
+    /// and base RTT, a size, or none (`u64::MAX`); at least a packet.
+    pub fn win_cap(&self, h: &HostConfig) -> u64 {
+        match h.window {
+            WindowConfig::Bdp => self.line_rate.bytes_in(self.base_rtt).max(h.mtu as u64),
+            WindowConfig::Bytes(b) => b.max(h.mtu as u64),
+            WindowConfig::Off => u64::MAX,
+        }
+    }
+
     /// The congestion controller the flow starts with (a pure function of the run's settings and
     /// the flow's path: built when the flow starts, not kept for every flow of the run).
     pub fn new_cc(&self, cfg: &crate::cc::CcConfig, mtu: u32) -> AnyCc {

@@ -147,13 +147,13 @@ pub struct Flow {
 }
 
 impl Flow {
-    /// The state of flow `fx` as it starts, with its controller `cc`.
-    pub fn new(fx: &crate::net::flow_store::FlowFixed, cc: AnyCc) -> Flow {
+    /// The state of flow `fx` as it starts, with its hash, window cap and controller `cc`.
+    pub fn new(fx: &crate::net::flow_store::FlowFixed, hash: u32, win_cap: u64, cc: AnyCc) -> Flow {
         Flow {
             spec: fx.spec,
-            hash: fx.hash,
+            hash,
             cc,
-            win_cap: fx.win_cap,
+            win_cap,
             line_rate: fx.line_rate,
             paced_rate: crate::time::Rate(0),
             last_size: 0,
@@ -242,7 +242,7 @@ impl Simulation {
         let needs = self.cfg.cc.transport_needs();
         let fx = self.flows.fixed(f);
         let cc = fx.new_cc(&self.cfg.cc, self.cfg.host.mtu);
-        let state = Flow::new(fx, cc);
+        let state = Flow::new(fx, fx.hash(f, self.cfg.seed), fx.win_cap(&self.cfg.host), cc);
         self.flows.start(f, state);
         let flow = &mut self.flows[f as usize];
         flow.hdr_extra = needs.data_header;

@@ -51,7 +51,7 @@ impl Simulation {
                     Some(flow) if flow.sender_done => continue,
                     Some(flow) => (flow.cc.window().unwrap_or(flow.win_cap), flow.rcv_nxt),
                     // due to start at this very time and not started yet: its fresh controller
-                    None if !self.flows.started(f) => (fx.new_cc(&self.cfg.cc, self.cfg.host.mtu).window().unwrap_or(fx.win_cap), 0),
+                    None if !self.flows.started(f) => (fx.new_cc(&self.cfg.cc, self.cfg.host.mtu).window().unwrap_or(fx.win_cap(&self.cfg.host)), 0),
                     // freed: its sender was done
                     None => continue,
                 };
