@@ -237,6 +237,8 @@ impl Flow {
 }
 
 impl Simulation {
+    // (out of the event loop: once per flow, and inlined it costs the loop registers)
+    #[inline(never)]
     pub(crate) fn start_flow(&mut self, f: u32) {
         let now = self.now;
         let needs = self.cfg.cc.transport_needs();

@@ -131,6 +131,8 @@ impl Simulation {
     }
 
     /// Fill the per-flow and per-port tables at the end of the run.
+    #[cold]
+    #[inline(never)]
     pub(crate) fn finish(&mut self) {
         let now = self.now;
         if cfg!(debug_assertions) {
