@@ -212,7 +212,8 @@ fn flow_rows_leave_through_the_sink_while_flows_run() {
         // the rows of the flows not freed at the end (live, never started: most of the workload
         // in the cut run) leave a chunk at a time too; the run keeps less than a chunk
         assert!(left < 20, "{what}: {left} rows kept at the end");
-        // no chunk much beyond the threshold: the rows of one checkpoint's events at most
-        assert!(chunks.iter().all(|c| c.0 < 20 + 500), "{what}: {chunks:?}");
+        // no chunk much beyond the threshold (the rows of flows freed within one checkpoint's
+        // events), the end's included: the cut run's hundred unfinished flows leave in chunks
+        assert!(chunks.iter().all(|c| c.0 < 20 + 30), "{what}: {chunks:?}");
     }
 }
