@@ -47,8 +47,9 @@ def execute(
     This is the unit of work of sweeps, on a local process pool and on Dask workers alike:
     plain bytes in, plain bytes out, so both give identical results. `on_progress` gets the
     core's progress dict (see ``crates/hopsim-py/src/lib.rs``) about every half second;
-    `on_spill` (a `Spool.add`) takes the time-growing tables in chunks while the core runs, and
-    the returned tables then hold only the rows after its last call.
+    `on_spill` (a `Spool.add`) takes the time-growing tables and the flows table (its rows in the
+    order flows are freed) in chunks while the core runs, and the returned tables then hold only
+    the rows after its last call.
 
     Raises `RunInterrupted` (a KeyboardInterrupt) carrying the partial output when a signal
     handler raised while the core ran (Ctrl-C; SIGTERM where the program makes it raise), and
@@ -413,8 +414,9 @@ def run(
     `RunInterrupted` whose ``partial`` is the `Results` measured so far.
 
     With `spool` (the default), the tables that grow with simulated time (buffer, queues, trace)
-    go to a temporary folder in chunks while the core runs, so memory stays bounded however long
-    the run (`hopsim.spool`); the results read them back on access."""
+    and the flows table go to a temporary folder in chunks while the core runs, so memory stays
+    bounded however long the run and however many its flows (`hopsim.spool`); the results read
+    them back on access."""
     from .scenario import Scenario, load_scenario
 
     sc = scenario if isinstance(scenario, Scenario) else load_scenario(scenario)

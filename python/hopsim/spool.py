@@ -46,8 +46,8 @@ def _np(col: Any) -> np.ndarray:
 
 
 class Spool:
-    """Raw chunks of the time-growing tables in a temporary folder, and the final tables made
-    from them.
+    """Raw chunks of the time-growing tables and the flows table in a temporary folder, and the
+    final tables made from them.
 
     The raw chunks are the core's column buffers appended as they come, one file per column
     (`raw-TABLE-COLUMN.bin`, native little-endian, the dtype the core names). Why not Arrow or
