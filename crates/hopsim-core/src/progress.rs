@@ -49,9 +49,10 @@ pub type Hook = Box<dyn FnMut(&Progress) -> bool + Send>;
 
 /// Takes the rows of the tables that grow with simulated time (`RunStats::spill_rows`: buffer
 /// and queue samples, the packet trace) and of the flows table (rows of flows as they are freed,
-/// `net::flow_store`) while the run goes on; the core empties them after the call. Why: a run's memory should be bounded by the network, its packets in flight and the
-/// chunk size, not by how long it runs (the standard benchmark's 10 us buffer samples alone are
-/// 1.3 million rows). Returns whether the run may go on.
+/// `net::flow_store`) while the run goes on; the core empties them after the call. Why: a run's
+/// memory should be bounded by the network, its packets in flight and the chunk size, not by how
+/// long it runs (the standard benchmark's 10 us buffer samples alone are 1.3 million rows) nor
+/// by how many flows it has. Returns whether the run may go on.
 pub type Sink = Box<dyn FnMut(&crate::stats::RunStats) -> bool + Send>;
 
 /// What watches a run: an optional stop flag, an optional hook, an optional sink.

@@ -143,6 +143,12 @@ pub struct FlowStore {
 }
 
 impl FlowStore {
+    /// Room for `n` more flows (assembly: the flow store is the largest part of a long run).
+    pub(crate) fn reserve(&mut self, n: usize) {
+        self.fixed.reserve_exact(n);
+        self.slot.reserve_exact(n);
+    }
+
     /// Add a flow at assembly; its id is the number of flows before it.
     pub(crate) fn push(&mut self, f: FlowFixed) {
         self.fixed.push(f);
@@ -153,7 +159,9 @@ impl FlowStore {
     /// state is freed (a run with a sink), else its results are kept to the end.
     pub(crate) fn begin(&mut self, rows_out: bool) {
         self.rows_out = rows_out;
-        self.results = if rows_out { Vec::new() } else { vec![FlowResult::NONE; self.fixed.len()] };
+        if !rows_out {
+            self.results.resize(self.fixed.len(), FlowResult::NONE);
+        }
     }
 
     /// Flows of the run.
