@@ -21,7 +21,7 @@ import numpy as np
 
 from .columns import Masked, Strings, Table, strings
 from .errors import RunInterrupted, ScenarioError
-from .spool import RAW, Spool, Tables, _np
+from .spool import FLOWS, RAW, Spool, Tables, _np
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -47,8 +47,9 @@ def execute(
     This is the unit of work of sweeps, on a local process pool and on Dask workers alike:
     plain bytes in, plain bytes out, so both give identical results. `on_progress` gets the
     core's progress dict (see ``crates/hopsim-py/src/lib.rs``) about every half second;
-    `on_spill` (a `Spool.add`) takes the time-growing tables in chunks while the core runs, and
-    the returned tables then hold only the rows after its last call.
+    `on_spill` (a `Spool.add`) takes the time-growing tables and the flows table (its rows in the
+    order flows are freed) in chunks while the core runs, and the returned tables then hold only
+    the rows after its last call.
 
     Raises `RunInterrupted` (a KeyboardInterrupt) carrying the partial output when a signal
     handler raised while the core ran (Ctrl-C; SIGTERM where the program makes it raise), and
@@ -121,31 +122,31 @@ def results_from_native(raw: dict[str, Any], scenario_hash: str = "", name: str 
         peers = np.append(p["peer_node"], np.uint32(0))[rows]
         return Strings(hop_names, rows.astype(np.int32)), Masked(peers, ~found)
 
-    f = {k: _np(v) for k, v in t["flows"].items()}
-    done = f["finish_ps"] != _U64_MAX
-    acked = f["ack_finish_ps"] != _U64_MAX
-    finish_ps = Masked(f["finish_ps"], ~done)
-    fct_ps = Masked(f["fct_ps"], ~done)
-    flows = {
-        "flow_id": f["flow_id"], "src": f["src"], "dst": f["dst"], "size_bytes": f["size_bytes"],
-        "start_ns": _ns(f["start_ps"]),
-        "finish_ns": np.where(done, _ns(f["finish_ps"]), np.nan),
-        "fct_ns": np.where(done, _ns(f["fct_ps"]), np.nan),
-        "ideal_fct_ns": _ns(f["ideal_fct_ps"]),
-        "slowdown": f["slowdown"],
-        "incast": f["incast"],
-        "finished": done,
-        "retx_bytes": f["retx_bytes"], "dropped_bytes": f["dropped_bytes"],
-        "delivered_bytes": f["delivered_bytes"],
-        "start_ps": f["start_ps"], "finish_ps": finish_ps, "fct_ps": fct_ps, "ideal_fct_ps": f["ideal_fct_ps"],
-        # the HPCC simulator's basis: completion when the sender holds the last ACK, its
-        # standalone_fct, and its port numbers (see `hopsim export-hpcc`)
-        "ack_fct_ns": np.where(acked, _ns(f["ack_fct_ps"]), np.nan),
-        "ack_finish_ps": Masked(f["ack_finish_ps"], ~acked),
-        "ack_fct_ps": Masked(f["ack_fct_ps"], ~acked),
-        "hpcc_standalone_fct_ps": f["hpcc_standalone_fct_ps"],
-        "sport": f["sport"], "dport": f["dport"],
-    }
+    def flows_part(f: dict[str, np.ndarray]) -> Table:
+        done = f["finish_ps"] != _U64_MAX
+        acked = f["ack_finish_ps"] != _U64_MAX
+        fsum.add(f, done)
+        return {
+            "flow_id": f["flow_id"], "src": f["src"], "dst": f["dst"], "size_bytes": f["size_bytes"],
+            "start_ns": _ns(f["start_ps"]),
+            "finish_ns": np.where(done, _ns(f["finish_ps"]), np.nan),
+            "fct_ns": np.where(done, _ns(f["fct_ps"]), np.nan),
+            "ideal_fct_ns": _ns(f["ideal_fct_ps"]),
+            "slowdown": f["slowdown"],
+            "incast": f["incast"],
+            "finished": done,
+            "retx_bytes": f["retx_bytes"], "dropped_bytes": f["dropped_bytes"],
+            "delivered_bytes": f["delivered_bytes"],
+            "start_ps": f["start_ps"], "finish_ps": Masked(f["finish_ps"], ~done), "fct_ps": Masked(f["fct_ps"], ~done),
+            "ideal_fct_ps": f["ideal_fct_ps"],
+            # the HPCC simulator's basis: completion when the sender holds the last ACK, its
+            # standalone_fct, and its port numbers (see `hopsim export-hpcc`)
+            "ack_fct_ns": np.where(acked, _ns(f["ack_fct_ps"]), np.nan),
+            "ack_finish_ps": Masked(f["ack_finish_ps"], ~acked),
+            "ack_fct_ps": Masked(f["ack_fct_ps"], ~acked),
+            "hpcc_standalone_fct_ps": f["hpcc_standalone_fct_ps"],
+            "sport": f["sport"], "dport": f["dport"],
+        }
 
     pz = {k: _np(v) for k, v in t["pauses"].items() if k != "mechanism"}
     ph, ppeer = hop_cols(port_rows(pz["node"], pz["port"]))
@@ -237,9 +238,17 @@ def results_from_native(raw: dict[str, Any], scenario_hash: str = "", name: str 
             "time_ps": mz["time_ps"],
         }
 
-    mem: dict[str, Table] = {"flows": flows, "pauses": pauses, "control": control, "ports": ports,
-                                "pfc_received": pfc_received, "qlen": qlen, "latency": latency, "cwnd": cwnd}
+    fsum = _FlowSummary()
+    mem: dict[str, Table] = {}
     files: dict[str, Path] = {}
+    if spool is None:
+        mem["flows"] = flows_part({c: _np(v) for c, v in t[FLOWS].items()})
+    else:
+        spool.add(t)  # the rows after the last chunk
+        # in flow-id order, a batch at a time (the rows came as flows were freed)
+        files["flows"] = spool.write("flows", map(flows_part, spool.read_by_id(FLOWS, "flow_id", t[FLOWS])))
+    mem |= {"pauses": pauses, "control": control, "ports": ports,
+                                "pfc_received": pfc_received, "qlen": qlen, "latency": latency, "cwnd": cwnd}
     if spool is None:
         cols = {k: {c: _np(v) for c, v in t[k].items()} for k in RAW}
         mem["buffer"] = buffer_part(cols["buffer_switch"], cols["buffer_port"])
@@ -247,7 +256,6 @@ def results_from_native(raw: dict[str, Any], scenario_hash: str = "", name: str 
         mem["trace"] = trace_part(cols["trace"])
         mem["module_samples"] = module_part(cols["module_samples"])
     else:
-        spool.add(t)  # the rows after the last chunk
         no_sw, no_port = _empty(t["buffer_switch"]), _empty(t["buffer_port"])
         files["buffer"] = spool.write("buffer", itertools.chain(
             (buffer_part(bs, no_port) for bs in spool.read("buffer_switch", t["buffer_switch"])),
@@ -259,13 +267,13 @@ def results_from_native(raw: dict[str, Any], scenario_hash: str = "", name: str 
 
     wall = float(raw.get("wall_time_s", 0.0))
     events = int(counters.get("events", 0))
-    sd = f["slowdown"][done]
+    sd = fsum.slowdowns()
     summary: dict[str, Any] = {
         "name": name,
         "scenario_hash": scenario_hash,
-        "flows": int(len(f["flow_id"])),
-        "flows_finished": int(done.sum()),
-        "incast_flows": int(f["incast"].sum()),
+        "flows": fsum.flows,
+        "flows_finished": fsum.finished,
+        "incast_flows": fsum.incast,
         "drops": int(counters.get("drops", 0)),
         "dropped_bytes": int(counters.get("data_bytes_dropped", 0)),
         "pause_frames": int((pz["quanta"] != 0).sum()),
@@ -278,7 +286,7 @@ def results_from_native(raw: dict[str, Any], scenario_hash: str = "", name: str 
         "events_per_s": events / wall if wall > 0 else None,
         "slowdown_mean": float(sd.mean()) if sd.size else None,
         "slowdown_p99": float(np.percentile(sd, 99)) if sd.size else None,
-        "fct_ns_p99": float(np.percentile(_ns(f["fct_ps"][done]), 99)) if sd.size else None,
+        "fct_ns_p99": float(np.percentile(_ns(fsum.fcts()), 99)) if sd.size else None,
         "stopped": raw.get("stop", {}).get("reason", "done"),
         "counters": counters,
         "modules": {k: int(v) for k, v in raw.get("modules", {}).items()},
@@ -292,6 +300,31 @@ def results_from_native(raw: dict[str, Any], scenario_hash: str = "", name: str 
         if summary[k] is not None and not math.isfinite(summary[k]):
             summary[k] = None
     return Results(tables=Tables(mem, files, spool), summary=summary)
+
+
+class _FlowSummary:
+    """What the summary takes from the flows table, gathered from its parts in flow-id order (the
+    whole table in one part, or a spooled table's batches): counts, and the finished flows'
+    slowdowns and FCTs (their mean and percentiles need all of them, in that order, for a mean
+    equal to the bit to that of the whole column)."""
+
+    def __init__(self) -> None:
+        self.flows = self.finished = self.incast = 0
+        self._sd: list[np.ndarray] = []
+        self._fct: list[np.ndarray] = []
+
+    def add(self, f: dict[str, np.ndarray], done: np.ndarray) -> None:
+        self.flows += int(len(f["flow_id"]))
+        self.finished += int(done.sum())
+        self.incast += int(f["incast"].sum())
+        self._sd.append(f["slowdown"][done])
+        self._fct.append(f["fct_ps"][done])
+
+    def slowdowns(self) -> np.ndarray:
+        return np.concatenate(self._sd) if self._sd else np.zeros(0)
+
+    def fcts(self) -> np.ndarray:
+        return np.concatenate(self._fct) if self._fct else np.zeros(0, np.uint64)
 
 
 def _trace_events() -> tuple[str, ...]:
@@ -381,8 +414,9 @@ def run(
     `RunInterrupted` whose ``partial`` is the `Results` measured so far.
 
     With `spool` (the default), the tables that grow with simulated time (buffer, queues, trace)
-    go to a temporary folder in chunks while the core runs, so memory stays bounded however long
-    the run (`hopsim.spool`); the results read them back on access."""
+    and the flows table go to a temporary folder in chunks while the core runs, so memory stays
+    bounded however long the run and however many its flows (`hopsim.spool`); the results read
+    them back on access."""
     from .scenario import Scenario, load_scenario
 
     sc = scenario if isinstance(scenario, Scenario) else load_scenario(scenario)

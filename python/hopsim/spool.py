@@ -1,6 +1,7 @@
 """Spooling: the tables that grow with simulated time (buffer samples, queue samples, the packet
-trace) leave the core in chunks while it runs and wait on disk, so that a run's memory is bounded
-by its network and its packets in flight, not by how long it runs.
+trace) and the flows table leave the core in chunks while it runs and wait on disk, so that a
+run's memory is bounded by its network and its packets in flight, not by how long it runs or how
+many flows it has.
 
 Why on disk and not in memory: the standard benchmark's 10 us buffer samples alone are 1.3
 million rows, about 40 MB in the core and three times that as Arrow columns with their derived
@@ -8,6 +9,8 @@ columns; a 10 ms run of a 1024-host fat-tree has ten times more. The core hands 
 65,536 rows to `Spool.add` (``crates/hopsim-py/src/lib.rs``, ``on_spill``), which appends them to
 raw files as they are; at the end `results_from_native` turns each raw file, a batch
 at a time, into the final table file with the same rows, in the same order, as an unspooled run.
+The flows table's rows come as flows finish, not in flow-id order: `read_by_id` puts them back
+in order a column at a time before they are read (`FLOWS`).
 The spool folder is removed when the results that use it are garbage-collected.
 """
 
@@ -27,10 +30,12 @@ from . import columns
 if TYPE_CHECKING:  # pragma: no cover
     import pyarrow as pa
 
-__all__ = ["Spool", "Tables", "RAW"]
+__all__ = ["Spool", "Tables", "RAW", "FLOWS"]
 
 # the core's time-growing tables, as `_native.run` hands them over
 RAW = ("buffer_switch", "buffer_port", "queues", "trace", "module_samples")
+# the flows table, whose rows come in chunks too (in the order flows are freed) in a spooled run
+FLOWS = "flows"
 # rows per batch when the raw files are turned into the final tables
 READ_ROWS = 16_384
 
@@ -41,8 +46,8 @@ def _np(col: Any) -> np.ndarray:
 
 
 class Spool:
-    """Raw chunks of the time-growing tables in a temporary folder, and the final tables made
-    from them.
+    """Raw chunks of the time-growing tables and the flows table in a temporary folder, and the
+    final tables made from them.
 
     The raw chunks are the core's column buffers appended as they come, one file per column
     (`raw-TABLE-COLUMN.bin`, native little-endian, the dtype the core names). Why not Arrow or
@@ -63,7 +68,7 @@ class Spool:
     def add(self, tables: Mapping[str, Mapping[str, Any]]) -> None:
         """Append one chunk (`_native.run`'s ``on_spill`` argument, or the rows left at the end)."""
         self.chunks += 1
-        for name in RAW:
+        for name in (*RAW, FLOWS):
             cols = tables[name]
             if not any(len(memoryview(buf)) for _, buf in cols.values()):
                 continue
@@ -99,6 +104,31 @@ class Spool:
             for c, h in handles.items():
                 h.close()
                 self._path(name, c).unlink(missing_ok=True)
+
+    def read_by_id(self, name: str, key: str, empty: Mapping[str, Any]) -> Iterator[dict[str, np.ndarray]]:
+        """`read`, with the rows in the order of column `key`, which holds each of 0..rows-1 once
+        (the flows table's `flow_id`). The raw files are put in that order first, a column at a
+        time: each row goes to its key's place (no sort), so the memory this takes is the key
+        column and two copies of one column, not the table."""
+        files = self._raw.get(name)
+        if files is not None:
+            for f in files.values():
+                f.close()
+            dtypes = self._dtypes[name]
+            ids = np.fromfile(self._path(name, key), dtype=dtypes[key])
+            check = np.full(len(ids), len(ids), dtype=np.int64)
+            check[ids] = np.arange(len(ids))  # (an id beyond the rows raises here)
+            if (check == len(ids)).any():
+                raise ValueError(f"{name}: column {key} does not number the rows 0..{len(ids) - 1} once each")
+            del check
+            for c, dt in dtypes.items():
+                col = np.fromfile(self._path(name, c), dtype=dt)
+                out = np.empty_like(col)
+                out[ids] = col
+                del col
+                out.tofile(self._path(name, c))
+                del out
+        yield from self.read(name, empty)
 
     def write(self, name: str, parts: Iterator[columns.Table]) -> Path:
         """Write the final table `name` from its parts (`hopsim.columns` tables), in order, a

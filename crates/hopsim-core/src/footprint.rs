@@ -20,9 +20,10 @@
 //!
 //! Output tables count twice: the core's columns grow by doubling, and at the end the binding
 //! copies them into Python and the front builds Arrow tables from the copies. A run that spills
-//! its time-growing tables to a sink (`progress::Sink`; `hopsim run` spools them to disk) holds
-//! a chunk of them at a time: `estimate_spilled` counts that chunk in memory and the rest in
-//! `Estimate::disk`, which the front compares with the free disk space.
+//! its time-growing tables and its flows table to a sink (`progress::Sink`; `hopsim run` spools
+//! them to disk) holds a chunk of them at a time, and no flow's results once it is freed:
+//! `estimate_spilled` counts that chunk in memory and the rest in `Estimate::disk`, which the
+//! front compares with the free disk space.
 //!
 //! How close. Estimate against the peak RSS of a whole `hopsim run` (`validate`), whose Python
 //! interpreter and libraries take about 140 MB on their own (measured when this was written):
@@ -59,9 +60,11 @@ const GATE: u64 = size_of::<PauseClock>() as u64 + 1;
 const SWITCH_PORT: u64 = 2 * 8 * NPRIO as u64 + 46;
 /// Per host beyond `size_of::<Host>()`: its NIC's vectors.
 const HOST_HEAP: u64 = 40;
-/// Per flow of the run (`net::flow_store`): what assembly computed, its results, its live-state
-/// slot index, its place in the arrival order and its route-memo slot.
-const FLOW_KEPT: u64 = (size_of::<FlowFixed>() + size_of::<FlowResult>()) as u64 + 3 * 4;
+/// Per flow of the run (`net::flow_store`): what assembly computed, its live-state slot index,
+/// its place in the arrival order and its route-memo slot; and, in a run without a sink, its
+/// results (with a sink its row of the flows table leaves when the flow is freed).
+const FLOW_KEPT_SPILLED: u64 = size_of::<FlowFixed>() as u64 + 3 * 4;
+const FLOW_KEPT: u64 = FLOW_KEPT_SPILLED + size_of::<FlowResult>() as u64;
 /// Per flow in flight, beyond `size_of::<Flow>()`: its congestion control's heap (HPCC's,
 /// DCTCP's are boxed), its slot in the host's round robin, its timer event and its route-memo
 /// entry (one cache line).
@@ -221,8 +224,8 @@ pub struct Estimate {
     /// Flows the workload is expected to start, and the run length the samples were counted over.
     pub flows: u64,
     pub run_time: Time,
-    /// Bytes the spilled tables (buffer and queue samples) take on disk, uncompressed, when the
-    /// run hands them to a sink (`estimate_spilled`); 0 otherwise.
+    /// Bytes the spilled tables (buffer and queue samples, the flows table) take on disk,
+    /// uncompressed, when the run hands them to a sink (`estimate_spilled`); 0 otherwise.
     pub disk: u64,
 }
 
@@ -483,10 +486,17 @@ impl Scenario {
         let sent = (concurrent * window.min(mean_size).max(1.0) / pkt as f64).ceil().min(u64::MAX as f64 / 2.0) as u64;
 
         // every flow's fixed data, results and row in the flows table; the live state (congestion
-        // control, sequence state, timers) only of the flows in flight at once
+        // control, sequence state, timers) only of the flows in flight at once. Spilled, the
+        // results and rows are not kept: the rows leave a chunk at a time, to disk
         let live_flows = (concurrent.ceil().min(u64::MAX as f64 / 2.0) as u64).min(flows);
+        let kept_per_flow = match spill {
+            Some(_) => FLOW_KEPT_SPILLED,
+            None => FLOW_KEPT + FLOW_ROW * TABLE_FACTOR,
+        };
+        let flow_rows_held = spill.map_or(0, |chunk| (chunk as u64).min(flows).saturating_mul(FLOW_ROW * (TABLE_FACTOR + 1)));
         let flow_bytes = flows
-            .saturating_mul(FLOW_KEPT + FLOW_ROW * TABLE_FACTOR)
+            .saturating_mul(kept_per_flow)
+            .saturating_add(flow_rows_held)
             .saturating_add(live_flows.saturating_mul(size_of::<Flow>() as u64 + FLOW_HEAP));
         let alive = buffered.min(sent.max(1));
         let packets = alive.saturating_mul(PACKET);
@@ -522,7 +532,7 @@ impl Scenario {
         };
         let buffer_samples = held(buffer_rows, buffer_bytes, s.switches + s.switch_ports);
         let queue_samples = held(queue_rows, queue_bytes, rec.queue_ports.len() as u64);
-        let disk = if spill.is_some() { buffer_bytes.saturating_add(queue_bytes) } else { 0 };
+        let disk = if spill.is_some() { buffer_bytes.saturating_add(queue_bytes).saturating_add(flows.saturating_mul(FLOW_ROW)) } else { 0 };
         let on_disk = |bytes: u64| if spill.is_some() { format!("; {} to disk", fmt_bytes(bytes)) } else { String::new() };
         let qlen = rec.qlen_monitor.as_ref().map_or(0, |q| {
             let end = q.end.map_or(run_time, |e| e.min(run_time));
@@ -552,7 +562,7 @@ impl Scenario {
             Part {
                 name: "flows",
                 bytes: flow_bytes,
-                detail: format!("about {} flows, about {} of them in flight at once", n(flows), n(live_flows)),
+                detail: format!("about {} flows, about {} of them in flight at once{}", n(flows), n(live_flows), on_disk(flows.saturating_mul(FLOW_ROW))),
                 change: format!("start fewer flows ({workload_fields})"),
             },
             Part {
@@ -730,6 +740,11 @@ mod tests {
 
     /// 1000-byte flows at `load` of 10 hosts' 100 Gb/s links for `us` microseconds, estimated.
     fn background_star(load: f64, us: u64) -> Estimate {
+        background_star_spilled(load, us, None)
+    }
+
+    /// `background_star` for a run that spills every `spill` rows.
+    fn background_star_spilled(load: f64, us: u64, spill: Option<usize>) -> Estimate {
         let b = crate::scenario::Background {
             cdf: "1000 0\n1000 1\n".to_string(),
             load,
@@ -741,7 +756,7 @@ mod tests {
             dst: None,
             rack_size: 0,
         };
-        scenario(TopologySpec::Star { hosts: 10, rate: Rate::gbps(100), delay: Time::from_us(1) }, WorkloadSpec::Background(b)).estimate().unwrap()
+        scenario(TopologySpec::Star { hosts: 10, rate: Rate::gbps(100), delay: Time::from_us(1) }, WorkloadSpec::Background(b)).estimate_spilled(spill).unwrap()
     }
 
     #[test]
@@ -751,6 +766,23 @@ mod tests {
         assert_eq!(flows(0.5, 100), 6_250);
         assert_eq!(flows(0.25, 100), 3_125);
         assert_eq!(flows(0.5, 200), 12_500);
+    }
+
+    #[test]
+    fn spilled_flows_keep_their_fixed_part_and_send_their_rows_to_disk() {
+        // a run with a sink keeps no results and no rows of its flows: each added flow costs its
+        // fixed part in memory and its row on disk
+        let spill = Some(1000);
+        let (short, long) = (background_star_spilled(0.5, 100, spill), background_star_spilled(0.5, 1000, spill));
+        let added = long.flows - short.flows;
+        let per_flow = (part(&long, "flows").bytes - part(&short, "flows").bytes) / added;
+        assert_eq!(per_flow, size_of::<FlowFixed>() as u64 + 12);
+        assert_eq!((long.disk - short.disk) / added, FLOW_ROW);
+        assert!(part(&long, "flows").detail.ends_with("to disk"), "{}", part(&long, "flows").detail);
+        // the rows of a chunk are held, at most
+        let (unspilled, spilled) = (background_star(0.5, 1000), long);
+        assert!(part(&spilled, "flows").bytes < part(&unspilled, "flows").bytes);
+        eprintln!("bytes kept per flow: {per_flow} spilled, {} not", FLOW_KEPT + FLOW_ROW * TABLE_FACTOR);
     }
 
     #[test]

@@ -48,10 +48,11 @@ pub struct Progress {
 pub type Hook = Box<dyn FnMut(&Progress) -> bool + Send>;
 
 /// Takes the rows of the tables that grow with simulated time (`RunStats::spill_rows`: buffer
-/// and queue samples, the packet trace) while the run goes on; the core empties them after the
-/// call. Why: a run's memory should be bounded by the network, its packets in flight and the
-/// chunk size, not by how long it runs (the standard benchmark's 10 us buffer samples alone are
-/// 1.3 million rows). Returns whether the run may go on.
+/// and queue samples, the packet trace) and of the flows table (rows of flows as they are freed,
+/// `net::flow_store`) while the run goes on; the core empties them after the call. Why: a run's
+/// memory should be bounded by the network, its packets in flight and the chunk size, not by how
+/// long it runs (the standard benchmark's 10 us buffer samples alone are 1.3 million rows) nor
+/// by how many flows it has. Returns whether the run may go on.
 pub type Sink = Box<dyn FnMut(&crate::stats::RunStats) -> bool + Send>;
 
 /// What watches a run: an optional stop flag, an optional hook, an optional sink.
@@ -86,6 +87,11 @@ impl Watch {
         Watch { hook: Some(hook), every, ..Default::default() }
     }
 
+    /// A watch that hands the spilled tables to `sink` every `rows` rows.
+    pub fn with_sink(sink: Sink, rows: usize) -> Watch {
+        Watch { sink: Some(sink), spill_rows: rows.max(1), ..Default::default() }
+    }
+
     pub(crate) fn begin(&mut self) {
         self.started = Some(Instant::now());
         self.last = None;
@@ -116,6 +122,15 @@ impl Watch {
         stats.clear_spilled();
         self.refused |= !go_on;
         go_on
+    }
+
+    /// Rows a table may gather before the sink takes them (no limit without a sink).
+    pub(crate) fn chunk_rows(&self) -> usize {
+        if self.sink.is_some() {
+            self.spill_rows
+        } else {
+            usize::MAX
+        }
     }
 
     /// Call the hook (when `due`); false: the hook asked to stop.

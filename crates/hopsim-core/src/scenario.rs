@@ -327,7 +327,7 @@ impl Scenario {
         let mut net = self.net.clone();
         // an HPCC topology file's per-link error rates (overridden by `faults.link_loss`)
         net.faults.file_loss = file_loss;
-        Simulation::new(&topo, &flows, net)
+        Simulation::from_flows(&topo, flows, net)
     }
 
     /// What the input files' readers accepted but did not use (text after an HPCC topology's

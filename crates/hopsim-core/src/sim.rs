@@ -87,6 +87,7 @@ impl Simulation {
     pub fn run(&mut self) -> &RunStats {
         let stop = self.cfg.stop_time.unwrap_or(Time::MAX);
         self.watch.begin();
+        self.flows.begin(self.watch.sink.is_some());
         self.start_watchdog();
         let mut end = StopInfo::default();
         loop {

@@ -81,9 +81,12 @@ macro_rules! table {
     }};
 }
 
-/// The tables that grow with simulated time (`RunStats::spill_rows`), into `tables`: handed to
-/// `on_spill` in chunks during a run, and their last rows with the rest of the results.
+/// The tables that grow with simulated time, and the flows table (`RunStats::spill_rows`), into
+/// `tables`: handed to `on_spill` in chunks during a run, and their last rows with the rest of
+/// the results.
 fn spill_tables<'py>(py: Python<'py>, tables: &Bound<'py, PyDict>, s: &RunStats) -> PyResult<()> {
+    let f = &s.flows;
+    table!(py, tables, "flows", f, [flow_id, src, dst, size_bytes, start_ps, finish_ps, fct_ps, ideal_fct_ps, slowdown, incast, retx_bytes, dropped_bytes, delivered_bytes, ack_finish_ps, ack_fct_ps, hpcc_standalone_fct_ps, sport, dport]);
     let b = &s.buffer;
     table!(py, tables, "buffer_switch", b, [switch_time_ps, switch_node, switch_bytes]);
     table!(py, tables, "buffer_port", b, [port_time_ps, port_row, port_bytes, port_tx_bytes, port_active]);
@@ -98,8 +101,6 @@ fn spill_tables<'py>(py: Python<'py>, tables: &Bound<'py, PyDict>, s: &RunStats)
 
 fn stats_to_py<'py>(py: Python<'py>, s: &RunStats) -> PyResult<Bound<'py, PyDict>> {
     let tables = PyDict::new(py);
-    let f = &s.flows;
-    table!(py, tables, "flows", f, [flow_id, src, dst, size_bytes, start_ps, finish_ps, fct_ps, ideal_fct_ps, slowdown, incast, retx_bytes, dropped_bytes, delivered_bytes, ack_finish_ps, ack_fct_ps, hpcc_standalone_fct_ps, sport, dport]);
     let p = &s.pauses;
     table!(py, tables, "pauses", p, [time_ps, node, port, prio, quanta, duration_ps], text [mechanism]);
     let c = &s.control;
@@ -203,9 +204,11 @@ fn parse(scenario_json: &str) -> PyResult<Scenario> {
 /// time, from the same hook; an exception it raises stops the run and is re-raised.
 ///
 /// `on_spill`, if given, is called with `{table: {column: value}}` of the tables that grow with
-/// simulated time (`buffer_switch`, `buffer_port`, `queues`, `trace`, `module_samples`) whenever they hold
-/// `spill_rows` rows or more; the core then empties them, so the run's memory stays bounded and
-/// the returned tables hold only the rows after the last call (`hopsim_core::progress::Sink`).
+/// simulated time (`buffer_switch`, `buffer_port`, `queues`, `trace`, `module_samples`) and of
+/// `flows`, whose rows then come as flows are freed, in that order (not by flow id), whenever
+/// they hold `spill_rows` rows or more; the core then empties them, so the run's memory stays
+/// bounded and the returned tables hold only the rows after the last call
+/// (`hopsim_core::progress::Sink`).
 /// An exception it raises stops the run and is re-raised.
 #[pyfunction]
 #[pyo3(signature = (scenario_json, on_progress=None, progress_every_s=0.5, on_spill=None, spill_rows=65536, max_memory=None, limit_note="max_memory"))]

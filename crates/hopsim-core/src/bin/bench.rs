@@ -13,8 +13,11 @@
 
 use hopsim_core::cc::{dcqcn::DcqcnConfig, CcConfig};
 use hopsim_core::config::{NetConfig, RecordConfig};
+use hopsim_core::progress::{Sink, Watch};
 use hopsim_core::scenario::{Scenario, TopologySpec, WorkloadSpec};
+use hopsim_core::stats::{FlowTable, RunStats};
 use hopsim_core::Time;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 fn peak_rss_mb() -> f64 {
@@ -73,19 +76,49 @@ fn defaults_scenario(topo: &str, flows: &str) -> Scenario {
     }
 }
 
+/// Slowdowns of the finished flows on hopsim's basis and on the HPCC simulator's, gathered from
+/// the flows table's rows as the run hands them out (in release order: the statistics sort them),
+/// so the bench holds 16 bytes per finished flow, not the whole table.
+#[derive(Default)]
+struct Slowdowns {
+    hopsim: Vec<f64>,
+    hpcc: Vec<f64>,
+}
+
+impl Slowdowns {
+    fn add(&mut self, f: &FlowTable) {
+        self.hopsim.extend(f.slowdown.iter().copied().filter(|x| x.is_finite()));
+        let acked = (0..f.len()).filter(|&i| f.ack_fct_ps[i] != u64::MAX);
+        self.hpcc.extend(acked.map(|i| f.ack_fct_ps[i] as f64 / f.hpcc_standalone_fct_ps[i] as f64));
+    }
+}
+
+/// Mean and 99th percentile of `v` (sorted here, so the order rows came in does not matter).
+fn mean_p99(mut v: Vec<f64>) -> (f64, f64) {
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    let mean = v.iter().sum::<f64>() / v.len().max(1) as f64;
+    let p99 = v.get(((v.len() as f64) * 0.99) as usize).copied().unwrap_or(f64::NAN);
+    (mean, p99)
+}
+
 fn run(sc: Scenario) {
     let t0 = Instant::now();
     let mut sim = sc.build().unwrap_or_else(|e| fail(e.to_string()));
     let build = t0.elapsed().as_secs_f64();
+    let slowdowns = Arc::new(Mutex::new(Slowdowns::default()));
+    let into = slowdowns.clone();
+    let sink: Sink = Box::new(move |s: &RunStats| {
+        into.lock().unwrap().add(&s.flows);
+        true
+    });
+    sim.set_watch(Watch::with_sink(sink, 1 << 16));
     let t1 = Instant::now();
     sim.run();
     let wall = t1.elapsed().as_secs_f64();
     let c = &sim.stats.counters;
-    let f = &sim.stats.flows;
-    let mut sd: Vec<f64> = f.slowdown.iter().copied().filter(|x| x.is_finite()).collect();
-    sd.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    let mean = sd.iter().sum::<f64>() / sd.len().max(1) as f64;
-    let p99 = sd.get(((sd.len() as f64) * 0.99) as usize).copied().unwrap_or(f64::NAN);
+    let mut sds = std::mem::take(&mut *slowdowns.lock().unwrap());
+    sds.add(&sim.stats.flows);
+    let (mean, p99) = mean_p99(sds.hopsim);
     println!("build_s {build:.3}");
     println!("wall_s {wall:.3}");
     println!("peak_rss_mb {:.1}", peak_rss_mb());
@@ -96,13 +129,7 @@ fn run(sc: Scenario) {
     println!("sim_time_ms {:.3}", c.end_time_ps as f64 / 1e9);
     println!("flows {} finished {}", c.flows, c.flows_finished);
     println!("slowdown_mean {mean:.3} p99 {p99:.3}");
-    let mut hp: Vec<f64> = (0..f.ack_fct_ps.len())
-        .filter(|&i| f.ack_fct_ps[i] != u64::MAX)
-        .map(|i| f.ack_fct_ps[i] as f64 / f.hpcc_standalone_fct_ps[i] as f64)
-        .collect();
-    hp.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    let hmean = hp.iter().sum::<f64>() / hp.len().max(1) as f64;
-    let hp99 = hp.get(((hp.len() as f64) * 0.99) as usize).copied().unwrap_or(f64::NAN);
+    let (hmean, hp99) = mean_p99(sds.hpcc);
     println!("hpcc_basis_slowdown_mean {hmean:.3} p99 {hp99:.3}");
     println!("peak_pending_events {} peak_packets_alive {} peak_live_flows {}", c.peak_pending_events, c.peak_packets_alive, c.peak_live_flows);
     println!("pauses {} drops {} cnps {} timeouts {}", c.pauses_sent, c.drops, c.cnps, c.timeouts);

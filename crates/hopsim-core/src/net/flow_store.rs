@@ -2,13 +2,21 @@
 //! "peak memory bounded by packets in flight").
 //!
 //! A flow's data comes in three parts with three lifetimes:
-//! - [`FlowFixed`]: what assembly computes once (the spec, hash, window cap, ideal and standalone
-//!   FCTs, base RTT, line rate, NIC binding), compact, kept for every flow of the run;
+//! - [`FlowFixed`]: what assembly computes once (the spec, ideal and standalone FCTs, base RTT,
+//!   line rate, NIC binding), compact, kept for every flow of the run; what is a cheap pure
+//!   function of these and the settings (the ECMP hash, the window cap) is computed where it is
+//!   needed instead;
 //! - [`Flow`]: the live state (congestion control, sequence state, timers, TCP box, NIC slot),
 //!   made from the fixed part when the flow starts (`Simulation::start_flow`) in a slab slot,
 //!   and freed (the slot reused) once nothing can touch it any more;
 //! - [`FlowResult`]: what the end-of-run flows table needs (finish times, retransmitted,
 //!   dropped and delivered bytes), written when the live state is freed.
+//!
+//! In a run with a sink (`progress::Sink`: `hopsim run` spools to disk) a freed flow's row of the
+//! flows table is written at once, into `RunStats::flows`, which the sink empties in chunks as it
+//! does the time-growing tables; its `FlowResult` is not kept, and the end of the run adds the
+//! rows of the flows still live or never started. The sink's owner puts the rows back in flow-id
+//! order. Without a sink every result is kept and the table is built in flow-id order at the end.
 //!
 //! "Nothing can touch it any more" is exact, so results do not change: a flow is released when
 //! its sender is done, its receiver holds every byte and none of its packets (data, ACK, NACK,
@@ -21,7 +29,9 @@
 //! its live state, so a reused slot is never reached through a freed flow's id.
 
 use crate::cc::{AnyCc, CongestionControl};
+use crate::config::{HostConfig, WindowConfig};
 use crate::net::host::Flow;
+use crate::stats::FlowTable;
 use crate::time::{Rate, Time};
 use crate::workload::FlowSpec;
 
@@ -30,13 +40,12 @@ const NOT_STARTED: u32 = u32::MAX;
 /// `slot` of a flow whose live state was freed.
 const FREED: u32 = u32::MAX - 1;
 
-/// What assembly computes once for a flow and the run needs from its start to the end.
+/// What assembly computes once for a flow and the run needs from its start to the end. Its
+/// ideal FCTs, base RTT and line rate come from the flow's path at assembly (a link failure may
+/// change the path before it starts), so they are kept; its hash and window cap are not.
 #[derive(Clone, Copy, Debug)]
 pub struct FlowFixed {
     pub spec: FlowSpec,
-    pub hash: u32,
-    /// Host's cap on bytes in flight.
-    pub win_cap: u64,
     pub ideal_fct: Time,
     pub base_rtt: Time,
     /// The HPCC simulator's standalone FCT of this flow (`third.cc` `qp_finish`), for its FCT files.
@@ -49,7 +58,28 @@ pub struct FlowFixed {
     pub ack_nic: u32,
 }
 
+/// A flow's ECMP hash (packets carry it; `routing.ecmp`, the NIC choice of multi-NIC hosts).
+pub(crate) fn flow_hash(f: &FlowSpec, id: u32, seed: u64) -> u32 {
+    crate::rng::mix(&[f.src as u64, f.dst as u64, id as u64, seed]) as u32
+}
+
 impl FlowFixed {
+    /// Flow `id`'s ECMP hash in a run seeded `seed` (`flow_hash`).
+    #[inline]
+    pub fn hash(&self, id: u32, seed: u64) -> u32 {
+        flow_hash(&self.spec, id, seed)
+    }
+
+    /// The host's cap on the flow's bytes in flight (`transport.window`): a BDP of its line rate
+    /// and base RTT, a size, or none (`u64::MAX`); at least a packet.
+    pub fn win_cap(&self, h: &HostConfig) -> u64 {
+        match h.window {
+            WindowConfig::Bdp => self.line_rate.bytes_in(self.base_rtt).max(h.mtu as u64),
+            WindowConfig::Bytes(b) => b.max(h.mtu as u64),
+            WindowConfig::Off => u64::MAX,
+        }
+    }
+
     /// The congestion controller the flow starts with (a pure function of the run's settings and
     /// the flow's path: built when the flow starts, not kept for every flow of the run).
     pub fn new_cc(&self, cfg: &crate::cc::CcConfig, mtu: u32) -> AnyCc {
@@ -93,8 +123,13 @@ pub struct FlowStore {
     slot: Vec<u32>,
     live: Vec<Flow>,
     free: Vec<u32>,
-    /// Results of each flow whose state was freed (`FlowResult::NONE` for the others).
+    /// Results of each flow whose state was freed (`FlowResult::NONE` for the others); empty
+    /// when rows leave as flows are freed (`rows_out`).
     results: Vec<FlowResult>,
+    /// A freed flow's row goes to the flows table at once (`begin`).
+    rows_out: bool,
+    /// Rows written with a finish time (the run's `flows_finished`).
+    finished_rows: u64,
     /// Keep every flow's state to the end (`Simulation::keep_finished_flows`).
     keep: bool,
     /// Flows started and not yet released, now and at the most (the same with `keep` or not).
@@ -108,11 +143,25 @@ pub struct FlowStore {
 }
 
 impl FlowStore {
+    /// Room for `n` more flows (assembly: the flow store is the largest part of a long run).
+    pub(crate) fn reserve(&mut self, n: usize) {
+        self.fixed.reserve_exact(n);
+        self.slot.reserve_exact(n);
+    }
+
     /// Add a flow at assembly; its id is the number of flows before it.
     pub(crate) fn push(&mut self, f: FlowFixed) {
         self.fixed.push(f);
         self.slot.push(NOT_STARTED);
-        self.results.push(FlowResult::NONE);
+    }
+
+    /// Before the run: with `rows_out` a freed flow's row is written to the flows table when its
+    /// state is freed (a run with a sink), else its results are kept to the end.
+    pub(crate) fn begin(&mut self, rows_out: bool) {
+        self.rows_out = rows_out;
+        if !rows_out {
+            self.results.resize(self.fixed.len(), FlowResult::NONE);
+        }
     }
 
     /// Flows of the run.
@@ -188,9 +237,9 @@ impl FlowStore {
         self.peak = self.peak.max(self.in_use);
     }
 
-    /// Nothing can touch flow `i` any more (at `now`): its results and module counters are kept
-    /// and its slot goes back to the pool (unless `keep`).
-    pub(crate) fn release(&mut self, i: u32, now: Time) {
+    /// Nothing can touch flow `i` any more (at `now`): its results (or its row of `rows`, see
+    /// `begin`) and module counters are kept and its slot goes back to the pool (unless `keep`).
+    pub(crate) fn release(&mut self, i: u32, now: Time, rows: &mut FlowTable) {
         self.in_use -= 1;
         let s = self.slot[i as usize];
         if self.live[s as usize].ack_finish.is_some_and(|t| t < now) {
@@ -201,11 +250,16 @@ impl FlowStore {
         }
         self.slot[i as usize] = FREED;
         let flow = &mut self.live[s as usize];
-        self.results[i as usize] = FlowResult::of(flow);
+        let r = FlowResult::of(flow);
         // a flow pause may still name this flow: it finds the flow's last NIC here
         let fx = &mut self.fixed[i as usize];
         fx.src_nic = flow.src_nic;
         fx.ack_nic = flow.ack_nic;
+        if self.rows_out {
+            write_row(rows, &mut self.finished_rows, i, fx, &r);
+        } else {
+            self.results[i as usize] = r;
+        }
         let mut named = Vec::new();
         module_counters(flow, &mut named);
         for (k, v) in named {
@@ -221,12 +275,39 @@ impl FlowStore {
         self.keep = true;
     }
 
-    /// The end-of-run results of flow `i`: from its live state if it has one.
+    /// The end-of-run results of flow `i`: from its live state if it has one (`NONE` for a flow
+    /// freed in a run whose rows left as flows were freed).
     pub fn result(&self, i: u32) -> FlowResult {
         match self.get(i) {
             Some(f) => FlowResult::of(f),
-            None => self.results[i as usize],
+            None => self.results.get(i as usize).copied().unwrap_or(FlowResult::NONE),
         }
+    }
+
+    /// At the end of the run, the rows not written yet, from flow `from` on, until `rows` holds
+    /// `max` rows: every flow's in flow-id order, or with `rows_out` those of the flows not freed
+    /// (live, or never started: in a run cut short, most of the workload). Returns the flow to go
+    /// on from once `rows` was handed on, or `None` when every row is written.
+    pub(crate) fn write_rows(&mut self, rows: &mut FlowTable, from: usize, max: usize) -> Option<usize> {
+        let mut finished = self.finished_rows;
+        let mut next = None;
+        for (i, f) in self.fixed.iter().enumerate().skip(from) {
+            if self.rows_out && self.slot[i] == FREED {
+                continue;
+            }
+            if rows.len() >= max {
+                next = Some(i);
+                break;
+            }
+            write_row(rows, &mut finished, i as u32, f, &self.result(i as u32));
+        }
+        self.finished_rows = finished;
+        next
+    }
+
+    /// Rows written so far with a finish time: at the end of the run, the flows that finished.
+    pub fn finished_rows(&self) -> u64 {
+        self.finished_rows
     }
 
     /// The most flows started and not yet released at once.
@@ -264,6 +345,11 @@ impl FlowStore {
             self.fixed[i].new_cc(cc, mtu).counters(out);
         }
     }
+}
+
+fn write_row(rows: &mut FlowTable, finished: &mut u64, i: u32, f: &FlowFixed, r: &FlowResult) {
+    *finished += (r.finish_ps != u64::MAX) as u64;
+    rows.push_row(i, f, r);
 }
 
 fn module_counters(f: &Flow, out: &mut Vec<(&'static str, u64)>) {

@@ -147,13 +147,13 @@ pub struct Flow {
 }
 
 impl Flow {
-    /// The state of flow `fx` as it starts, with its controller `cc`.
-    pub fn new(fx: &crate::net::flow_store::FlowFixed, cc: AnyCc) -> Flow {
+    /// The state of flow `fx` as it starts, with its hash, window cap and controller `cc`.
+    pub fn new(fx: &crate::net::flow_store::FlowFixed, hash: u32, win_cap: u64, cc: AnyCc) -> Flow {
         Flow {
             spec: fx.spec,
-            hash: fx.hash,
+            hash,
             cc,
-            win_cap: fx.win_cap,
+            win_cap,
             line_rate: fx.line_rate,
             paced_rate: crate::time::Rate(0),
             last_size: 0,
@@ -237,12 +237,14 @@ impl Flow {
 }
 
 impl Simulation {
+    // (out of the event loop: once per flow, and inlined it costs the loop registers)
+    #[inline(never)]
     pub(crate) fn start_flow(&mut self, f: u32) {
         let now = self.now;
         let needs = self.cfg.cc.transport_needs();
         let fx = self.flows.fixed(f);
         let cc = fx.new_cc(&self.cfg.cc, self.cfg.host.mtu);
-        let state = Flow::new(fx, cc);
+        let state = Flow::new(fx, fx.hash(f, self.cfg.seed), fx.win_cap(&self.cfg.host), cc);
         self.flows.start(f, state);
         let flow = &mut self.flows[f as usize];
         flow.hdr_extra = needs.data_header;
@@ -515,7 +517,7 @@ impl Simulation {
         let flow = &self.flows[f as usize];
         debug_assert_eq!(flow.in_net, 0);
         if flow.sender_done && flow.rcv_nxt == flow.spec.size {
-            self.flows.release(f, self.now);
+            self.flows.release(f, self.now, &mut self.stats.flows);
         }
     }
 

@@ -96,7 +96,7 @@ impl Simulation {
         let ack_nic = if self.hosts[h as usize].nics == 1 {
             h
         } else {
-            let back = self.nic_port(f.spec.dst, f.spec.src, &f.spec, f.hash, true);
+            let back = self.nic_port(f.spec.dst, f.spec.src, &f.spec, f.hash(id, self.cfg.seed), true);
             if back == NO_ROUTE {
                 return Err(format!("flow {id}: no route back from {} to {} for its ACKs", f.spec.dst, f.spec.src));
             }
@@ -127,7 +127,7 @@ impl Simulation {
                 continue;
             }
             let fx = self.flows.fixed(f);
-            let (s, hash) = (fx.spec, fx.hash);
+            let (s, hash) = (fx.spec, fx.hash(f, self.cfg.seed));
             let back = self.nic_port(s.dst, s.src, &s, hash, true);
             if back != NO_ROUTE {
                 let nic = self.nic_of_port(back);

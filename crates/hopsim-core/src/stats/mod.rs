@@ -3,6 +3,7 @@
 //! Models never format or write anything; they push numbers into these vectors. Columns (one
 //! `Vec` per field) make the hand-over to Arrow/Parquet a copy, not a transformation.
 
+pub mod flow_rows;
 pub mod ideal;
 pub mod latency;
 pub mod record;
@@ -10,7 +11,8 @@ pub mod sample;
 
 use serde::{Deserialize, Serialize};
 
-/// Per-flow results, one row per flow in flow-id order.
+/// Per-flow results, one row per flow: in flow-id order, or in the order flows are released
+/// when a run hands its rows to a sink (`progress::Sink`; the sink's owner sorts them by `flow_id`).
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 pub struct FlowTable {
     pub flow_id: Vec<u32>,
@@ -318,11 +320,13 @@ pub struct RunStats {
 }
 
 impl RunStats {
-    /// Rows of the tables that grow with simulated time rather than with the network or the
-    /// workload: buffer samples, queue samples and the packet trace. A watch's sink takes them
-    /// away in chunks while the run goes on (`progress::Sink`).
+    /// Rows of the tables that grow with simulated time rather than with the network (buffer
+    /// samples, queue samples, the packet trace) and of the flows table, whose rows come as flows
+    /// are released in a run with a sink. A watch's sink takes them away in chunks while the run
+    /// goes on (`progress::Sink`).
     pub fn spill_rows(&self) -> usize {
         self.buffer.switch_time_ps.len()
+            + self.flows.len()
             + self.buffer.port_time_ps.len()
             + self.queues.time_ps.len()
             + self.trace.time_ps.len()
@@ -342,6 +346,7 @@ impl RunStats {
 
     /// Empty those tables once a sink has taken their rows.
     pub fn clear_spilled(&mut self) {
+        self.flows = FlowTable::default();
         self.buffer = BufferSamples::default();
         self.queues = QueueSeries::default();
         self.trace = record::PacketTrace::default();

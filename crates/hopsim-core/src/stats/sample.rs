@@ -51,7 +51,7 @@ impl Simulation {
                     Some(flow) if flow.sender_done => continue,
                     Some(flow) => (flow.cc.window().unwrap_or(flow.win_cap), flow.rcv_nxt),
                     // due to start at this very time and not started yet: its fresh controller
-                    None if !self.flows.started(f) => (fx.new_cc(&self.cfg.cc, self.cfg.host.mtu).window().unwrap_or(fx.win_cap), 0),
+                    None if !self.flows.started(f) => (fx.new_cc(&self.cfg.cc, self.cfg.host.mtu).window().unwrap_or(fx.win_cap(&self.cfg.host)), 0),
                     // freed: its sender was done
                     None => continue,
                 };
@@ -131,35 +131,18 @@ impl Simulation {
     }
 
     /// Fill the per-flow and per-port tables at the end of the run.
+    #[cold]
+    #[inline(never)]
     pub(crate) fn finish(&mut self) {
         let now = self.now;
         if cfg!(debug_assertions) {
             self.check_flow_packets();
         }
-        let ft = &mut self.stats.flows;
-        for (i, f) in self.flows.all_fixed().iter().enumerate() {
-            let r = self.flows.result(i as u32);
-            ft.flow_id.push(i as u32);
-            ft.src.push(f.spec.src);
-            ft.dst.push(f.spec.dst);
-            ft.size_bytes.push(f.spec.size);
-            ft.start_ps.push(f.spec.start.0);
-            let since_start = |t: u64| if t == u64::MAX { u64::MAX } else { t - f.spec.start.0 };
-            let (fin, fct) = (r.finish_ps, since_start(r.finish_ps));
-            ft.finish_ps.push(fin);
-            ft.fct_ps.push(fct);
-            ft.ideal_fct_ps.push(f.ideal_fct.0);
-            let (afin, afct) = (r.ack_finish_ps, since_start(r.ack_finish_ps));
-            ft.ack_finish_ps.push(afin);
-            ft.ack_fct_ps.push(afct);
-            ft.hpcc_standalone_fct_ps.push(f.hpcc_standalone_fct.0);
-            ft.sport.push(f.spec.sport as u32);
-            ft.dport.push(f.spec.dport as u32);
-            ft.slowdown.push(if fin != u64::MAX { fct as f64 / f.ideal_fct.0 as f64 } else { f64::NAN });
-            ft.incast.push(f.spec.incast);
-            ft.retx_bytes.push(r.retx_bytes);
-            ft.dropped_bytes.push(r.dropped_bytes);
-            ft.delivered_bytes.push(r.delivered_bytes);
+        // in a run with a sink, a chunk at a time (the flows never started can be most of them)
+        let mut next = Some(0);
+        while let Some(from) = next {
+            next = self.flows.write_rows(&mut self.stats.flows, from, self.watch.chunk_rows());
+            self.watch.spill(&mut self.stats);
         }
         let pt = &mut self.stats.ports;
         for (p, port) in self.ports.iter().enumerate() {
@@ -209,7 +192,7 @@ impl Simulation {
         let c = &mut self.stats.counters;
         c.events = self.sched.popped;
         c.flows = self.flows.len() as u64;
-        c.flows_finished = self.stats.flows.finish_ps.iter().filter(|&&t| t != u64::MAX).count() as u64;
+        c.flows_finished = self.flows.finished_rows();
         c.peak_live_flows = self.flows.peak_live() as u64;
         c.end_time_ps = now.0;
         c.peak_packets_alive = self.slab.capacity_used() as u64;

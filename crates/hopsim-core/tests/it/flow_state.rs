@@ -14,9 +14,11 @@ use hopsim_core::fc::floodgate::FloodgateConfig;
 use hopsim_core::fc::FcConfig;
 use hopsim_core::net::tcp::TcpConfig;
 use hopsim_core::scenario::Scenario;
-use hopsim_core::stats::RunStats;
+use hopsim_core::progress::{Sink, Watch};
+use hopsim_core::stats::{FlowTable, RunStats};
 use hopsim_core::topo::{NodeKind, Topology};
 use hopsim_core::{Rate, Simulation, Time};
+use std::sync::{Arc, Mutex};
 
 /// 16 hosts on four ToRs over two spines (hosts 0-15, ToRs 16-19, spines 20-21), WebSearch at
 /// 60% plus 8-to-1 incasts every 50 us, with `cc` over `fc` (lossless when `fc` pauses); ECN
@@ -169,3 +171,49 @@ fn packets_reaching_a_finished_sender_find_its_state() {
     }
 }
 
+
+#[test]
+fn flow_rows_leave_through_the_sink_while_flows_run() {
+    // the rows of freed flows go to the sink as they come; sorted by flow id, they and the rows
+    // left at the end (live flows, flows never started) are the table a run without a sink builds
+    let mut cut = mix(CcConfig::Dcqcn(DcqcnConfig::default()), FcConfig::Pfc, 2_000_000);
+    cut.net.stop_time = Some(Time::from_us(250));
+    let cases = [("DCQCN over PFC", mix(CcConfig::Dcqcn(DcqcnConfig::default()), FcConfig::Pfc, 2_000_000)), ("lossy DCQCN", lossy_dcqcn()), ("TCP with loss", tcp_lossy()), ("cut at 250 us", cut)];
+    for (what, sc) in cases {
+        let mut plain = sc.build().unwrap();
+        plain.run();
+        let whole = plain.stats.clone();
+        // (chunks handed over, the latest finish time among the rows of each)
+        let got: Arc<Mutex<(FlowTable, Vec<(usize, u64)>)>> = Arc::default();
+        let into = got.clone();
+        let sink: Sink = Box::new(move |s: &RunStats| {
+            let mut g = into.lock().unwrap();
+            g.0.append(&s.flows);
+            let last = s.flows.finish_ps.iter().copied().filter(|&t| t != u64::MAX).max().unwrap_or(0);
+            g.1.push((s.flows.len(), last));
+            true
+        });
+        let mut sim = sc.build().unwrap();
+        sim.set_watch(Watch::with_sink(sink, 20));
+        sim.run();
+        sim.check_flow_packets();
+        let (mut rows, chunks) = std::mem::take(&mut *got.lock().unwrap());
+        let left = sim.stats.flows.len();
+        rows.append(&sim.stats.flows);
+        rows.sort_by_flow();
+        assert_eq!(format!("{:?}", rows), format!("{:?}", whole.flows), "{what}: the flow rows differ");
+        assert_same(&sim.stats, &RunStats { flows: sim.stats.flows.clone(), ..whole.clone() }, what);
+        // rows left while the run went on: the first chunk's flows had finished long before
+        // flows that finished later (or never), and the end held only a chunk's worth
+        let first_done = chunks.iter().find(|c| c.0 > 0).expect("rows before the end").1;
+        let later = whole.flows.finish_ps.iter().filter(|&&t| t > first_done).count();
+        assert!(later > 50, "{what}: {later} flows finished after the first chunk's ({chunks:?})");
+        assert!(chunks.iter().filter(|c| c.0 > 0).count() >= 2, "{what}: {chunks:?}");
+        // the rows of the flows not freed at the end (live, never started: most of the workload
+        // in the cut run) leave a chunk at a time too; the run keeps less than a chunk
+        assert!(left < 20, "{what}: {left} rows kept at the end");
+        // no chunk much beyond the threshold (the rows of flows freed within one checkpoint's
+        // events), the end's included: the cut run's hundred unfinished flows leave in chunks
+        assert!(chunks.iter().all(|c| c.0 < 20 + 30), "{what}: {chunks:?}");
+    }
+}

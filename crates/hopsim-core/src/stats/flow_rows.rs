@@ -1,0 +1,72 @@
+//! Rows of the flows table: written one per flow, at the end of the run in flow-id order, or
+//! as flows are freed in a run with a sink (`net::flow_store`), whose rows come in release
+//! order, in chunks; `append` and `sort_by_flow` put such chunks back into the table an
+//! unwatched run returns.
+
+use super::FlowTable;
+use crate::net::flow_store::{FlowFixed, FlowResult};
+
+/// Apply `$m!(column)` to every column of the flows table.
+macro_rules! each_column {
+    ($m:ident) => {
+        $m!(flow_id, src, dst, size_bytes, start_ps, finish_ps, fct_ps, ideal_fct_ps, ack_finish_ps, ack_fct_ps, hpcc_standalone_fct_ps, sport, dport, slowdown, incast, retx_bytes, dropped_bytes, delivered_bytes)
+    };
+}
+
+impl FlowTable {
+    /// Append flow `id`'s row: what assembly fixed and what the run measured.
+    pub(crate) fn push_row(&mut self, id: u32, f: &FlowFixed, r: &FlowResult) {
+        self.flow_id.push(id);
+        self.src.push(f.spec.src);
+        self.dst.push(f.spec.dst);
+        self.size_bytes.push(f.spec.size);
+        self.start_ps.push(f.spec.start.0);
+        let since_start = |t: u64| if t == u64::MAX { u64::MAX } else { t - f.spec.start.0 };
+        let (fin, fct) = (r.finish_ps, since_start(r.finish_ps));
+        self.finish_ps.push(fin);
+        self.fct_ps.push(fct);
+        self.ideal_fct_ps.push(f.ideal_fct.0);
+        let (afin, afct) = (r.ack_finish_ps, since_start(r.ack_finish_ps));
+        self.ack_finish_ps.push(afin);
+        self.ack_fct_ps.push(afct);
+        self.hpcc_standalone_fct_ps.push(f.hpcc_standalone_fct.0);
+        self.sport.push(f.spec.sport as u32);
+        self.dport.push(f.spec.dport as u32);
+        self.slowdown.push(if fin != u64::MAX { fct as f64 / f.ideal_fct.0 as f64 } else { f64::NAN });
+        self.incast.push(f.spec.incast);
+        self.retx_bytes.push(r.retx_bytes);
+        self.dropped_bytes.push(r.dropped_bytes);
+        self.delivered_bytes.push(r.delivered_bytes);
+    }
+
+    pub fn len(&self) -> usize {
+        self.flow_id.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.flow_id.is_empty()
+    }
+
+    /// Add `other`'s rows after these (a sink's chunks, then the rows left at the end).
+    pub fn append(&mut self, other: &FlowTable) {
+        // every column is named in `each_column` (a column missing there fails to compile here)
+        macro_rules! all {
+            ($($c:ident),*) => { let FlowTable { $($c: _),* } = other; };
+        }
+        each_column!(all);
+        macro_rules! ext {
+            ($($c:ident),*) => { $( self.$c.extend_from_slice(&other.$c); )* };
+        }
+        each_column!(ext);
+    }
+
+    /// Put the rows in flow-id order (the order of a run without a sink).
+    pub fn sort_by_flow(&mut self) {
+        let mut order: Vec<usize> = (0..self.len()).collect();
+        order.sort_by_key(|&i| self.flow_id[i]);
+        macro_rules! perm {
+            ($($c:ident),*) => { $( self.$c = order.iter().map(|&i| self.$c[i]).collect(); )* };
+        }
+        each_column!(perm);
+    }
+}
