@@ -11,20 +11,8 @@
 # toolchain cannot make one; the first line says which build was timed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bench=target/release/hopsim-bench
-if [ "${PGO:-1}" != 0 ]; then
-  bash scripts/pgo.sh # sets up .venv as scripts/venv.sh does, then installs the PGO core there
-  source .venv/bin/activate
-else
-  source scripts/venv.sh
-fi
-if [ "${PGO:-1}" != 0 ] && [ -f target/pgo/installed ]; then
-  bench=target/pgo-use/release/hopsim-bench
-  echo "build: profile-guided (scripts/pgo.sh)"
-else
-  cargo build --quiet --release --bin hopsim-bench
-  echo "build: plain release"
-fi
+source scripts/core-build.sh
+bench=$HOPSIM_BENCH
 REF_S=274
 REF_MB=361
 work=$(mktemp -d)

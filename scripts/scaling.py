@@ -144,6 +144,7 @@ def main(quick: bool) -> None:
         for r in rows:
             w.writerow({c: r[c] for c in cols})
     machine = f"{os.cpu_count()} cores, {os.uname().machine}, Python {sys.version.split()[0]}"
+    machine += f"; core: {os.environ.get('HOPSIM_BUILD', 'as installed in the environment')}"
     with open(OUT / "scaling.md", "w") as f:
         f.write(f"# Scaling study (`bash scripts/scaling.sh`)\n\nMachine: {machine}. "
                 "Each run: 1 ms of Poisson WebSearch arrivals, stopped at 1 ms, DCQCN over PFC, "
