@@ -12,13 +12,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/core-build.sh
-bench=$HOPSIM_BENCH
 REF_S=274
 REF_MB=361
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 hopsim import-hpcc benchmarks/hpcc-dcqcn.config.txt --out "$work/bench.toml" > /dev/null 2>&1
-python - "$work" "$REF_S" "$REF_MB" "$bench" <<'PY'
+python - "$work" "$REF_S" "$REF_MB" "$HOPSIM_BENCH" <<'PY'
 import json, resource, subprocess, sys, time
 work, ref_s, ref_mb, bench = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), sys.argv[4]
 t0 = time.perf_counter()

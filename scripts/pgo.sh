@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Profile-guided build of the Rust core (rustc's -Cprofile-generate / -Cprofile-use): build it
-# instrumented, run a short training set through `hopsim run`, then build the Python extension
-# and hopsim-bench again with the measured profile, and install that extension into .venv.
+# instrumented, run a short training set through `hopsim run` and hopsim-bench, then build the
+# Python extension and hopsim-bench again with the measured profile, and install that extension
+# into .venv.
 #
 # Why: the engine spends its time in a few large handlers full of branches whose bias only a run
 # shows (control or data, PFC or not, host or switch). With the profile, LLVM inlines and lays out
 # those paths for the common case: on the standard benchmark's first 1.5 ms, callgrind counts
-# 10.49 G instructions for the plain build and 8.92 G with the profile, and every table of the run
+# 10.49 G instructions for the plain build and 8.96 G with the profile, and every table of the run
 # is the same to the bit (the profile moves code, not arithmetic: Rust never fuses or reorders
 # floating-point operations on its own).
 #
@@ -24,6 +25,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/venv.sh
 
+root=$(pwd)
+pgo="$root/target/pgo"
+# no marker left from an earlier run while the plain build is what venv.sh just installed
+rm -f "$pgo/installed"
+
 sysroot=$(rustc --print sysroot)
 host=$(rustc -vV | sed -n 's/^host: //p')
 profdata="$sysroot/lib/rustlib/$host/bin/llvm-profdata"
@@ -35,9 +41,7 @@ if [ ! -x "$profdata" ]; then
   exit 0
 fi
 
-root=$(pwd)
-pgo="$root/target/pgo"
-rm -rf "$pgo/raw" "$pgo/train" "$pgo/profile.profdata" "$pgo/installed"
+rm -rf "$pgo/raw" "$pgo/train" "$pgo/profile.profdata"
 mkdir -p "$pgo/train"
 so=python/hopsim/_native.abi3.so
 cp "$so" "$pgo/plain.so"
