@@ -122,6 +122,8 @@ def results_from_native(raw: dict[str, Any], scenario_hash: str = "", name: str 
         peers = np.append(p["peer_node"], np.uint32(0))[rows]
         return Strings(hop_names, rows.astype(np.int32)), Masked(peers, ~found)
 
+    fsum = _FlowSummary()  # what the summary needs of the flows table, as `flows_part` sees it
+
     def flows_part(f: dict[str, np.ndarray]) -> Table:
         done = f["finish_ps"] != _U64_MAX
         acked = f["ack_finish_ps"] != _U64_MAX
@@ -238,7 +240,6 @@ def results_from_native(raw: dict[str, Any], scenario_hash: str = "", name: str 
             "time_ps": mz["time_ps"],
         }
 
-    fsum = _FlowSummary()
     mem: dict[str, Table] = {}
     files: dict[str, Path] = {}
     if spool is None:
@@ -248,7 +249,7 @@ def results_from_native(raw: dict[str, Any], scenario_hash: str = "", name: str 
         # in flow-id order, a batch at a time (the rows came as flows were freed)
         files["flows"] = spool.write("flows", map(flows_part, spool.read_by_id(FLOWS, "flow_id", t[FLOWS])))
     mem |= {"pauses": pauses, "control": control, "ports": ports,
-                                "pfc_received": pfc_received, "qlen": qlen, "latency": latency, "cwnd": cwnd}
+            "pfc_received": pfc_received, "qlen": qlen, "latency": latency, "cwnd": cwnd}
     if spool is None:
         cols = {k: {c: _np(v) for c, v in t[k].items()} for k in RAW}
         mem["buffer"] = buffer_part(cols["buffer_switch"], cols["buffer_port"])
