@@ -20,20 +20,47 @@ use crate::time::{Rate, Time, TxClock};
 use crate::topo::{node_ports, NodeKind, Routes, Topology};
 use crate::workload::FlowSpec;
 
-/// A flow list to assemble: borrowed, or owned and freed as it is read (`Specs::each`).
+/// A flow list to assemble: borrowed, or owned and freed as it is read (`Specs::each`), or
+/// flows made as they arrive, counted before assembly (`Simulation::from_stream`).
 enum Specs<'a> {
     Borrowed(&'a [FlowSpec]),
     Owned(Vec<FlowSpec>),
+    Stream(Counted),
+}
+
+/// A workload's flows one at a time, in arrival order (`workload::stream`).
+pub type BoxedStream = Box<dyn Iterator<Item = Result<FlowSpec, String>> + Send>;
+/// Makes the stream from its start again: it is read once to count, once to check, once to run.
+pub(crate) type MakeStream = Box<dyn Fn() -> Result<BoxedStream, String>>;
+
+/// What a first read of a stream found: what assembly needs before any flow is built.
+pub(crate) struct Counted {
+    n: usize,
+    /// Hosts the flows start or end at, in order of first appearance (`Routes::build_for`).
+    ends: Vec<u32>,
+    pub(crate) last_start: Time,
+    pub(crate) make: MakeStream,
 }
 
 /// Specs read between two shrinks of an owned list (`Specs::each`).
 const SHRINK_EVERY: usize = 1 << 16;
 
 impl Specs<'_> {
-    fn as_slice(&self) -> &[FlowSpec] {
+    fn len(&self) -> usize {
         match self {
-            Specs::Borrowed(s) => s,
-            Specs::Owned(v) => v,
+            Specs::Borrowed(s) => s.len(),
+            Specs::Owned(v) => v.len(),
+            Specs::Stream(c) => c.n,
+        }
+    }
+
+    /// The flows' ends, as `Routes::build_for` wants them (each flow's source, then its
+    /// destination; repeats do not matter).
+    fn ends(&self) -> Vec<u32> {
+        match self {
+            Specs::Borrowed(s) => s.iter().flat_map(|f| [f.src, f.dst]).collect(),
+            Specs::Owned(v) => v.iter().flat_map(|f| [f.src, f.dst]).collect(),
+            Specs::Stream(c) => c.ends.clone(),
         }
     }
 
@@ -47,6 +74,7 @@ impl Specs<'_> {
                     add(id as u32, f)?;
                 }
             }
+            Specs::Stream(_) => unreachable!("a stream's flows are added as they arrive"),
             Specs::Owned(mut v) => {
                 v.reverse();
                 let mut id = 0;
@@ -74,8 +102,48 @@ impl Simulation {
         Self::assemble(topo, Specs::Owned(flows), cfg)
     }
 
+    /// `new` for flows made as they arrive: `make` gives the workload's flows (sorted by start
+    /// time) from the first, each time it is called. They are read once to count them and
+    /// find their hosts, once to check each (errors name the flow, as at assembly) and to find
+    /// what the whole run needs (the largest base RTT), and once during the run, where each
+    /// flow is built when it starts and forgotten, with its chunk of per-flow data, after its
+    /// row left (`net::flow_store`). Memory then follows the flows in flight, not the
+    /// workload's length, and results are those of `from_flows` on the same list.
+    ///
+    /// Falls back to `from_flows` (the whole list) where a flow's data is needed before it
+    /// arrives or after it was freed: link faults (paths, hence ideal FCTs and NIC bindings,
+    /// are those of the routes at assembly, and a fault rebinds flows not yet started), window
+    /// samples of named flows (`record.cwnd_flows`), and FlowSail (its pauses name flows).
+    pub fn from_stream<S, F>(topo: &Topology, make: F, cfg: NetConfig) -> Result<Simulation, String>
+    where
+        F: Fn() -> Result<S, String> + 'static,
+        S: Iterator<Item = Result<FlowSpec, String>> + Send + 'static,
+    {
+        if !cfg.faults.is_off() || !cfg.record.cwnd_flows.is_empty() || matches!(cfg.fc, FcConfig::Flowsail(_)) {
+            let flows = make()?.collect::<Result<Vec<_>, _>>()?;
+            return Self::from_flows(topo, flows, cfg);
+        }
+        let make: MakeStream = Box::new(move || make().map(|s| Box::new(s) as BoxedStream));
+        let (mut n, mut last_start) = (0, Time::ZERO);
+        let mut seen = vec![false; topo.nodes.len()];
+        let mut ends = Vec::new();
+        for f in make()? {
+            let f = f?;
+            n += 1;
+            last_start = last_start.max(f.start);
+            for e in [f.src, f.dst] {
+                // an id beyond the topology: assembly names the flow
+                if let Some(s) = seen.get_mut(e as usize).filter(|s| !**s) {
+                    *s = true;
+                    ends.push(e);
+                }
+            }
+        }
+        Self::assemble(topo, Specs::Stream(Counted { n, ends, last_start, make }), cfg)
+    }
+
     fn assemble(topo: &Topology, flows: Specs, cfg: NetConfig) -> Result<Simulation, String> {
-        let nflows = flows.as_slice().len();
+        let nflows = flows.len();
         topo.validate()?;
         cfg.switch.validate()?;
         cfg.fc.validate(cfg.switch.nqueues)?;
@@ -89,7 +157,7 @@ impl Simulation {
         // routes to the flows' ends only: packets go nowhere else (a link fault rebuilds them
         // for every host: `Routes::build_without`)
         let hpcc_order = cfg.routing.ecmp == crate::config::EcmpHash::Hpcc;
-        let ends: Vec<u32> = flows.as_slice().iter().flat_map(|f| [f.src, f.dst]).collect();
+        let ends = flows.ends();
         let routes = Routes::build_for(topo, hpcc_order, &ends, &[])?;
         drop(ends);
         let faults = crate::faults::Faults::build(&cfg.faults, topo, cfg.seed, hpcc_order)?.map(Box::new);
@@ -219,11 +287,14 @@ impl Simulation {
             flows: Default::default(),
             node_ref,
             routes,
-            route_memo: crate::topo::route_memo::RouteMemo::new(nflows),
+            // a slot per flow added (`add_flow` grows it)
+            route_memo: crate::topo::route_memo::RouteMemo::new(0),
             cfg,
             tiers,
             arrival_order: vec![],
             next_flow: 0,
+            lazy: None,
+            flow_facts: Default::default(),
             acts: vec![],
             fc_out: vec![],
             sample_buf: vec![],
@@ -264,13 +335,26 @@ impl Simulation {
                 return Err(format!("transport.host_rate_caps: node {} is not a host; allowed: host node ids", c.host));
             }
         }
-        sim.flows.reserve(nflows);
-        flows.each(|id, f| sim.add_flow(id, f))?;
-        let mut order: Vec<u32> = (0..nflows as u32).collect();
-        order.sort_by_key(|&i| (sim.flows.fixed(i).spec.start, i));
-        sim.arrival_order = order;
-        if let Some(&first) = sim.arrival_order.first() {
-            let t = sim.flows.fixed(first).spec.start;
+        sim.flows.set_total(nflows);
+        if matches!(sim.cfg.fc, FcConfig::Flowsail(_)) {
+            // FlowSail's pauses name flows, and may reach the sender after the flow was freed
+            sim.flows.pin();
+        }
+        match flows {
+            Specs::Stream(c) => sim.check_stream(c)?,
+            flows => {
+                flows.each(|id, f| sim.add_flow(id, f))?;
+                let mut order: Vec<u32> = (0..nflows as u32).collect();
+                order.sort_by_key(|&i| (sim.flows.fixed(i).spec.start, i));
+                sim.arrival_order = order;
+                let mut facts = crate::net::arrivals::FlowFacts { incast_dst: vec![false; sim.node_ref.len()], ..Default::default() };
+                for i in 0..nflows as u32 {
+                    facts.add(sim.flows.fixed(i));
+                }
+                sim.flow_facts = facts;
+            }
+        }
+        if let Some(t) = sim.next_start() {
             sim.sched.push(t, Event::FlowArrival);
         }
         if let Some(&f) = sim.cfg.record.cwnd_flows.iter().find(|&&f| f as usize >= nflows) {
@@ -293,6 +377,17 @@ impl Simulation {
     }
 
     fn add_flow(&mut self, id: u32, f: &FlowSpec) -> Result<(), String> {
+        let fx = self.flow_fixed(id, f)?;
+        self.flows.push(fx);
+        self.route_memo.grow(self.flows.created());
+        Ok(())
+    }
+
+    /// What flow `id` with spec `f` keeps for the run (ideal FCTs, base RTT, line rate, NICs),
+    /// from its path on the routes of now; errors name the flow. A pure function of the spec
+    /// and the network: flows made as they arrive (`from_stream`) get the same as at assembly
+    /// because those runs have no link faults to change the routes in between.
+    pub(crate) fn flow_fixed(&self, id: u32, f: &FlowSpec) -> Result<FlowFixed, String> {
         let (src, dst) = (f.src as usize, f.dst as usize);
         let n = self.node_ref.len();
         if src >= n || dst >= n || !matches!(self.node_ref[src], NodeRef::Host(_)) || !matches!(self.node_ref[dst], NodeRef::Host(_)) {
@@ -338,9 +433,8 @@ impl Simulation {
         // the congestion controller is built when the flow starts (`FlowFixed::new_cc`); the NICs
         // are bound just below
         let hpcc_standalone_fct = hpcc_standalone_fct(f.size, h.mtu, &hops);
-        self.flows.push(FlowFixed { spec: f, ideal_fct: ideal, base_rtt, hpcc_standalone_fct, line_rate, src_nic: 0, ack_nic: 0 });
-        self.route_memo.grow(self.flows.len());
-        self.bind_nics(id, path[0])
+        let (src_nic, ack_nic) = self.nic_binding(id, &f, hash, path[0])?;
+        Ok(FlowFixed { spec: f, ideal_fct: ideal, base_rtt, hpcc_standalone_fct, line_rate, src_nic, ack_nic })
     }
 }
 

@@ -323,11 +323,11 @@ impl Scenario {
     pub fn build(&self) -> Result<Simulation, String> {
         self.net.cc.validate().map_err(|e| format!("congestion_control: {e}"))?;
         let (topo, file_loss) = self.topology.build_with_loss()?;
-        let flows = self.workload.build_on(&self.topology, &topo, self.net.seed)?;
+        let flows = std::sync::Arc::new(self.workload.build_on(&self.topology, &topo, self.net.seed)?);
         let mut net = self.net.clone();
         // an HPCC topology file's per-link error rates (overridden by `faults.link_loss`)
         net.faults.file_loss = file_loss;
-        Simulation::from_flows(&topo, flows, net)
+        Simulation::from_stream(&topo, move || { let f = flows.clone(); Ok((0..f.len()).map(move |i| Ok(f[i]))) }, net)
     }
 
     /// What the input files' readers accepted but did not use (text after an HPCC topology's

@@ -47,9 +47,14 @@ pub struct Simulation {
     pub cfg: NetConfig,
     /// Tier of each node (None = host), for hop classes and the modules' view of their peers.
     pub(crate) tiers: Vec<Option<u8>>,
-    /// Flow ids in start order; `next_flow` indexes it.
+    /// Flow ids in start order; `next_flow` indexes it (flows added at assembly).
     pub(crate) arrival_order: Vec<u32>,
+    /// Flows started so far.
     pub(crate) next_flow: usize,
+    /// The flows still to arrive, made as they do (`Simulation::from_stream`, `net::arrivals`).
+    pub(crate) lazy: Option<Box<crate::net::arrivals::LazyFlows>>,
+    /// What the run needs of all its flows, found at assembly (`net::arrivals`).
+    pub(crate) flow_facts: crate::net::arrivals::FlowFacts,
     /// Flow-control actions waiting to be carried out, with the node (topology id) that asked.
     pub(crate) acts: Vec<(u32, FcAction)>,
     /// Buffer the flow-control hooks write their actions into (reused: no allocation per packet).
@@ -136,7 +141,7 @@ impl Simulation {
 
     #[inline]
     fn all_done(&self) -> bool {
-        self.flows_done == self.flows.len() && self.next_flow == self.arrival_order.len()
+        self.flows_done == self.flows.len() && self.next_flow == self.flows.len()
     }
 
     /// Every `CHECK_EVERY` events: the watchdog, then the outside watch (stop flag, hook).
@@ -168,12 +173,29 @@ impl Simulation {
         }
     }
 
+    /// The largest base RTT of the run's flows (those still to arrive included): what the
+    /// watchdog's default wait follows (`watchdog::default_stall_after`).
+    pub fn max_base_rtt(&self) -> Time {
+        self.flow_facts.max_base_rtt
+    }
+
+    /// Whether flows are made as they arrive (`from_stream`) rather than all at assembly.
+    pub fn streams_flows(&self) -> bool {
+        self.lazy.is_some()
+    }
+
+    /// Chunks of per-flow data held at the most, in the flow store and the route memo (each
+    /// `FlowStore::chunk_flows` flows), against the chunks the run's flows span.
+    pub fn peak_flow_chunks(&self) -> (usize, usize, usize) {
+        (self.flows.chunks_held().1, self.route_memo.peak_chunks(), self.flows.len().div_ceil(crate::net::flow_store::FlowStore::chunk_flows()))
+    }
+
     /// Where the run stands, for a progress hook.
     pub fn progress(&self) -> Progress {
         Progress {
             now: self.now,
             end: self.cfg.stop_time,
-            last_start: self.arrival_order.last().map_or(Time::ZERO, |&f| self.flows.fixed(f).spec.start),
+            last_start: self.flow_facts.last_start,
             events: self.sched.popped,
             flows: self.flows.len() as u64,
             flows_started: self.next_flow as u64,
@@ -185,19 +207,6 @@ impl Simulation {
     /// Watch this run from outside: a stop flag and/or a progress hook (before `run`).
     pub fn set_watch(&mut self, watch: Watch) {
         self.watch = watch;
-    }
-
-    fn on_flow_arrival(&mut self) {
-        while self.next_flow < self.arrival_order.len() {
-            let f = self.arrival_order[self.next_flow];
-            let t = self.flows.fixed(f).spec.start;
-            if t > self.now {
-                self.sched.push(t, Event::FlowArrival);
-                return;
-            }
-            self.next_flow += 1;
-            self.start_flow(f);
-        }
     }
 
     /// The egress port at `node` of a packet towards its destination: hopsim's flow hash, or with

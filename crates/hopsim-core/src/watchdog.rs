@@ -37,7 +37,7 @@ pub fn default_stall_after(rto: Time, max_base_rtt: Time) -> Time {
 
 impl Simulation {
     pub(crate) fn start_watchdog(&mut self) {
-        let max_rtt = self.flows.all_fixed().iter().map(|f| f.base_rtt).max().unwrap_or(Time::ZERO);
+        let max_rtt = self.flow_facts.max_base_rtt;
         let limit = self.cfg.stall_timeout.unwrap_or_else(|| default_stall_after(self.cfg.host.first_rto(), max_rtt));
         self.watchdog = Watchdog { limit, last_bytes: self.stats.counters.data_bytes_delivered, last_progress: self.now };
     }

@@ -115,12 +115,37 @@ impl FlowResult {
     }
 }
 
+/// log2 of the flows in a chunk of per-flow storage (1,024: 90 KB of fixed data). A chunk goes
+/// when all its flows were freed, so a flow that runs long keeps at most one chunk of its
+/// neighbours' data alive, and the storage follows the flows in flight, not the run's length.
+const CHUNK_BITS: u32 = 10;
+const CHUNK: usize = 1 << CHUNK_BITS;
+const CHUNK_MASK: usize = CHUNK - 1;
+
+/// The fixed data and live-state slots of `CHUNK` consecutive flow ids (fewer fixed in the
+/// last).
+struct Chunk {
+    fixed: Vec<FlowFixed>,
+    /// Live-state slot of each flow, or NOT_STARTED / FREED (NOT_STARTED beyond `fixed`). A
+    /// whole array: the look-up on the per-packet path masks the id and needs no bound check.
+    slot: Box<[u32; CHUNK]>,
+    /// Flows of the chunk freed so far: at `CHUNK`, nothing reads the chunk any more.
+    freed: u32,
+}
+
 /// Every flow of a run: fixed data and results for all, live state for the running ones.
 #[derive(Default)]
 pub struct FlowStore {
-    fixed: Vec<FlowFixed>,
-    /// Live-state slot of each flow, or NOT_STARTED / FREED.
-    slot: Vec<u32>,
+    /// Chunks by `id >> CHUNK_BITS`; `None` once every flow of the chunk was freed (`retire`).
+    chunks: Vec<Option<Chunk>>,
+    /// Flows added so far (their ids are 0..created).
+    created: usize,
+    /// Chunks held now and at the most.
+    held: usize,
+    peak_held: usize,
+    /// Flows of the run: all added at assembly, or (flows made as they arrive,
+    /// `Simulation::from_stream`) counted before the run.
+    total: usize,
     live: Vec<Flow>,
     free: Vec<u32>,
     /// Results of each flow whose state was freed (`FlowResult::NONE` for the others); empty
@@ -128,6 +153,12 @@ pub struct FlowStore {
     results: Vec<FlowResult>,
     /// A freed flow's row goes to the flows table at once (`begin`).
     rows_out: bool,
+    /// Drop a chunk once all its flows were freed (`begin`): nothing reads a freed flow's data
+    /// in a run whose rows leave as flows are freed, unless the scheme sends pauses that name
+    /// flows (`retire_chunks`).
+    retire: bool,
+    /// No chunk may be dropped (`Simulation::keep_finished_flows`, FlowSail's flow pauses).
+    pinned: bool,
     /// Rows written with a finish time (the run's `flows_finished`).
     finished_rows: u64,
     /// Keep every flow's state to the end (`Simulation::keep_finished_flows`).
@@ -143,85 +174,145 @@ pub struct FlowStore {
 }
 
 impl FlowStore {
-    /// Room for `n` more flows (assembly: the flow store is the largest part of a long run).
-    pub(crate) fn reserve(&mut self, n: usize) {
-        self.fixed.reserve_exact(n);
-        self.slot.reserve_exact(n);
+    /// The run has `n` flows, added at assembly or as they arrive (`push`).
+    pub(crate) fn set_total(&mut self, n: usize) {
+        self.total = n;
     }
 
-    /// Add a flow at assembly; its id is the number of flows before it.
+    /// Add a flow; its id is the number of flows before it.
     pub(crate) fn push(&mut self, f: FlowFixed) {
-        self.fixed.push(f);
-        self.slot.push(NOT_STARTED);
+        let c = self.created >> CHUNK_BITS;
+        if c == self.chunks.len() {
+            self.chunks.push(Some(Chunk { fixed: Vec::new(), slot: Box::new([NOT_STARTED; CHUNK]), freed: 0 }));
+            self.held += 1;
+            self.peak_held = self.peak_held.max(self.held);
+        }
+        let chunk = self.chunks[c].as_mut().expect("the newest chunk is kept");
+        chunk.fixed.push(f);
+        self.created += 1;
+        self.total = self.total.max(self.created);
     }
 
     /// Before the run: with `rows_out` a freed flow's row is written to the flows table when its
-    /// state is freed (a run with a sink), else its results are kept to the end.
+    /// state is freed (a run with a sink), else its results are kept to the end. A chunk whose
+    /// flows were all freed is dropped only then, and only while nothing pins the store.
     pub(crate) fn begin(&mut self, rows_out: bool) {
         self.rows_out = rows_out;
+        self.retire = rows_out && !self.pinned && !self.keep;
         if !rows_out {
-            self.results.resize(self.fixed.len(), FlowResult::NONE);
+            self.results.resize(self.total, FlowResult::NONE);
         }
+    }
+
+    /// Keep every flow's fixed data to the end (a scheme whose pauses name flows: a pause may
+    /// reach a host after the flow it names was freed, and the host looks up its NIC).
+    pub(crate) fn pin(&mut self) {
+        self.pinned = true;
     }
 
     /// Flows of the run.
     pub fn len(&self) -> usize {
-        self.fixed.len()
+        self.total
     }
 
     pub fn is_empty(&self) -> bool {
-        self.fixed.is_empty()
+        self.total == 0
     }
 
-    /// What assembly computed for flow `i`.
+    /// Flows added so far: all of them once assembled, or those that arrived so far when flows
+    /// are made as they arrive.
+    pub fn created(&self) -> usize {
+        self.created
+    }
+
+    /// Chunks of per-flow data (`chunk_flows` flows each) held now and at the most.
+    pub fn chunks_held(&self) -> (usize, usize) {
+        (self.held, self.peak_held)
+    }
+
+    /// Flows of a chunk of per-flow data.
+    pub fn chunk_flows() -> usize {
+        CHUNK
+    }
+
+    #[inline]
+    fn chunk(&self, i: u32) -> Option<&Chunk> {
+        self.chunks.get(i as usize >> CHUNK_BITS)?.as_ref()
+    }
+
+    /// The slot of flow `i` (NOT_STARTED for ids not added yet); `None` beyond every chunk or in
+    /// a dropped one.
+    #[inline]
+    fn slot_of(&self, i: u32) -> Option<u32> {
+        Some(self.chunk(i)?.slot[i as usize & CHUNK_MASK])
+    }
+
+    /// What assembly computed for flow `i`: `None` before the flow was added, or once its chunk
+    /// was dropped (every flow of it freed).
+    #[inline]
+    pub fn fixed_get(&self, i: u32) -> Option<&FlowFixed> {
+        self.chunk(i)?.fixed.get(i as usize & CHUNK_MASK)
+    }
+
+    /// What assembly computed for flow `i` (which was added and is not in a dropped chunk).
     #[inline]
     pub fn fixed(&self, i: u32) -> &FlowFixed {
-        &self.fixed[i as usize]
+        match self.fixed_get(i) {
+            Some(f) => f,
+            None => no_fixed(i, self.created),
+        }
     }
 
     pub(crate) fn fixed_mut(&mut self, i: u32) -> &mut FlowFixed {
-        &mut self.fixed[i as usize]
-    }
-
-    /// Every flow's fixed data, in flow id order.
-    pub fn all_fixed(&self) -> &[FlowFixed] {
-        &self.fixed
+        let created = self.created;
+        match self.chunks.get_mut(i as usize >> CHUNK_BITS).and_then(|c| c.as_mut()).and_then(|c| c.fixed.get_mut(i as usize & CHUNK_MASK)) {
+            Some(f) => f,
+            None => no_fixed(i, created),
+        }
     }
 
     /// The live state of flow `i`: `None` before it starts and once it was freed.
     #[inline]
     pub fn get(&self, i: u32) -> Option<&Flow> {
-        self.live.get(*self.slot.get(i as usize)? as usize)
+        self.live.get(self.slot_of(i)? as usize)
     }
 
     #[inline]
     pub fn get_mut(&mut self, i: u32) -> Option<&mut Flow> {
-        self.live.get_mut(*self.slot.get(i as usize)? as usize)
+        let s = self.slot_of(i)?;
+        self.live.get_mut(s as usize)
     }
 
     /// The sender's NIC flow `i` is bound to now: its live state's while it has one (the copy
     /// the send path reads, which a link failure may move), else its fixed data's (the binding
     /// at assembly, or the last one, written back when the state was freed).
     pub(crate) fn src_nic(&self, i: u32) -> u32 {
-        self.get(i).map_or(self.fixed[i as usize].src_nic, |f| f.src_nic)
+        self.get(i).map_or(self.fixed(i).src_nic, |f| f.src_nic)
     }
 
     /// Bind flow `i`'s replies to NIC `nic`, wherever its binding lives now (see `src_nic`).
     pub(crate) fn set_ack_nic(&mut self, i: u32, nic: u32) {
         match self.get_mut(i) {
             Some(f) => f.ack_nic = nic,
-            None => self.fixed[i as usize].ack_nic = nic,
+            None => self.fixed_mut(i).ack_nic = nic,
         }
     }
 
     /// Whether flow `i` has started (its state may be freed since).
     pub fn started(&self, i: u32) -> bool {
-        self.slot[i as usize] != NOT_STARTED
+        // a dropped chunk held only freed flows
+        (i as usize) < self.created && self.slot_of(i) != Some(NOT_STARTED)
+    }
+
+    #[inline]
+    fn slot_mut(&mut self, i: u32) -> &mut u32 {
+        let c = self.chunks[i as usize >> CHUNK_BITS].as_mut().expect("a live flow's chunk is kept");
+        &mut c.slot[i as usize & CHUNK_MASK]
     }
 
     /// Flow `i` starts with state `flow`.
     pub(crate) fn start(&mut self, i: u32, flow: Flow) {
-        debug_assert_eq!(self.slot[i as usize], NOT_STARTED, "flow {i} starts twice");
+        debug_assert_eq!(self.slot_of(i), Some(NOT_STARTED), "flow {i} starts twice");
         let s = match self.free.pop() {
             Some(s) => {
                 self.live[s as usize] = flow;
@@ -232,7 +323,7 @@ impl FlowStore {
                 self.live.len() as u32 - 1
             }
         };
-        self.slot[i as usize] = s;
+        *self.slot_mut(i) = s;
         self.in_use += 1;
         self.peak = self.peak.max(self.in_use);
     }
@@ -241,24 +332,31 @@ impl FlowStore {
     /// `begin`) and module counters are kept and its slot goes back to the pool (unless `keep`).
     pub(crate) fn release(&mut self, i: u32, now: Time, rows: &mut FlowTable) {
         self.in_use -= 1;
-        let s = self.slot[i as usize];
+        let s = *self.slot_mut(i);
         if self.live[s as usize].ack_finish.is_some_and(|t| t < now) {
             self.late += 1;
         }
         if self.keep {
             return;
         }
-        self.slot[i as usize] = FREED;
+        let c = i as usize >> CHUNK_BITS;
+        let chunk = self.chunks[c].as_mut().expect("a live flow's chunk is kept");
+        chunk.slot[i as usize & CHUNK_MASK] = FREED;
+        chunk.freed += 1;
         let flow = &mut self.live[s as usize];
         let r = FlowResult::of(flow);
         // a flow pause may still name this flow: it finds the flow's last NIC here
-        let fx = &mut self.fixed[i as usize];
+        let fx = &mut chunk.fixed[i as usize & CHUNK_MASK];
         fx.src_nic = flow.src_nic;
         fx.ack_nic = flow.ack_nic;
         if self.rows_out {
             write_row(rows, &mut self.finished_rows, i, fx, &r);
         } else {
             self.results[i as usize] = r;
+        }
+        if self.retire && chunk.freed as usize == CHUNK {
+            self.chunks[c] = None;
+            self.held -= 1;
         }
         let mut named = Vec::new();
         module_counters(flow, &mut named);
@@ -291,18 +389,34 @@ impl FlowStore {
     pub(crate) fn write_rows(&mut self, rows: &mut FlowTable, from: usize, max: usize) -> Option<usize> {
         let mut finished = self.finished_rows;
         let mut next = None;
-        for (i, f) in self.fixed.iter().enumerate().skip(from) {
-            if self.rows_out && self.slot[i] == FREED {
+        let mut i = from;
+        'all: while i < self.created {
+            let Some(chunk) = &self.chunks[i >> CHUNK_BITS] else {
+                // every flow of a dropped chunk was freed and its row written
+                i = (i | CHUNK_MASK) + 1;
                 continue;
+            };
+            for k in i & CHUNK_MASK..chunk.fixed.len() {
+                let id = (i & !CHUNK_MASK) + k;
+                if self.rows_out && chunk.slot[k] == FREED {
+                    continue;
+                }
+                if rows.len() >= max {
+                    next = Some(id);
+                    break 'all;
+                }
+                write_row(rows, &mut finished, id as u32, &chunk.fixed[k], &self.result(id as u32));
             }
-            if rows.len() >= max {
-                next = Some(i);
-                break;
-            }
-            write_row(rows, &mut finished, i as u32, f, &self.result(i as u32));
+            i = (i | CHUNK_MASK) + 1;
         }
         self.finished_rows = finished;
         next
+    }
+
+    /// The row of flow `i`, which never started and was not added (flows made as they arrive:
+    /// those after the end of the run), `f` made for it now.
+    pub(crate) fn write_unstarted_row(&mut self, rows: &mut FlowTable, i: u32, f: &FlowFixed) {
+        write_row(rows, &mut self.finished_rows, i, f, &FlowResult::NONE);
     }
 
     /// Rows written so far with a finish time: at the end of the run, the flows that finished.
@@ -332,17 +446,22 @@ impl FlowStore {
     }
 
     /// The module counters of every flow (freed, live, or not started), as the run reports them.
-    pub(crate) fn module_counters(&self, cc: &crate::cc::CcConfig, mtu: u32, out: &mut Vec<(&'static str, u64)>) {
+    /// `unstarted`: a flow of the run that was never added (flows made as they arrive), if any.
+    pub(crate) fn module_counters(&self, cc: &crate::cc::CcConfig, mtu: u32, unstarted: Option<&FlowFixed>, out: &mut Vec<(&'static str, u64)>) {
         out.extend(self.counters.iter().copied());
-        for &s in &self.slot {
-            if let Some(f) = self.live.get(s as usize) {
-                module_counters(f, out);
+        let chunks = || self.chunks.iter().flatten();
+        for c in chunks() {
+            for &s in c.slot.iter() {
+                if let Some(f) = self.live.get(s as usize) {
+                    module_counters(f, out);
+                }
             }
         }
         // flows that never started report their fresh controller's counters (zeros, but the
         // names are there as in a run where every flow had state from the start)
-        if let Some(i) = self.slot.iter().position(|&s| s == NOT_STARTED) {
-            self.fixed[i].new_cc(cc, mtu).counters(out);
+        let added = chunks().find_map(|c| c.slot[..c.fixed.len()].iter().position(|&s| s == NOT_STARTED).map(|k| &c.fixed[k]));
+        if let Some(f) = added.or(unstarted) {
+            f.new_cc(cc, mtu).counters(out);
         }
     }
 }
@@ -371,8 +490,9 @@ impl std::ops::Index<usize> for FlowStore {
     type Output = Flow;
     #[inline]
     fn index(&self, i: usize) -> &Flow {
-        let s = self.slot[i];
-        // NOT_STARTED and FREED are beyond any slot: one check finds both
+        // NOT_STARTED and FREED are beyond any slot: one check finds both (and a dropped
+        // chunk's flows were all freed)
+        let s = self.slot_of(i as u32).unwrap_or(FREED);
         match self.live.get(s as usize) {
             Some(f) => f,
             None => no_state(i, s),
@@ -383,12 +503,21 @@ impl std::ops::Index<usize> for FlowStore {
 impl std::ops::IndexMut<usize> for FlowStore {
     #[inline]
     fn index_mut(&mut self, i: usize) -> &mut Flow {
-        let s = self.slot[i];
+        let s = self.slot_of(i as u32).unwrap_or(FREED);
         match self.live.get_mut(s as usize) {
             Some(f) => f,
             None => no_state(i, s),
         }
     }
+}
+
+#[cold]
+#[inline(never)]
+fn no_fixed(i: u32, created: usize) -> ! {
+    if i as usize >= created {
+        panic!("flow {i} has not arrived yet: flows are made as they arrive ({created} so far)")
+    }
+    panic!("flow {i} and every flow beside it were freed, and their fixed data with them: read its row from stats.flows")
 }
 
 #[cold]

@@ -1,5 +1,6 @@
 //! The network substrate: ports with their queues, gates and scheduler, wires, the shared-buffer
 //! MMU, switches and hosts, and the control-frame path between neighbours.
+pub mod arrivals;
 pub mod bits;
 pub mod control;
 pub mod flow_store;

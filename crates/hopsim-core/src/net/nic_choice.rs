@@ -87,26 +87,22 @@ impl Simulation {
         }
     }
 
-    /// Bind flow `id` to its sender's and receiver's NICs (`src_nic`, `ack_nic`), given the
-    /// first port of its data path. Errors name the flow when the receiver cannot answer.
-    pub(crate) fn bind_nics(&mut self, id: u32, first_port: u32) -> Result<(), String> {
-        let f = self.flows.fixed(id);
-        let NodeRef::Host(h) = self.node_ref[f.spec.dst as usize] else { unreachable!("flows end at hosts") };
+    /// The sender's and receiver's NICs (`src_nic`, `ack_nic`) of flow `id` with spec `f` and
+    /// ECMP hash `hash`, given the first port of its data path. Errors name the flow when the
+    /// receiver cannot answer.
+    pub(crate) fn nic_binding(&self, id: u32, f: &FlowSpec, hash: u32, first_port: u32) -> Result<(u32, u32), String> {
+        let NodeRef::Host(h) = self.node_ref[f.dst as usize] else { unreachable!("flows end at hosts") };
         // a one-link receiver answers by its only NIC (no look-up: most flows of most runs)
         let ack_nic = if self.hosts[h as usize].nics == 1 {
             h
         } else {
-            let back = self.nic_port(f.spec.dst, f.spec.src, &f.spec, f.hash(id, self.cfg.seed), true);
+            let back = self.nic_port(f.dst, f.src, f, hash, true);
             if back == NO_ROUTE {
-                return Err(format!("flow {id}: no route back from {} to {} for its ACKs", f.spec.dst, f.spec.src));
+                return Err(format!("flow {id}: no route back from {} to {} for its ACKs", f.dst, f.src));
             }
             self.nic_of_port(back)
         };
-        let src_nic = self.nic_of_port(first_port);
-        let f = self.flows.fixed_mut(id);
-        f.src_nic = src_nic;
-        f.ack_nic = ack_nic;
-        Ok(())
+        Ok((self.nic_of_port(first_port), ack_nic))
     }
 }
 
@@ -195,7 +191,8 @@ mod tests {
     /// Which of H's NICs (0 or 1; H's NICs are `hosts` 0 and 1) each flow sends by and each
     /// flow's ACKs leave H by (for flows to H).
     fn nics(s: &Simulation) -> (Vec<u32>, Vec<u32>) {
-        (s.flows.all_fixed().iter().map(|f| f.src_nic).collect(), s.flows.all_fixed().iter().map(|f| f.ack_nic).collect())
+        let all = || (0..s.flows.len() as u32).map(|i| s.flows.fixed(i));
+        (all().map(|f| f.src_nic).collect(), all().map(|f| f.ack_nic).collect())
     }
 
     #[test]
@@ -226,7 +223,7 @@ mod tests {
             assert!((900..=1100).contains(&on1), "{ecmp:?}: {on1} of {n} flows' ACKs by NIC 1");
             // a single-homed host's NIC is its only one
             let r_nic = s.flows.fixed(0).src_nic;
-            assert!(s.flows.all_fixed().iter().all(|f| f.src_nic == r_nic) && s.hosts[r_nic as usize].node == R);
+            assert!((0..n as u32).all(|i| s.flows.fixed(i).src_nic == r_nic) && s.hosts[r_nic as usize].node == R);
         }
     }
 

@@ -418,11 +418,7 @@ impl Simulation {
         let per_hop = self.rec.latency.as_ref().is_some_and(|l| l.per_hop());
         if per_hop {
             // the hosts some incast-tagged flow goes to (the per-hop classes' third tag)
-            let mut dst = vec![false; self.node_ref.len()];
-            for f in self.flows.all_fixed().iter().filter(|f| f.spec.incast) {
-                dst[f.spec.dst as usize] = true;
-            }
-            self.rec.incast_dst = dst;
+            self.rec.incast_dst = self.flow_facts.incast_dst.clone();
         }
         self.rec.on = self.rec.qlen.is_some() || self.rec.trace.is_some() || per_hop;
         Ok(())

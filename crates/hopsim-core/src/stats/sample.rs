@@ -43,7 +43,8 @@ impl Simulation {
                 }
             }
             for &f in &rec.cwnd_flows {
-                let fx = self.flows.fixed(f);
+                // (no fixed data: every flow of its chunk was freed, so its sender was done)
+                let Some(fx) = self.flows.fixed_get(f) else { continue };
                 if fx.spec.start > now {
                     continue;
                 }
@@ -122,7 +123,7 @@ impl Simulation {
     /// When something next happens to an idle network: the next flow starts, or the next link
     /// event (`faults.rs`).
     fn next_activity(&self) -> Option<Time> {
-        let flow = self.arrival_order.get(self.next_flow).map(|&f| self.flows.fixed(f).spec.start);
+        let flow = self.next_start();
         let fault = self.faults.as_ref().and_then(|f| f.next_event());
         match (flow, fault) {
             (Some(a), Some(b)) => Some(a.min(b)),
@@ -143,6 +144,14 @@ impl Simulation {
         while let Some(from) = next {
             next = self.flows.write_rows(&mut self.stats.flows, from, self.watch.chunk_rows());
             self.watch.spill(&mut self.stats);
+        }
+        // flows made as they arrive: those that never did (ids after every added flow's)
+        while self.lazy.is_some() {
+            let more = self.write_unarrived_rows(self.watch.chunk_rows());
+            self.watch.spill(&mut self.stats);
+            if !more {
+                break;
+            }
         }
         let pt = &mut self.stats.ports;
         for (p, port) in self.ports.iter().enumerate() {
@@ -183,7 +192,8 @@ impl Simulation {
                 named.push(("ein_marks", sw.aqm.ein_marked()));
             }
         }
-        self.flows.module_counters(&self.cfg.cc, self.cfg.host.mtu, &mut named);
+        let unarrived = self.an_unarrived_flow();
+        self.flows.module_counters(&self.cfg.cc, self.cfg.host.mtu, unarrived.as_ref(), &mut named);
         let m = &mut self.stats.modules;
         for (k, v) in named {
             *m.entry(k.to_string()).or_insert(0) += v;

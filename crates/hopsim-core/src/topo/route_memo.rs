@@ -34,10 +34,27 @@ struct Entry {
 
 const EMPTY: Entry = Entry { len: 0, hops: [(0, 0); HOPS] };
 
+/// log2 of the flow ids in a chunk of slots. A chunk goes once all its flows finished, so the
+/// slots follow the flows in flight (a long flow keeps its chunk, 4 KB), not the run's length.
+const CHUNK_BITS: u32 = 10;
+const CHUNK: usize = 1 << CHUNK_BITS;
+const CHUNK_MASK: usize = CHUNK - 1;
+
+/// The entry (or NONE / DONE) of `CHUNK` consecutive flow ids.
+struct SlotChunk {
+    slot: [u32; CHUNK],
+    /// Flows of the chunk that finished.
+    done: u32,
+}
+
 #[derive(Default)]
 pub struct RouteMemo {
-    /// Entry of each flow, or NONE / DONE.
-    slot: Vec<u32>,
+    /// Entry of each flow, or NONE / DONE, by `flow >> CHUNK_BITS`; `None` once every flow of the
+    /// chunk finished (a finished flow's late packets find no slot, as they find DONE).
+    chunks: Vec<Option<Box<SlotChunk>>>,
+    /// Chunks held now and at the most.
+    held: usize,
+    peak_held: usize,
     entries: Vec<Entry>,
     free: Vec<u32>,
     /// Remember nothing (`Simulation::use_no_route_memo`).
@@ -52,7 +69,9 @@ pub fn key(node: u32, reply: bool) -> u32 {
 
 impl RouteMemo {
     pub fn new(flows: usize) -> RouteMemo {
-        RouteMemo { slot: vec![NONE; flows], entries: Vec::new(), free: Vec::new(), off: false }
+        let mut m = RouteMemo::default();
+        m.grow(flows);
+        m
     }
 
     /// A memo that remembers nothing: every route is computed.
@@ -60,17 +79,25 @@ impl RouteMemo {
         RouteMemo { off: true, ..Default::default() }
     }
 
-    /// Make room for flows added after the memo was made (`Simulation::add_flow`).
+    /// Make room for flows `0..flows` (`Simulation::add_flow`, and flows made as they arrive).
     pub fn grow(&mut self, flows: usize) {
-        if !self.off && self.slot.len() < flows {
-            self.slot.resize(flows, NONE);
+        while !self.off && self.chunks.len() << CHUNK_BITS < flows {
+            self.chunks.push(Some(Box::new(SlotChunk { slot: [NONE; CHUNK], done: 0 })));
+            self.held += 1;
+            self.peak_held = self.peak_held.max(self.held);
         }
+    }
+
+    #[inline]
+    fn slot(&self, flow: u32) -> Option<u32> {
+        let c = self.chunks.get(flow as usize >> CHUNK_BITS)?.as_deref()?;
+        Some(c.slot[flow as usize & CHUNK_MASK])
     }
 
     /// The port learned for `flow` at `key`, if any.
     #[inline]
     pub fn get(&self, flow: u32, key: u32) -> Option<u32> {
-        let s = *self.slot.get(flow as usize)?;
+        let s = self.slot(flow)?;
         let e = self.entries.get(s as usize)?;
         let n = e.len as usize;
         e.hops[..n].iter().find(|&&(k, _)| k == key).map(|&(_, p)| p)
@@ -79,8 +106,8 @@ impl RouteMemo {
     /// Remember that `flow` leaves the node of `key` by `port` (nothing for a finished flow, or
     /// once its entry is full).
     pub fn put(&mut self, flow: u32, key: u32, port: u32) {
-        let Some(&s) = self.slot.get(flow as usize) else { return };
-        let s = match s {
+        let Some(c) = self.chunks.get_mut(flow as usize >> CHUNK_BITS).and_then(|c| c.as_deref_mut()) else { return };
+        let s = match c.slot[flow as usize & CHUNK_MASK] {
             DONE => return,
             NONE => {
                 let s = self.free.pop().unwrap_or_else(|| {
@@ -88,7 +115,7 @@ impl RouteMemo {
                     self.entries.len() as u32 - 1
                 });
                 self.entries[s as usize].len = 0;
-                self.slot[flow as usize] = s;
+                c.slot[flow as usize & CHUNK_MASK] = s;
                 s
             }
             s => s,
@@ -101,20 +128,32 @@ impl RouteMemo {
         }
     }
 
-    /// `flow` finished: its entry goes back to the pool.
+    /// `flow` finished: its entry goes back to the pool, and its chunk once all its flows did.
     pub fn release(&mut self, flow: u32) {
-        let Some(s) = self.slot.get_mut(flow as usize) else { return };
-        if *s != NONE && *s != DONE {
+        let i = flow as usize >> CHUNK_BITS;
+        let Some(c) = self.chunks.get_mut(i).and_then(|c| c.as_deref_mut()) else { return };
+        let s = &mut c.slot[flow as usize & CHUNK_MASK];
+        if *s == DONE {
+            return;
+        }
+        if *s != NONE {
             self.free.push(*s);
         }
         *s = DONE;
+        c.done += 1;
+        if c.done as usize == CHUNK {
+            self.chunks[i] = None;
+            self.held -= 1;
+        }
     }
 
     /// Forget every route (the tables changed), keeping which flows finished.
     pub fn clear(&mut self) {
-        for s in self.slot.iter_mut() {
-            if *s != DONE {
-                *s = NONE;
+        for c in self.chunks.iter_mut().flatten() {
+            for s in c.slot.iter_mut() {
+                if *s != DONE {
+                    *s = NONE;
+                }
             }
         }
         self.free.clear();
@@ -124,6 +163,16 @@ impl RouteMemo {
     /// Entries in use (flows holding routes).
     pub fn in_use(&self) -> usize {
         self.entries.len() - self.free.len()
+    }
+
+    /// Chunks of slots held now.
+    pub fn chunks_held(&self) -> usize {
+        self.held
+    }
+
+    /// The most chunks of slots held at once.
+    pub fn peak_chunks(&self) -> usize {
+        self.peak_held
     }
 }
 
@@ -173,5 +222,30 @@ mod tests {
         m.clear();
         assert_eq!(m.get(0, key(0, false)), None);
         assert_eq!(m.in_use(), 0);
+    }
+
+    #[test]
+    fn a_chunk_goes_once_all_its_flows_finished_and_its_late_packets_are_not_cached() {
+        let mut m = RouteMemo::new(2 * CHUNK + 1);
+        assert_eq!(m.chunks_held(), 3);
+        for f in 0..CHUNK as u32 {
+            m.put(f, key(1, false), 7);
+            // a second release of a flow counts once
+            m.release(f);
+            m.release(f);
+        }
+        m.put(CHUNK as u32, key(1, false), 8);
+        assert_eq!(m.chunks_held(), 2, "the first chunk's flows all finished");
+        assert_eq!(m.in_use(), 1);
+        m.put(3, key(1, false), 9);
+        assert_eq!(m.get(3, key(1, false)), None);
+        assert_eq!(m.get(CHUNK as u32, key(1, false)), Some(8));
+        // a chunk with one flow still running stays
+        for f in CHUNK as u32 + 1..2 * CHUNK as u32 {
+            m.release(f);
+        }
+        assert_eq!(m.chunks_held(), 2);
+        m.release(CHUNK as u32);
+        assert_eq!((m.chunks_held(), m.in_use()), (1, 0));
     }
 }

@@ -35,3 +35,4 @@ mod dc_mix;
 mod multi_nic;
 mod bench_cli;
 mod flow_state;
+mod lazy_flows;
