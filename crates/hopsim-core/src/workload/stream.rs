@@ -97,7 +97,7 @@ impl SportCounter {
 /// One part of a workload, sorted by (start, src, dst).
 pub(crate) enum Part {
     /// Background flows as drawn, without those sent from or to a host of `exclude` (sorted).
-    Drawn { flows: TiesSorted<BackgroundFlows>, exclude: Vec<u32> },
+    Drawn { flows: Box<TiesSorted<BackgroundFlows>>, exclude: Vec<u32> },
     /// A small part, listed in full.
     Listed(std::vec::IntoIter<FlowSpec>),
 }
@@ -137,7 +137,7 @@ impl Parts {
         let flows = self.check(BackgroundFlows::new(spec, cdf))?;
         exclude.sort_unstable();
         exclude.dedup();
-        self.0.push(Part::Drawn { flows: TiesSorted::new(flows), exclude });
+        self.0.push(Part::Drawn { flows: Box::new(TiesSorted::new(flows)), exclude });
         Ok(())
     }
 
@@ -264,7 +264,7 @@ impl Iterator for Merge {
         for (i, h) in self.heads.iter().enumerate() {
             if let Some(f) = h {
                 // strictly less: the lowest part wins a tie
-                if best.map_or(true, |(_, b)| key(f) < key(&b)) {
+                if best.is_none_or(|(_, b)| key(f) < key(&b)) {
                     best = Some((i, *f));
                 }
             }
