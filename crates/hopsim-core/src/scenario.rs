@@ -9,13 +9,14 @@ use crate::time::{Rate, Time};
 use crate::topo::hpcc_file::{read_hpcc_file, read_hpcc_topology};
 use crate::topo::{dumbbell, star, FatTree, LeafSpine, MultiDc, NodeKind, Topology};
 use crate::workload::arrivals::{Arrival, LoadBasis, Limit};
-use crate::workload::background::{background_flows, BackgroundSpec};
+use crate::workload::background::BackgroundSpec;
 use crate::workload::cdf::Cdf;
 use crate::workload::explicit::{explicit_flows, ExplicitFlow};
 use crate::workload::flow_file::{parse_hpcc_flows, read_hpcc_flows};
 use crate::workload::incast::{incast_flows, IncastSpec};
 use crate::workload::mix::long_lived;
-use crate::workload::{sort_flows, FlowSpec};
+use crate::workload::stream::{FlowStream, Parts};
+use crate::workload::FlowSpec;
 use crate::Simulation;
 use serde::{Deserialize, Serialize};
 
@@ -170,26 +171,34 @@ pub struct Scenario {
 }
 
 /// The error of a `dc_mix` workload on another topology.
-const DC_MIX_TOPOLOGY: &str = "workload.kind = \"dc_mix\" needs topology.kind = \"multi_dc\" (its flows stay inside each datacenter or cross between the two)";
+pub(crate) const DC_MIX_TOPOLOGY: &str = "workload.kind = \"dc_mix\" needs topology.kind = \"multi_dc\" (its flows stay inside each datacenter or cross between the two)";
 
 /// `dc_mix`: the background inside each of `dcs` (one stream index per datacenter, so each
-/// draws its own sizes, gaps and pairs) and `long_flows` long-lived flows each way, from distinct
-/// sources of the sending datacenter to receivers drawn uniformly in the other (stream index 2
-/// of `PAIRS`, which the two backgrounds do not use).
-fn dc_mix(b: &Background, long_flows: u32, t: &Topology, dcs: &[Vec<u32>], seed: u64) -> Result<Vec<FlowSpec>, String> {
+/// draws its own sizes, gaps and pairs) and `long_flows` long-lived flows each way (`dc_long_pairs`).
+fn dc_mix(b: &Background, long_flows: u32, t: &Topology, dcs: &[Vec<u32>], seed: u64) -> Result<Parts, String> {
     if b.dst.is_some() {
         return Err("workload.dst: not with kind = \"dc_mix\" (its background stays inside each datacenter)".into());
     }
     let (spec, cdf) = b.spec(t, seed, 0)?;
-    let mut flows = Vec::new();
+    let mut parts = Parts::default();
     for (i, hosts) in dcs.iter().enumerate() {
         let basis = match spec.basis {
             LoadBasis::Capacity { bps } => LoadBasis::Capacity { bps: bps / dcs.len() as f64 },
             LoadBasis::HostLinks { host_rate, .. } => LoadBasis::HostLinks { hosts: hosts.len(), host_rate },
         };
         let dc = BackgroundSpec { hosts: hosts.clone(), basis, stream_index: i as u64, ..spec.clone() };
-        flows.extend(background_flows(&dc, &cdf)?);
+        parts.drawn(&dc, &cdf, vec![])?;
     }
+    let pairs = parts.check(dc_long_pairs(long_flows, dcs, seed))?;
+    let long = parts.check(long_lived(&pairs, crate::workload::mix::LONG_LIVED_SIZE, b.start, b.prio))?;
+    parts.listed(long);
+    Ok(parts)
+}
+
+/// `dc_mix`'s long-lived flows: `long_flows` each way, from distinct sources of the sending
+/// datacenter to receivers drawn uniformly in the other (stream index 2 of `PAIRS`, which the
+/// two backgrounds do not use).
+pub(crate) fn dc_long_pairs(long_flows: u32, dcs: &[Vec<u32>], seed: u64) -> Result<Vec<(u32, u32)>, String> {
     let per_dc = dcs.iter().map(|d| d.len()).min().unwrap_or(0);
     if long_flows as usize > per_dc {
         return Err(format!("workload.long_flows: {long_flows} is more than the {per_dc} hosts of a datacenter; allowed: 0 to {per_dc}"));
@@ -205,8 +214,7 @@ fn dc_mix(b: &Background, long_flows: u32, t: &Topology, dcs: &[Vec<u32>], seed:
             pairs.push((srcs[k], dcs[to][rng.below(dcs[to].len() as u64) as usize]));
         }
     }
-    flows.extend(long_lived(&pairs, crate::workload::mix::LONG_LIVED_SIZE, b.start, b.prio)?);
-    Ok(flows)
+    Ok(pairs)
 }
 
 /// Capacity of the links from tier-0 switches up into the fabric (one direction).
@@ -228,7 +236,7 @@ fn core_capacity(t: &Topology) -> Result<f64, String> {
 }
 
 impl Background {
-    fn spec(&self, t: &Topology, seed: u64, stream_index: u64) -> Result<(BackgroundSpec, Cdf), String> {
+    pub(crate) fn spec(&self, t: &Topology, seed: u64, stream_index: u64) -> Result<(BackgroundSpec, Cdf), String> {
         let cdf = Cdf::parse(&self.cdf).map_err(|e| format!("workload.cdf: {e}"))?;
         let hosts = t.host_ids();
         let basis = match (self.load_on, self.dst) {
@@ -267,24 +275,39 @@ impl Background {
 }
 
 impl WorkloadSpec {
-    /// The flows on topology `t` built from `spec` (which tells `dc_mix` the datacenters).
+    /// The flows on topology `t` built from `spec` (which tells `dc_mix` the datacenters):
+    /// `stream_on` collected, so the listed and the streamed run cannot differ.
     pub fn build_on(&self, spec: &TopologySpec, t: &Topology, seed: u64) -> Result<Vec<FlowSpec>, String> {
-        let WorkloadSpec::DcMix { background, long_flows } = self else { return self.build(t, seed) };
+        self.stream_on(spec, t, seed)?.collect()
+    }
+
+    /// `build_on` without the topology's spec: every kind but `dc_mix`.
+    pub fn build(&self, t: &Topology, seed: u64) -> Result<Vec<FlowSpec>, String> {
+        self.stream(t, seed)?.collect()
+    }
+
+    /// `build_on`'s flows, in its order with its source ports, made one at a time: background
+    /// traffic is drawn as it is asked for, in O(hosts) memory; flow lists, HPCC flow files,
+    /// incast bursts and long-lived flows are listed when the stream is made. Cheap to make
+    /// (a count-limited incast mix draws its background once to find its window), and every
+    /// call gives the same flows. Errors are returned here, but for an arrival process's overrun,
+    /// which is the stream's first `Err` item (see `FlowStream`).
+    pub fn stream_on(&self, spec: &TopologySpec, t: &Topology, seed: u64) -> Result<FlowStream, String> {
+        let WorkloadSpec::DcMix { background, long_flows } = self else { return self.stream(t, seed) };
         let TopologySpec::MultiDc(m) = spec else {
             return Err(DC_MIX_TOPOLOGY.into());
         };
         let n = m.n_hosts() / 2;
         let dcs: Vec<Vec<u32>> = (0..2).map(|dc| (0..n).map(|i| m.host_id(dc, i)).collect()).collect();
-        let mut flows = dc_mix(background, *long_flows, t, &dcs, seed)?;
-        sort_flows(&mut flows);
-        crate::workload::number_sports(&mut flows);
-        Ok(flows)
+        Ok(FlowStream::new(dc_mix(background, *long_flows, t, &dcs, seed)?, &t.host_ids()))
     }
 
-    pub fn build(&self, t: &Topology, seed: u64) -> Result<Vec<FlowSpec>, String> {
+    /// `stream_on` without the topology's spec: every kind but `dc_mix`.
+    pub fn stream(&self, t: &Topology, seed: u64) -> Result<FlowStream, String> {
         let hosts = t.host_ids();
-        let mut flows = match self {
-            WorkloadSpec::Flows { flows } => explicit_flows(flows)?,
+        let mut parts = Parts::default();
+        match self {
+            WorkloadSpec::Flows { flows } => parts.listed(explicit_flows(flows)?),
             WorkloadSpec::HpccFlows { text, time_offset } => {
                 let mut v = parse_hpcc_flows(text).map_err(|e| format!("workload.file: {e}"))?;
                 for f in &mut v {
@@ -293,28 +316,26 @@ impl WorkloadSpec {
                     }
                     f.start = f.start - *time_offset;
                 }
-                v
+                parts.listed(v)
             }
             WorkloadSpec::Background(b) => {
                 let (spec, cdf) = b.spec(t, seed, 0)?;
-                background_flows(&spec, &cdf)?
+                parts.drawn(&spec, &cdf, vec![])?
             }
             WorkloadSpec::Incast { incast, .. } if incast.exclude_dsts_from_background => {
                 return Err("workload.incast.exclude_dsts_from_background: there is no background to exclude (allowed with workload.kind = \"incast_mix\")".into());
             }
-            WorkloadSpec::Incast { incast, start, limit } => incast_flows(incast, &hosts, *start, *limit, seed, 0)?,
+            WorkloadSpec::Incast { incast, start, limit } => parts.listed(incast_flows(incast, &hosts, *start, *limit, seed, 0)?),
             WorkloadSpec::IncastMix { background, incast } => {
                 let (spec, cdf) = background.spec(t, seed, 0)?;
-                crate::workload::mix::incastmix(&spec, &cdf, incast)?
+                parts = crate::workload::mix::incastmix_parts(&spec, &cdf, incast)?
             }
-            WorkloadSpec::LongLived { pairs, size, start } => long_lived(pairs, *size, *start, default_prio())?,
+            WorkloadSpec::LongLived { pairs, size, start } => parts.listed(long_lived(pairs, *size, *start, default_prio())?),
             WorkloadSpec::DcMix { .. } => {
                 return Err(DC_MIX_TOPOLOGY.into())
             }
-        };
-        sort_flows(&mut flows);
-        crate::workload::number_sports(&mut flows);
-        Ok(flows)
+        }
+        Ok(FlowStream::new(parts, &hosts))
     }
 }
 

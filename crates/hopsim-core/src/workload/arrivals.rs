@@ -106,7 +106,8 @@ pub const MAX_FLOWS: u64 = 1 << crate::event::ID_BITS;
 /// Errors (instead of taking every byte of memory) when the window holds more than
 /// [`MAX_FLOWS`] arrivals on average, or when the draws overrun 16 times that average (at least a
 /// million): a lognormal of a very large sigma draws gaps that round to 0 ps almost always, so
-/// its arrivals pile up at one instant without end.
+/// its arrivals pile up at one instant without end. The list is [`ArrivalClock`] collected, so the
+/// two give the same instants and errors.
 pub fn arrival_times(
     arrival: Arrival,
     mean_gap_ps: f64,
@@ -114,43 +115,85 @@ pub fn arrival_times(
     limit: Limit,
     rng: &mut Rng,
 ) -> Result<Vec<Time>, String> {
-    let expected = match limit {
-        Limit::Count(n) => n as f64,
-        Limit::Duration(d) => d.0 as f64 / mean_gap_ps,
-    };
-    // (NaN, from a zero mean gap over no time, fails this too)
-    if expected.is_nan() || expected >= MAX_FLOWS as f64 {
-        return Err(format!(
-            "workload: about {expected:.0} flows would start (a mean gap of {mean_gap_ps:.3} ps); a run holds fewer than {MAX_FLOWS}"
-        ));
-    }
-    let cap = ((expected * 16.0) as u64).clamp(1 << 20, MAX_FLOWS) as usize;
-    let mut out = Vec::new();
-    let mut t = start.0 as f64;
-    loop {
-        if let Limit::Count(n) = limit {
-            if out.len() >= n {
-                break;
-            }
-        }
-        if out.len() >= cap {
+    ArrivalClock::new(arrival, mean_gap_ps, start, limit, rng)?.collect()
+}
+
+/// [`arrival_times`] one instant at a time, holding O(1) state: a streamed run draws its
+/// background flows as they arrive instead of listing a whole window first (issue 14).
+///
+/// The expected-count check is made by `new`; the overrun check when it trips, as the last item
+/// (`Some(Err)`, then `None`). `R` is the random stream, owned (`Rng`) or borrowed (`&mut Rng`).
+pub struct ArrivalClock<R = Rng> {
+    arrival: Arrival,
+    mean_gap_ps: f64,
+    start: Time,
+    limit: Limit,
+    expected: f64,
+    /// Most arrivals drawn before the process counts as overrun.
+    cap: usize,
+    /// The running instant in f64 ps, rounded once per arrival.
+    t: f64,
+    drawn: usize,
+    done: bool,
+    rng: R,
+}
+
+impl<R: std::borrow::BorrowMut<Rng>> ArrivalClock<R> {
+    pub fn new(arrival: Arrival, mean_gap_ps: f64, start: Time, limit: Limit, rng: R) -> Result<Self, String> {
+        let expected = match limit {
+            Limit::Count(n) => n as f64,
+            Limit::Duration(d) => d.0 as f64 / mean_gap_ps,
+        };
+        // (NaN, from a zero mean gap over no time, fails this too)
+        if expected.is_nan() || expected >= MAX_FLOWS as f64 {
             return Err(format!(
-                "workload: the arrivals ({arrival:?}) overran {cap} flows where about {expected:.0} were expected; the arrival process is too bursty to draw"
+                "workload: about {expected:.0} flows would start (a mean gap of {mean_gap_ps:.3} ps); a run holds fewer than {MAX_FLOWS}"
             ));
         }
-        t += arrival.gap(rng, mean_gap_ps);
-        if t.is_nan() || t >= u64::MAX as f64 {
-            break;
-        }
-        let at = Time(t.round() as u64);
-        if let Limit::Duration(d) = limit {
-            if at.0 >= start.0.saturating_add(d.0) {
-                break;
+        let cap = ((expected * 16.0) as u64).clamp(1 << 20, MAX_FLOWS) as usize;
+        Ok(ArrivalClock { arrival, mean_gap_ps, start, limit, expected, cap, t: start.0 as f64, drawn: 0, done: false, rng })
+    }
+
+    /// The next instant, `None` at the limit, or the overrun error.
+    fn step(&mut self) -> Option<Result<Time, String>> {
+        if let Limit::Count(n) = self.limit {
+            if self.drawn >= n {
+                return None;
             }
         }
-        out.push(at);
+        if self.drawn >= self.cap {
+            return Some(Err(format!(
+                "workload: the arrivals ({:?}) overran {} flows where about {:.0} were expected; the arrival process is too bursty to draw",
+                self.arrival, self.cap, self.expected
+            )));
+        }
+        self.t += self.arrival.gap(self.rng.borrow_mut(), self.mean_gap_ps);
+        if self.t.is_nan() || self.t >= u64::MAX as f64 {
+            return None;
+        }
+        let at = Time(self.t.round() as u64);
+        if let Limit::Duration(d) = self.limit {
+            if at.0 >= self.start.0.saturating_add(d.0) {
+                return None;
+            }
+        }
+        self.drawn += 1;
+        Some(Ok(at))
     }
-    Ok(out)
+}
+
+impl<R: std::borrow::BorrowMut<Rng>> Iterator for ArrivalClock<R> {
+    type Item = Result<Time, String>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        let item = self.step();
+        // fused after the limit or the error: a later call must not draw on
+        self.done = !matches!(item, Some(Ok(_)));
+        item
+    }
 }
 
 #[cfg(test)]
@@ -202,5 +245,18 @@ mod tests {
         let ts = arrival_times(Arrival::Poisson, 1e5, start, Limit::Count(7), &mut r).unwrap();
         assert_eq!(ts.len(), 7);
         assert!(Arrival::LogNormal { sigma: f64::NAN }.validate().is_err());
+    }
+
+    #[test]
+    fn the_clock_ends_with_its_overrun() {
+        // sigma 40 puts nearly every arrival at the first instant: the cap of 2^20 trips
+        let clock = ArrivalClock::new(Arrival::LogNormal { sigma: 40.0 }, 1e5, Time::ZERO, Limit::Duration(Time::from_us(1)), Rng::stream(2, stream::ARRIVAL, 0));
+        let mut clock = clock.unwrap();
+        let ok = clock.by_ref().take_while(|r| r.is_ok()).count();
+        assert_eq!(ok, 1 << 20);
+        assert!(clock.next().is_none(), "nothing after the error");
+        let e = arrival_times(Arrival::LogNormal { sigma: 40.0 }, 1e5, Time::ZERO, Limit::Duration(Time::from_us(1)), &mut Rng::stream(2, stream::ARRIVAL, 0));
+        assert!(e.unwrap_err().contains("overran 1048576 flows where about 10 were expected"));
+        assert!(ArrivalClock::new(Arrival::Poisson, 0.0, Time::ZERO, Limit::Duration(Time::ZERO), Rng::stream(2, stream::ARRIVAL, 0)).is_err());
     }
 }

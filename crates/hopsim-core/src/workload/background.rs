@@ -10,7 +10,7 @@
 //! Sizes, gaps and pairs come from three separate streams (`rng::stream::FLOW_SIZE`, `ARRIVAL`,
 //! `PAIRS`), so changing the load (the gaps) leaves the sequence of sizes and pairs unchanged.
 
-use super::arrivals::{arrival_times, mean_gap_ps, Arrival, Limit, LoadBasis};
+use super::arrivals::{mean_gap_ps, Arrival, ArrivalClock, Limit, LoadBasis};
 use super::cdf::Cdf;
 use super::{check_hosts, FlowSpec};
 use crate::rng::{stream, Rng};
@@ -63,24 +63,74 @@ fn outside_rack(rng: &mut Rng, n: u64, rack_size: u32, x: u64) -> u64 {
     }
 }
 
-/// Draws the flows of `spec` with sizes from `cdf`, sorted by start time.
+/// Draws the flows of `spec` with sizes from `cdf`, sorted by start time (equal starts in the
+/// order drawn): [`BackgroundFlows`] collected.
 pub fn background_flows(spec: &BackgroundSpec, cdf: &Cdf) -> Result<Vec<FlowSpec>, String> {
-    check_hosts(&spec.hosts, 2)?;
-    spec.arrival.validate()?;
-    let gap = mean_gap_ps(spec.load, &spec.basis, cdf.mean())?;
-    let mut arrivals = Rng::stream(spec.seed, stream::ARRIVAL, spec.stream_index);
-    let mut sizes = Rng::stream(spec.seed, stream::FLOW_SIZE, spec.stream_index);
-    let mut pairs = Rng::stream(spec.seed, stream::PAIRS, spec.stream_index);
-    let times = arrival_times(spec.arrival, gap, spec.start, spec.limit, &mut arrivals)?;
-    if times.is_empty() {
-        // a run with no flows would end at once and look like a success
-        return Err(format!(
-            "workload: no flow starts within the duration: at load {} the mean gap between flows ({}) is longer than the duration; raise workload.load or workload.duration, or use a CDF of smaller flows (its mean is {:.0} bytes)",
-            spec.load,
-            crate::time::Time(gap.min(u64::MAX as f64) as u64),
-            cdf.mean()
-        ));
+    BackgroundFlows::new(spec, cdf)?.collect()
+}
+
+/// The flows of a [`BackgroundSpec`] one at a time, in the order they are drawn (starts never
+/// decrease), holding O(hosts) state however many flows the window holds (issue 14).
+///
+/// Errors: `new` returns every error but an overrun of the arrival process (which comes as the
+/// last item, `Some(Err)`) in the precedence `background_flows` always had: the hosts, sigma and
+/// load, the expected count, an overrun, no arrival at all, then the rack and `dst` checks.
+pub struct BackgroundFlows {
+    clock: ArrivalClock,
+    sizes: Rng,
+    pairs: Rng,
+    /// The first arrival, drawn by `new` to refuse a window without one up front.
+    first: Option<Time>,
+    hosts: Vec<u32>,
+    /// `dst`'s index in `hosts`.
+    to: Option<u64>,
+    rack_size: u32,
+    prio: u8,
+    cdf: Cdf,
+}
+
+impl BackgroundFlows {
+    pub fn new(spec: &BackgroundSpec, cdf: &Cdf) -> Result<BackgroundFlows, String> {
+        check_hosts(&spec.hosts, 2)?;
+        spec.arrival.validate()?;
+        let gap = mean_gap_ps(spec.load, &spec.basis, cdf.mean())?;
+        let arrivals = Rng::stream(spec.seed, stream::ARRIVAL, spec.stream_index);
+        let mut clock = ArrivalClock::new(spec.arrival, gap, spec.start, spec.limit, arrivals)?;
+        let to = pair_ends(spec);
+        // The pair checks come after an overrun or an empty window: when they fail, the
+        // arrivals are drawn to their end to tell which error is first (an error path, O(1) memory).
+        let mut first = None;
+        for t in clock.by_ref() {
+            first.get_or_insert(t?);
+            if to.is_ok() {
+                break;
+            }
+        }
+        let Some(first) = first else {
+            // a run with no flows would end at once and look like a success
+            return Err(format!(
+                "workload: no flow starts within the duration: at load {} the mean gap between flows ({}) is longer than the duration; raise workload.load or workload.duration, or use a CDF of smaller flows (its mean is {:.0} bytes)",
+                spec.load,
+                crate::time::Time(gap.min(u64::MAX as f64) as u64),
+                cdf.mean()
+            ));
+        };
+        Ok(BackgroundFlows {
+            clock,
+            sizes: Rng::stream(spec.seed, stream::FLOW_SIZE, spec.stream_index),
+            pairs: Rng::stream(spec.seed, stream::PAIRS, spec.stream_index),
+            first: Some(first),
+            hosts: spec.hosts.clone(),
+            to: to?,
+            rack_size: spec.rack_size,
+            prio: spec.prio,
+            cdf: cdf.clone(),
+        })
     }
+}
+
+/// Checks that `spec`'s pairs can be drawn; `dst`'s index in the hosts, if it names one.
+fn pair_ends(spec: &BackgroundSpec) -> Result<Option<u64>, String> {
     let n = spec.hosts.len() as u64;
     if spec.rack_size > 0 && n <= spec.rack_size as u64 {
         return Err(format!(
@@ -88,35 +138,44 @@ pub fn background_flows(spec: &BackgroundSpec, cdf: &Cdf) -> Result<Vec<FlowSpec
             spec.rack_size
         ));
     }
-    let to = match spec.dst {
-        Some(d) => Some(spec.hosts.iter().position(|&h| h == d).ok_or_else(|| format!("workload.dst: node {d} is not a host; allowed: a host's node id"))? as u64),
-        None => None,
-    };
-    let flows = times
-        .into_iter()
-        .map(|start| {
-            let (s, d) = match to {
-                // a source outside the destination's rack (without racks: among the n-1 other hosts)
-                Some(d) => (outside_rack(&mut pairs, n, spec.rack_size, d), d),
-                None => {
-                    let s = pairs.below(n);
-                    (s, outside_rack(&mut pairs, n, spec.rack_size, s))
-                }
-            };
-            FlowSpec {
-                src: spec.hosts[s as usize],
-                dst: spec.hosts[d as usize],
-                size: cdf.sample(&mut sizes),
-                start,
-                prio: spec.prio,
-                incast: false,
-                dport: super::DEFAULT_DPORT,
-                sport: 0,
-                rate_cap: None,
+    match spec.dst {
+        Some(d) => Ok(Some(spec.hosts.iter().position(|&h| h == d).ok_or_else(|| format!("workload.dst: node {d} is not a host; allowed: a host's node id"))? as u64)),
+        None => Ok(None),
+    }
+}
+
+impl Iterator for BackgroundFlows {
+    type Item = Result<FlowSpec, String>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let start = match self.first.take() {
+            Some(t) => t,
+            None => match self.clock.next()? {
+                Ok(t) => t,
+                Err(e) => return Some(Err(e)),
+            },
+        };
+        let n = self.hosts.len() as u64;
+        let (s, d) = match self.to {
+            // a source outside the destination's rack (without racks: among the n-1 other hosts)
+            Some(d) => (outside_rack(&mut self.pairs, n, self.rack_size, d), d),
+            None => {
+                let s = self.pairs.below(n);
+                (s, outside_rack(&mut self.pairs, n, self.rack_size, s))
             }
-        })
-        .collect();
-    Ok(flows)
+        };
+        Some(Ok(FlowSpec {
+            src: self.hosts[s as usize],
+            dst: self.hosts[d as usize],
+            size: self.cdf.sample(&mut self.sizes),
+            start,
+            prio: self.prio,
+            incast: false,
+            dport: super::DEFAULT_DPORT,
+            sport: 0,
+            rate_cap: None,
+        }))
+    }
 }
 
 #[cfg(test)]
@@ -235,6 +294,16 @@ mod tests {
         let mut s = spec(Limit::Count(10));
         s.arrival = Arrival::LogNormal { sigma: -1.0 };
         assert!(background_flows(&s, &cdf).is_err());
+        // the checks of the pairs come after those of the arrivals: an overrun, then no arrival
+        let mut s = spec(Limit::Duration(Time::from_us(10)));
+        s.rack_size = 16;
+        assert!(background_flows(&s, &cdf).unwrap_err().contains("one rack"));
+        s.arrival = Arrival::LogNormal { sigma: 40.0 };
+        assert!(background_flows(&s, &cdf).unwrap_err().contains("overran"));
+        (s.load, s.arrival) = (1e-9, Arrival::Poisson);
+        assert!(background_flows(&s, &cdf).unwrap_err().contains("no flow starts"));
+        s.dst = Some(99);
+        assert!(background_flows(&s, &cdf).unwrap_err().contains("no flow starts"));
     }
 
     #[test]

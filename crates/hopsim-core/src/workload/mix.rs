@@ -8,12 +8,12 @@
 //! flow competing on a single link" with cross traffic).
 
 use super::arrivals::Limit;
-use super::background::{background_flows, BackgroundSpec};
+use super::background::{BackgroundFlows, BackgroundSpec};
 use super::cdf::Cdf;
 use super::incast::{incast_flows, IncastSpec};
+use super::stream::{Merge, Parts};
 use super::{sort_flows, FlowSpec};
 use crate::time::Time;
-use std::collections::BTreeSet;
 
 /// Size given to a long-lived flow: 2^50 B (about 1.1 PB) never finishes in a simulated
 /// run (over 6 hours at 400 Gb/s), yet leaves headroom so that byte counters (size * 8, size
@@ -27,27 +27,41 @@ pub const LONG_LIVED_SIZE: u64 = 1 << 50;
 /// share of the background's load (`IncastTiming::BackgroundShare`) offers that share of the
 /// background's offered bits per second.
 pub fn incastmix(bg: &BackgroundSpec, cdf: &Cdf, incast: &IncastSpec) -> Result<Vec<FlowSpec>, String> {
+    Merge::new(incastmix_parts(bg, cdf, incast)?).collect()
+}
+
+/// `incastmix`'s parts: the background, drawn as the run goes, then the bursts, listed.
+///
+/// Two things are known only after the background: with a count limit the window ends at the
+/// last background start, found by drawing the background once more (O(1) memory, time as
+/// long as the run's draws); with `exclude_dsts_from_background` the burst destinations, which
+/// the listed bursts give before the background is drawn.
+pub(crate) fn incastmix_parts(bg: &BackgroundSpec, cdf: &Cdf, incast: &IncastSpec) -> Result<Parts, String> {
     let incast = &incast.beside_background(bg.load * bg.basis.capacity_bps(), bg.hosts.len());
-    let mut flows = background_flows(bg, cdf)?;
     let window = match bg.limit {
         Limit::Duration(d) => d,
         Limit::Count(_) => {
-            let last = flows.last().map_or(bg.start, |f| f.start);
+            let mut last = bg.start;
+            for f in BackgroundFlows::new(bg, cdf)? {
+                last = f?.start;
+            }
             // +1 ps so that a burst at the last background start is still inside.
             Time((last.0 - bg.start.0).saturating_add(1))
         }
     };
-    let bursts =
-        incast_flows(incast, &bg.hosts, bg.start, Limit::Duration(window), bg.seed, bg.stream_index)?;
-    if incast.exclude_dsts_from_background {
-        // Floodgate-NS3 draws the background first and then drops every flow that touches a
-        // burst's destination, so the other flows keep their draws (and times) as they were.
-        let dsts: BTreeSet<u32> = bursts.iter().map(|f| f.dst).collect();
-        flows.retain(|f| !dsts.contains(&f.src) && !dsts.contains(&f.dst));
-    }
-    flows.extend(bursts);
-    sort_flows(&mut flows);
-    Ok(flows)
+    let mut parts = Parts::default();
+    // Made before the background here, so its errors wait for the background's.
+    let bursts = incast_flows(incast, &bg.hosts, bg.start, Limit::Duration(window), bg.seed, bg.stream_index);
+    // Floodgate-NS3 draws the background first and then drops every flow that touches a burst's
+    // destination, so the other flows keep their draws (and times) as they were.
+    let exclude = match (&bursts, incast.exclude_dsts_from_background) {
+        (Ok(b), true) => b.iter().map(|f| f.dst).collect(),
+        _ => vec![],
+    };
+    parts.drawn(bg, cdf, exclude)?;
+    let bursts = parts.check(bursts)?;
+    parts.listed(bursts);
+    Ok(parts)
 }
 
 /// One flow per (src, dst) pair, all starting at `start`, of `size` bytes (use
@@ -77,6 +91,7 @@ mod tests {
     use super::*;
     use crate::time::Rate;
     use crate::workload::arrivals::{Arrival, LoadBasis};
+    use crate::workload::background::background_flows;
     use crate::workload::incast::{IncastSize, IncastTiming};
     use crate::workload::DEFAULT_PRIO;
 

@@ -1,5 +1,6 @@
 //! Workloads: flow-size distributions, arrival processes, incast and flow lists, all producing a
-//! plain list of `FlowSpec`s sorted by start time before the run begins.
+//! list of `FlowSpec`s sorted by start time, or the same flows streamed as the run asks for them
+//! (`stream::FlowStream`).
 
 use crate::time::Time;
 use serde::{Deserialize, Serialize};
@@ -60,6 +61,9 @@ pub mod flow_file;
 pub mod incast;
 pub mod incast_presets;
 pub mod mix;
+pub mod stream;
+#[cfg(test)]
+mod stream_tests;
 
 /// Traffic class of flows that do not name one: HPCC's flow files and traffic_gen use 3.
 pub const DEFAULT_PRIO: u8 = 3;
@@ -85,10 +89,11 @@ pub(crate) fn check_hosts(hosts: &[u32], min: usize) -> Result<(), String> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn f(src: u32, dst: u32, start: u64, size: u64) -> FlowSpec {
+    /// A flow of the default class and port (shared by the workload tests).
+    pub(crate) fn f(src: u32, dst: u32, start: u64, size: u64) -> FlowSpec {
         FlowSpec { src, dst, size, start: Time(start), prio: DEFAULT_PRIO, incast: false, dport: DEFAULT_DPORT, sport: 0, rate_cap: None }
     }
 
