@@ -119,7 +119,7 @@ impl Simulation {
         F: Fn() -> Result<S, String> + 'static,
         S: Iterator<Item = Result<FlowSpec, String>> + Send + 'static,
     {
-        if !cfg.faults.is_off() || !cfg.record.cwnd_flows.is_empty() || matches!(cfg.fc, FcConfig::Flowsail(_)) {
+        if !streams(&cfg) {
             let flows = make()?.collect::<Result<Vec<_>, _>>()?;
             return Self::from_flows(topo, flows, cfg);
         }
@@ -454,6 +454,12 @@ impl Simulation {
             self.routes.pick_index(node, f.dst, h)
         })
     }
+}
+
+/// Whether a run of `cfg` makes its flows as they arrive when given a stream (`from_stream`);
+/// see there for why not with faults, window samples of named flows, or FlowSail.
+pub(crate) fn streams(cfg: &NetConfig) -> bool {
+    cfg.faults.is_off() && cfg.record.cwnd_flows.is_empty() && !matches!(cfg.fc, FcConfig::Flowsail(_))
 }
 
 /// Settings that build but cannot run: a buffer that cannot hold one packet drops everything,

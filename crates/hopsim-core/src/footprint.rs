@@ -62,13 +62,18 @@ const SWITCH_PORT: u64 = 2 * 8 * NPRIO as u64 + 46;
 const HOST_HEAP: u64 = 40;
 /// Per flow of the run (`net::flow_store`): what assembly computed, its live-state slot index,
 /// its place in the arrival order and its route-memo slot; and, in a run without a sink, its
-/// results (with a sink its row of the flows table leaves when the flow is freed).
+/// results (with a sink its row of the flows table leaves when the flow is freed, and where
+/// flows are made as they arrive, `STREAMED_CHUNKS` chunks of these beyond the flows in flight
+/// are all that is held).
 const FLOW_KEPT_SPILLED: u64 = size_of::<FlowFixed>() as u64 + 3 * 4;
 const FLOW_KEPT: u64 = FLOW_KEPT_SPILLED + size_of::<FlowResult>() as u64;
 /// Per flow in flight, beyond `size_of::<Flow>()`: its congestion control's heap (HPCC's,
 /// DCTCP's are boxed), its slot in the host's round robin, its timer event and its route-memo
 /// entry (one cache line).
 const FLOW_HEAP: u64 = 24 + 16 + EVENT + 64;
+/// Chunks of per-flow data (`FlowStore::chunk_flows` flows each) a streamed run holds beyond
+/// those its flows in flight fill: a straggler's, and the newest one being filled.
+const STREAMED_CHUNKS: u64 = 2;
 /// A row of the flows table (18 columns).
 const FLOW_ROW: u64 = 4 * 5 + 8 * 12 + 1 + 9;
 /// A row of the ports table (17 columns and the hop class's string).
@@ -494,7 +499,14 @@ impl Scenario {
             None => FLOW_KEPT + FLOW_ROW * TABLE_FACTOR,
         };
         let flow_rows_held = spill.map_or(0, |chunk| (chunk as u64).min(flows).saturating_mul(FLOW_ROW * (TABLE_FACTOR + 1)));
-        let flow_bytes = flows
+        // flows made as they arrive (a spilled run that streams): fixed data for the flows in
+        // flight and a few chunks, whatever the workload's length
+        let chunk = crate::net::flow_store::FlowStore::chunk_flows() as u64;
+        let kept_flows = match spill {
+            Some(_) if crate::assemble::streams(cfg) => flows.min(live_flows.saturating_add(STREAMED_CHUNKS * chunk).div_ceil(chunk) * chunk),
+            _ => flows,
+        };
+        let flow_bytes = kept_flows
             .saturating_mul(kept_per_flow)
             .saturating_add(flow_rows_held)
             .saturating_add(live_flows.saturating_mul(size_of::<Flow>() as u64 + FLOW_HEAP));
@@ -745,6 +757,10 @@ mod tests {
 
     /// `background_star` for a run that spills every `spill` rows.
     fn background_star_spilled(load: f64, us: u64, spill: Option<usize>) -> Estimate {
+        background_star_with(load, us, spill, crate::config::NetConfig::default())
+    }
+
+    fn background_star_with(load: f64, us: u64, spill: Option<usize>, net: crate::config::NetConfig) -> Estimate {
         let b = crate::scenario::Background {
             cdf: "1000 0\n1000 1\n".to_string(),
             load,
@@ -756,7 +772,8 @@ mod tests {
             dst: None,
             rack_size: 0,
         };
-        scenario(TopologySpec::Star { hosts: 10, rate: Rate::gbps(100), delay: Time::from_us(1) }, WorkloadSpec::Background(b)).estimate_spilled(spill).unwrap()
+        let topology = TopologySpec::Star { hosts: 10, rate: Rate::gbps(100), delay: Time::from_us(1) };
+        Scenario { topology, workload: WorkloadSpec::Background(b), net }.estimate_spilled(spill).unwrap()
     }
 
     #[test]
@@ -771,12 +788,19 @@ mod tests {
     #[test]
     fn spilled_flows_keep_their_fixed_part_and_send_their_rows_to_disk() {
         // a run with a sink keeps no results and no rows of its flows: each added flow costs its
-        // fixed part in memory and its row on disk
+        // fixed part in memory (nothing where flows are made as they arrive: a few chunks of
+        // them are held whatever the length) and its row on disk
         let spill = Some(1000);
-        let (short, long) = (background_star_spilled(0.5, 100, spill), background_star_spilled(0.5, 1000, spill));
+        let mut faults = crate::config::NetConfig::default();
+        faults.faults.loss_rate = 1e-6;
+        let listed = |us| background_star_with(0.5, us, spill, faults.clone());
+        let (short, long) = (listed(100), listed(1000));
         let added = long.flows - short.flows;
         let per_flow = (part(&long, "flows").bytes - part(&short, "flows").bytes) / added;
         assert_eq!(per_flow, size_of::<FlowFixed>() as u64 + 12);
+        let (short, long) = (background_star_spilled(0.5, 100, spill), background_star_spilled(0.5, 1000, spill));
+        assert_eq!(part(&long, "flows").bytes, part(&short, "flows").bytes, "streamed: memory does not grow with the flows");
+        assert!(part(&long, "flows").bytes < 4 * 1024 * per_flow + 1_000_000, "{}", part(&long, "flows").bytes);
         assert_eq!((long.disk - short.disk) / added, FLOW_ROW);
         assert!(part(&long, "flows").detail.ends_with("to disk"), "{}", part(&long, "flows").detail);
         // the rows of a chunk are held, at most

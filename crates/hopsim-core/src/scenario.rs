@@ -344,11 +344,12 @@ impl Scenario {
     pub fn build(&self) -> Result<Simulation, String> {
         self.net.cc.validate().map_err(|e| format!("congestion_control: {e}"))?;
         let (topo, file_loss) = self.topology.build_with_loss()?;
-        let flows = std::sync::Arc::new(self.workload.build_on(&self.topology, &topo, self.net.seed)?);
         let mut net = self.net.clone();
         // an HPCC topology file's per-link error rates (overridden by `faults.link_loss`)
         net.faults.file_loss = file_loss;
-        Simulation::from_stream(&topo, move || { let f = flows.clone(); Ok((0..f.len()).map(move |i| Ok(f[i]))) }, net)
+        // flows made as they arrive (`Simulation::from_stream`), the workload drawn as it goes
+        let (workload, spec, seed, t) = (self.workload.clone(), self.topology.clone(), self.net.seed, topo.clone());
+        Simulation::from_stream(&topo, move || workload.stream_on(&spec, &t, seed), net)
     }
 
     /// What the input files' readers accepted but did not use (text after an HPCC topology's

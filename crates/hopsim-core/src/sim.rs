@@ -141,7 +141,8 @@ impl Simulation {
 
     #[inline]
     fn all_done(&self) -> bool {
-        self.flows_done == self.flows.len() && self.next_flow == self.flows.len()
+        // (a finished flow has started: flows_done <= next_flow <= flows)
+        self.flows_done == self.flows.len()
     }
 
     /// Every `CHECK_EVERY` events: the watchdog, then the outside watch (stop flag, hook).

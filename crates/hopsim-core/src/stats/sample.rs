@@ -139,6 +139,8 @@ impl Simulation {
         if cfg!(debug_assertions) {
             self.check_flow_packets();
         }
+        // (before their rows use up the flows that never arrived)
+        let unarrived = self.an_unarrived_flow();
         // in a run with a sink, a chunk at a time (the flows never started can be most of them)
         let mut next = Some(0);
         while let Some(from) = next {
@@ -192,7 +194,6 @@ impl Simulation {
                 named.push(("ein_marks", sw.aqm.ein_marked()));
             }
         }
-        let unarrived = self.an_unarrived_flow();
         self.flows.module_counters(&self.cfg.cc, self.cfg.host.mtu, unarrived.as_ref(), &mut named);
         let m = &mut self.stats.modules;
         for (k, v) in named {

@@ -10,7 +10,7 @@ use hopsim_core::fc::bfc::BfcConfig;
 use hopsim_core::fc::floodgate::FloodgateConfig;
 use hopsim_core::fc::FcConfig;
 use hopsim_core::progress::{Sink, Watch};
-use hopsim_core::scenario::Scenario;
+use hopsim_core::scenario::{Scenario, WorkloadSpec};
 use hopsim_core::stats::latency::LatencyConfig;
 use hopsim_core::stats::{FlowTable, RunStats, StopReason};
 use hopsim_core::{Simulation, Time};
@@ -78,6 +78,15 @@ fn flows_made_as_they_arrive_give_the_run_of_the_whole_list() {
     let mut cut = mix(dcqcn(), FcConfig::Pfc, 600);
     cut.net.stop_time = Some(Time::from_us(200));
     cases.push(("cut at 200 us", cut));
+    // cut before the first flow: the module counters of flows that never started still name
+    // their controller's counters
+    let pulser = CcConfig::Pulser(hopsim_core::cc::pulser::PulserConfig::default());
+    let mut early = mix(pulser, FcConfig::Pfc, 1000);
+    let WorkloadSpec::IncastMix { background, .. } = early.workload.clone() else { unreachable!() };
+    // (the background alone: the bursts start at 0)
+    early.workload = WorkloadSpec::Background(background);
+    early.net.stop_time = Some(Time(1));
+    cases.push(("cut before any flow", early));
     let mut lat = mix(dcqcn(), FcConfig::Pfc, 300);
     lat.net.record.latency = Some(LatencyConfig { per_hop: true, ..Default::default() });
     cases.push(("per-hop latency", lat));
@@ -101,6 +110,9 @@ fn flows_made_as_they_arrive_give_the_run_of_the_whole_list() {
             assert_eq!(lazy.max_base_rtt(), eager.max_base_rtt(), "{what}: the watchdog waits as long");
             assert!(a.counters.flows >= 50, "{what}: {} flows", a.counters.flows);
             assert_same(&a, &b, &format!("{what}, sink {chunk:?}"));
+            if *what == "cut before any flow" {
+                assert!(a.counters.flows_finished == 0 && a.modules.contains_key("pulser_cuts"), "{what}: {:?}", a.modules);
+            }
             if *what == "cut at 200 us" {
                 assert!(lazy.flows.created() < lazy.flows.len() && a.counters.flows_finished < a.counters.flows, "{what}: flows never arrived");
             }
@@ -116,7 +128,7 @@ fn flows_made_as_they_arrive_give_the_run_of_the_whole_list() {
 fn per_flow_data_follows_the_flows_in_flight_when_flows_are_made_as_they_arrive() {
     // flows of 1-10 KB at 60% of 16 hosts' links for 300 us: about 7,000 flows, a few dozen in
     // flight at once
-    use hopsim_core::scenario::{Background, LoadOn, WorkloadSpec};
+    use hopsim_core::scenario::{Background, LoadOn};
     let mut sc = mix(CcConfig::Dcqcn(DcqcnConfig::default()), FcConfig::Pfc, 300);
     sc.net.record.buffer_interval = None;
     let cdf = "1000 0\n10000 1\n".to_string();
