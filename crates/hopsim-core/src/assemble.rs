@@ -111,9 +111,9 @@ impl Simulation {
     /// workload's length, and results are those of `from_flows` on the same list.
     ///
     /// Falls back to `from_flows` (the whole list) where a flow's data is needed before it
-    /// arrives or after it was freed: link faults (paths, hence ideal FCTs and NIC bindings,
-    /// are those of the routes at assembly, and a fault rebinds flows not yet started), window
-    /// samples of named flows (`record.cwnd_flows`), and FlowSail (its pauses name flows).
+    /// arrives: link faults (paths, hence ideal FCTs and NIC bindings, are those of the routes
+    /// at assembly, and a fault rebinds flows not yet started) and window samples of named
+    /// flows (`record.cwnd_flows`).
     pub fn from_stream<S, F>(topo: &Topology, make: F, cfg: NetConfig) -> Result<Simulation, String>
     where
         F: Fn() -> Result<S, String> + 'static,
@@ -336,8 +336,10 @@ impl Simulation {
             }
         }
         sim.flows.set_total(nflows);
-        if matches!(sim.cfg.fc, FcConfig::Flowsail(_)) {
-            // FlowSail's pauses name flows, and may reach the sender after the flow was freed
+        if matches!(sim.cfg.fc, FcConfig::Flowsail(_)) && !sim.cfg.faults.is_off() {
+            // FlowSail's pauses name flows, and may reach the sender after the flow was freed;
+            // after a link fault moved a flow to another NIC, that NIC is found in its data
+            // (without faults, it is the NIC the pause reached: `control_received`)
             sim.flows.pin();
         }
         match flows {
@@ -457,9 +459,9 @@ impl Simulation {
 }
 
 /// Whether a run of `cfg` makes its flows as they arrive when given a stream (`from_stream`);
-/// see there for why not with faults, window samples of named flows, or FlowSail.
+/// see there for why not with faults or window samples of named flows.
 pub(crate) fn streams(cfg: &NetConfig) -> bool {
-    cfg.faults.is_off() && cfg.record.cwnd_flows.is_empty() && !matches!(cfg.fc, FcConfig::Flowsail(_))
+    cfg.faults.is_off() && cfg.record.cwnd_flows.is_empty()
 }
 
 /// Settings that build but cannot run: a buffer that cannot hold one packet drops everything,

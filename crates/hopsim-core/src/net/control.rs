@@ -110,7 +110,10 @@ impl Simulation {
                             self.hosts[h as usize].pause_dst(dst, until, now);
                             until <= now
                         }
-                        CtrlMsg::FlowPause { flow, .. } if (flow as usize) < self.flows.len() && self.flows.fixed(flow).spec.src == node => {
+                        // (a flow whose fixed data went with its chunk, every flow of which was
+                        // freed, is this host's: without link faults, which keep every flow's
+                        // data, a pause comes back by the link the flow's packets left by)
+                        CtrlMsg::FlowPause { flow, .. } if (flow as usize) < self.flows.len() && self.flows.fixed_get(flow).is_none_or(|f| f.spec.src == node) => {
                             let until = pause_end(now, &msg, self.ports[p as usize].clock.rate);
                             // a pause names a flow whose packet reached a switch, so it has
                             // started; if its state was freed since, the pause holds nothing
@@ -119,8 +122,13 @@ impl Simulation {
                             if let Some(f) = self.flows.get_mut(flow) {
                                 f.paused_until = until;
                             }
-                            // the flow's own NIC looks again (on a multi-NIC host, maybe not `p`'s)
-                            kick = self.hosts[self.flows.src_nic(flow) as usize].port;
+                            // the flow's own NIC looks again (on a multi-NIC host, maybe not `p`'s,
+                            // after a link fault moved the flow): `p`'s, by the same argument,
+                            // where the flow's data is gone
+                            kick = match self.flows.fixed_get(flow) {
+                                Some(_) => self.hosts[self.flows.src_nic(flow) as usize].port,
+                                None => p,
+                            };
                             until <= now
                         }
                         _ => false,

@@ -165,7 +165,7 @@ pub struct FlowStore {
     /// in a run whose rows leave as flows are freed, unless the scheme sends pauses that name
     /// flows (`retire_chunks`).
     retire: bool,
-    /// No chunk may be dropped (`Simulation::keep_finished_flows`, FlowSail's flow pauses).
+    /// No chunk may be dropped (FlowSail with link faults: its flow pauses may need a freed flow's NIC).
     pinned: bool,
     /// Rows written with a finish time (the run's `flows_finished`).
     finished_rows: u64,

@@ -8,6 +8,7 @@ use hopsim_core::cc::{dcqcn::DcqcnConfig, hpcc::HpccConfig, CcConfig};
 use hopsim_core::config::{EcmpHash, EcnConfig, NetConfig};
 use hopsim_core::fc::bfc::BfcConfig;
 use hopsim_core::fc::floodgate::FloodgateConfig;
+use hopsim_core::fc::flowsail::FlowsailConfig;
 use hopsim_core::fc::FcConfig;
 use hopsim_core::progress::{Sink, Watch};
 use hopsim_core::scenario::{Scenario, WorkloadSpec};
@@ -24,6 +25,9 @@ fn mix(cc: CcConfig, fc: FcConfig, us: u64) -> Scenario {
     net.record.buffer_interval = Some(Time::from_us(20));
     websearch_incastmix((4, 4, 2), 0.6, Time::from_us(us), 8, (20_000, 60_000), Time::from_us(50), net)
 }
+
+/// Flows of 1 to 10 KB: thousands in a few hundred microseconds.
+const SMALL_FLOWS: &str = "1000 0\n10000 1\n";
 
 /// The scenario assembled from its whole flow list, as before flows were made as they arrive.
 fn whole(sc: &Scenario) -> Simulation {
@@ -96,6 +100,14 @@ fn flows_made_as_they_arrive_give_the_run_of_the_whole_list() {
     bfc.net.switch.lossless = false;
     cases.push(("BFC", bfc));
     cases.push(("Pulser's Ideal", mix(CcConfig::Ideal, FcConfig::None, 300)));
+    // FlowSail's pauses name flows, some of them freed, with their chunk, before the pause
+    // arrives: many small flows beside the incasts
+    let mut fs = mix(CcConfig::None, FcConfig::Flowsail(FlowsailConfig::default()), 300);
+    fs.net.switch.nqueues = 2;
+    if let WorkloadSpec::IncastMix { background, .. } = &mut fs.workload {
+        background.cdf = SMALL_FLOWS.into();
+    }
+    cases.push(("FlowSail", fs));
     // drops with no retransmission: the watchdog stops the run after its default wait, which
     // follows the largest base RTT of all flows, the ones not arrived yet included
     let mut stall = mix(dcqcn(), FcConfig::None, 300);
@@ -110,6 +122,11 @@ fn flows_made_as_they_arrive_give_the_run_of_the_whole_list() {
             assert_eq!(lazy.max_base_rtt(), eager.max_base_rtt(), "{what}: the watchdog waits as long");
             assert!(a.counters.flows >= 50, "{what}: {} flows", a.counters.flows);
             assert_same(&a, &b, &format!("{what}, sink {chunk:?}"));
+            if *what == "FlowSail" {
+                let (store, _, span) = lazy.peak_flow_chunks();
+                let paused = a.modules.get("flowsail_pauses").copied().unwrap_or(0);
+                assert!(paused > 100 && (chunk.is_none() || store < span), "{what}: {paused} flow pauses, {store} of {span} chunks held: {:?}", a.modules);
+            }
             if *what == "cut before any flow" {
                 assert!(a.counters.flows_finished == 0 && a.modules.contains_key("pulser_cuts"), "{what}: {:?}", a.modules);
             }
@@ -131,7 +148,7 @@ fn per_flow_data_follows_the_flows_in_flight_when_flows_are_made_as_they_arrive(
     use hopsim_core::scenario::{Background, LoadOn};
     let mut sc = mix(CcConfig::Dcqcn(DcqcnConfig::default()), FcConfig::Pfc, 300);
     sc.net.record.buffer_interval = None;
-    let cdf = "1000 0\n10000 1\n".to_string();
+    let cdf = SMALL_FLOWS.to_string();
     let arrival = hopsim_core::workload::arrivals::Arrival::Poisson;
     sc.workload = WorkloadSpec::Background(Background { cdf, load: 0.6, load_on: LoadOn::HostLinks, arrival, start: Time::ZERO, duration: Time::from_us(300), prio: 3, dst: None, rack_size: 0 });
     let (sim, r) = run(sc.build().unwrap(), Some(1000));
