@@ -38,7 +38,6 @@ pub(crate) struct Counted {
     n: usize,
     /// Hosts the flows start or end at, in order of first appearance (`Routes::build_for`).
     ends: Vec<u32>,
-    pub(crate) last_start: Time,
     pub(crate) make: MakeStream,
 }
 
@@ -124,13 +123,12 @@ impl Simulation {
             return Self::from_flows(topo, flows, cfg);
         }
         let make: MakeStream = Box::new(move || make().map(|s| Box::new(s) as BoxedStream));
-        let (mut n, mut last_start) = (0, Time::ZERO);
+        let mut n = 0;
         let mut seen = vec![false; topo.nodes.len()];
         let mut ends = Vec::new();
         for f in make()? {
             let f = f?;
             n += 1;
-            last_start = last_start.max(f.start);
             for e in [f.src, f.dst] {
                 // an id beyond the topology: assembly names the flow
                 if let Some(s) = seen.get_mut(e as usize).filter(|s| !**s) {
@@ -139,7 +137,7 @@ impl Simulation {
                 }
             }
         }
-        Self::assemble(topo, Specs::Stream(Counted { n, ends, last_start, make }), cfg)
+        Self::assemble(topo, Specs::Stream(Counted { n, ends, make }), cfg)
     }
 
     fn assemble(topo: &Topology, flows: Specs, cfg: NetConfig) -> Result<Simulation, String> {
@@ -349,7 +347,7 @@ impl Simulation {
                 let mut order: Vec<u32> = (0..nflows as u32).collect();
                 order.sort_by_key(|&i| (sim.flows.fixed(i).spec.start, i));
                 sim.arrival_order = order;
-                let mut facts = crate::net::arrivals::FlowFacts { incast_dst: vec![false; sim.node_ref.len()], ..Default::default() };
+                let mut facts = crate::net::arrivals::FlowFacts::new(sim.node_ref.len());
                 for i in 0..nflows as u32 {
                     facts.add(sim.flows.fixed(i));
                 }

@@ -31,6 +31,11 @@ pub(crate) struct FlowFacts {
 }
 
 impl FlowFacts {
+    /// Nothing known yet, in a network of `nodes` nodes.
+    pub(crate) fn new(nodes: usize) -> FlowFacts {
+        FlowFacts { incast_dst: vec![false; nodes], ..Default::default() }
+    }
+
     pub(crate) fn add(&mut self, f: &FlowFixed) {
         self.max_base_rtt = self.max_base_rtt.max(f.base_rtt);
         self.last_start = self.last_start.max(f.spec.start);
@@ -64,7 +69,7 @@ impl Simulation {
     /// first error names its flow), find the facts of all flows, then keep the stream, read
     /// again from the first flow, for the run.
     pub(crate) fn check_stream(&mut self, c: crate::assemble::Counted) -> Result<(), String> {
-        let mut facts = FlowFacts { incast_dst: vec![false; self.node_ref.len()], last_start: c.last_start, ..Default::default() };
+        let mut facts = FlowFacts::new(self.node_ref.len());
         for (id, f) in (c.make)()?.enumerate() {
             facts.add(&self.flow_fixed(id as u32, &f?)?);
         }
