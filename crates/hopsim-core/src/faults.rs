@@ -318,7 +318,7 @@ impl Simulation {
                 let m = meta(&pkt, self.slab.tags.get(id), local);
                 sw.fc.on_dequeue(now, &m, &view!(sw, &self.ports), &mut self.fc_out);
                 collect_actions!(self, node);
-                if self.rec.on {
+                if self.rec.wants(self.now) {
                     self.record_packet(s, p, q, id, EV_DROP, false);
                 }
                 self.arm_fc_timer(s);

@@ -124,7 +124,7 @@ impl Simulation {
                 c.data_bytes_dropped += pkt.payload as u64;
                 let f = pkt.flow;
                 self.flows[f as usize].dropped_bytes += pkt.payload as u64;
-                if self.rec.on {
+                if self.rec.wants(self.now) {
                     self.record_packet(s, out, q as usize, id, EV_DROP, false);
                 }
                 self.slab.free(id);
@@ -143,7 +143,7 @@ impl Simulation {
                     self.slab.tags.set(id, t);
                 }
                 collect_actions!(self, node);
-                if self.rec.on {
+                if self.rec.wants(self.now) {
                     self.record_packet(s, out, q as usize, id, EV_ENQUEUE, marked);
                 }
                 self.kick(out);
@@ -222,7 +222,7 @@ impl Simulation {
                 self.slab.int.stack_mut(id).push(hop, sw.aqm.int_max_hops);
             }
         }
-        if self.rec.on {
+        if self.rec.wants(self.now) {
             self.record_packet(s, p, q, id, EV_DEQUEUE, marked);
         }
         self.arm_fc_timer(s);

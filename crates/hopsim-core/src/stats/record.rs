@@ -13,8 +13,9 @@
 //!   at switches of the data packets of chosen flows or at chosen ports, the columns of its
 //!   `mix.tr` that `trace_reader` prints (`TraceFormat` in `trace-format.h`).
 //!
-//! Cost. While neither the monitor nor the trace is on, the switch's packet path pays one branch on
-//! a bool per enqueue, dequeue and drop (`Recorders::on`). The monitor schedules no events: a
+//! Cost. While neither the monitor nor the trace is on, and once the monitor's last instant has
+//! passed, the switch's packet path pays one comparison per enqueue, dequeue and drop
+//! (`Recorders::wants`). The monitor schedules no events: a
 //! 100 ms window at 100 ns would be a million samples of every port. Instead each port keeps its
 //! egress total and the time since which it has held it; when the total changes at time t, the
 //! grid instants in `[since, t)` are counted in one division and added to the old value's bucket.
@@ -147,9 +148,13 @@ pub struct PacketTrace {
 /// The recorders' state inside a run.
 #[derive(Default)]
 pub struct Recorders {
-    /// The monitor, the trace or the per-hop latency is on: the switch's packet path calls
-    /// `record_packet`.
-    pub on: bool,
+    /// The switch's packet path calls `record_packet` before this run time (ps; 0: never): to
+    /// the end of the run while the trace or the per-hop latency is on, else to the monitor's
+    /// last instant. Why the monitor's end: after it a queue change counts nothing (the dumps
+    /// still due are written by `finish` with the same rows), and an imported HPCC config often
+    /// samples a short window (the standard benchmark's, one instant), so the call and its
+    /// checks on every enqueue and dequeue were 4% of `hopsim run`'s instructions for nothing.
+    pub until: u64,
     pub qlen: Option<QlenMon>,
     pub trace: Option<Tracer>,
     /// Per-packet latency by flow class (`record.latency`, `stats::latency`): the host's receive
@@ -157,6 +162,14 @@ pub struct Recorders {
     pub latency: Option<Box<crate::stats::latency::LatencyRec>>,
     /// With `record.latency.per_hop`: by node, whether some incast-tagged flow goes to it.
     pub incast_dst: Vec<bool>,
+}
+
+impl Recorders {
+    /// Whether a switch's enqueue, dequeue or drop at `now` goes to `record_packet`.
+    #[inline(always)]
+    pub fn wants(&self, now: Time) -> bool {
+        now.0 < self.until
+    }
 }
 
 /// Which packets the trace records: by flow id and by global egress port id.
@@ -223,6 +236,12 @@ pub struct QlenMon {
     /// dump order.
     ports: Vec<MonPort>,
     order: Vec<(u32, u32, u16)>,
+    /// Time of the last grid instant (`u64::MAX`: no end). A change after it can count nothing:
+    /// the port's old value stays to be counted up to that instant (by a dump or `finish`), so
+    /// `set` returns at once. Why: an imported HPCC config often samples a short window
+    /// (QLEN_MON_END = QLEN_MON_START in the standard benchmark's), and the bookkeeping after it
+    /// cost two divisions and a cache line per queue change for nothing.
+    last_instant: u64,
 }
 
 impl QlenMon {
@@ -243,7 +262,9 @@ impl QlenMon {
             dumped: 0,
             ports: vec![MonPort::default(); slots],
             order,
+            last_instant: u64::MAX,
         };
+        m.last_instant = m.last();
         if let Some((k, period)) = dump_grid(first as u128 + m.offset as u128, step, cfg.dump_interval.0.max(1)) {
             m.dump_steps = period;
             m.next_dump = m.grid.instant(k);
@@ -266,6 +287,9 @@ impl QlenMon {
     pub fn set(&mut self, t: u64, i: usize, v: u64, out: &mut QlenHist) {
         if t > self.next_dump {
             self.dumps_before(t, out);
+        }
+        if t > self.last_instant {
+            return;
         }
         let g = self.grid;
         let p = &mut self.ports[i];
@@ -420,7 +444,11 @@ impl Simulation {
             // the hosts some incast-tagged flow goes to (the per-hop classes' third tag)
             self.rec.incast_dst = self.flow_facts.incast_dst.clone();
         }
-        self.rec.on = self.rec.qlen.is_some() || self.rec.trace.is_some() || per_hop;
+        self.rec.until = if self.rec.trace.is_some() || per_hop {
+            u64::MAX
+        } else {
+            self.rec.qlen.as_ref().map_or(0, |m| m.last().saturating_add(1))
+        };
         Ok(())
     }
 

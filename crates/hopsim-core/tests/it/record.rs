@@ -248,6 +248,42 @@ fn a_monitor_with_an_end_samples_the_idle_network_after_the_run() {
     assert_eq!(total(1_000_100_000, 4, 0), (1_000_100 - 5_000) / 100 + 1);
 }
 
+/// A monitor whose `end` falls while the queues still change: the switch stops calling it after
+/// its last instant (`Recorders::wants`), and its histograms are those of a run that keeps
+/// calling it to the end (the trace on too keeps the calls going), dumps still due included.
+#[test]
+fn a_monitor_that_ends_mid_run_counts_as_one_called_to_the_end() {
+    let (t, flows) = incast(4);
+    let mon = QlenMonitorConfig {
+        start: Time::ZERO,
+        end: Some(Time::from_us(30)),
+        interval: Time::from_ns(100),
+        dump_interval: Time::from_us(20),
+        time_offset: Time::ZERO,
+    };
+    let run_with = |trace: bool| {
+        let mut cfg = NetConfig { cc: CcConfig::None, ..Default::default() };
+        cfg.record.qlen_monitor = Some(mon.clone());
+        // every port of the left switch (node 5), so the trace sees the bottleneck's changes
+        cfg.record.trace = trace.then(|| TraceConfig { flows: vec![], ports: (0..5).map(|l| (5, l)).collect() });
+        run(&t, &flows, cfg)
+    };
+    let (ended, called) = (run_with(false), run_with(true));
+    let tr = &called.trace;
+    let after = (0..tr.time_ps.len()).filter(|&i| tr.time_ps[i] > 30_000_000 && tr.event[i] != EV_ECN).count();
+    assert!(after > 100, "the queues change after the monitor's end: {after} trace rows");
+    assert_eq!(ended.qlen, called.qlen);
+    // dumps at 0 and 20 us and at the last instant (30 us); every port counts each of the 301
+    // instants
+    let q = &ended.qlen;
+    let dumps: std::collections::BTreeSet<u64> = q.dump_time_ps.iter().copied().collect();
+    assert_eq!(dumps.into_iter().collect::<Vec<_>>(), vec![0, 20_000_000, 30_000_000]);
+    let total: u64 = (0..q.kb.len()).filter(|&i| q.dump_time_ps[i] == 30_000_000 && (q.node[i], q.port[i]) == (5, 4)).map(|i| q.count[i]).sum();
+    assert_eq!(total, 301);
+    let busy = (0..q.kb.len()).filter(|&i| q.dump_time_ps[i] == 30_000_000 && (q.node[i], q.port[i]) == (5, 4) && q.kb[i] > 0).count();
+    assert!(busy > 5, "the bottleneck queue went through several sizes before the end: {busy}");
+}
+
 #[test]
 fn pfc_frames_are_logged_where_they_arrive() {
     // 8 senders into one receiver behind a 25G link: the right switch pauses the left one, the
