@@ -73,6 +73,24 @@ def test_each_figure_function(sweep_out):
     assert fig.axes
 
 
+def test_a_log_axis_of_only_zeros_stays_linear_without_a_warning():
+    """A paper figure on a log axis whose runs gave only zeros (no pauses in a short run) is drawn
+    on a linear axis, silently; any positive value keeps the log axis."""
+    import warnings
+
+    import pandas as pd
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fig = plots.labelled_bars({"pfc": 0.0, "bfc": 0.0, "nan": float("nan")}, "pauses", logy=True)
+        assert fig.axes[0].get_yscale() == "linear"
+        df = pd.DataFrame({"series": ["a", "a"], "x": [1, 2], "value": [0.0, 0.0]})
+        assert plots.lines(df, "x", "drops", logy=True).axes[0].get_yscale() == "linear"
+    assert plots.labelled_bars({"pfc": 0.0, "bfc": 3.0}, "pauses", logy=True).axes[0].get_yscale() == "log"
+    df = pd.DataFrame({"series": ["a", "a"], "x": [1, 2], "value": [0.0, 5.0]})
+    assert plots.lines(df, "x", "drops", logy=True).axes[0].get_yscale() == "log"
+
+
 def test_report_of_nothing_is_an_error(tmp_path, cli):
     code, msg = cli("report", tmp_path, "--out", tmp_path / "r.html")
     assert code == 2 and "no complete run folders" in msg

@@ -79,6 +79,15 @@ def _empty(ax, what: str) -> None:
     ax.set_yticks([])
 
 
+def _log_y(ax, values) -> None:
+    """A log y axis, if any value is positive. Why: a paper figure asks for log scale, but a
+    short or small run may give only zeros (no pauses, no drops), and matplotlib then warns and
+    draws a broken axis; a linear axis shows the zeros as they are."""
+    v = np.asarray(list(values), dtype=float)
+    if np.any(v[np.isfinite(v)] > 0):
+        ax.set_yscale("log")
+
+
 def _labels(df: pd.DataFrame) -> list[str]:
     return list(dict.fromkeys(df["label"])) if "label" in df else ["run"]
 
@@ -186,7 +195,7 @@ def labelled_bars(values: dict[str, float], ylabel: str, logy: bool = False):
     ax.set_xticklabels(list(values), rotation=30, ha="right")
     ax.set_ylabel(ylabel)
     if logy:
-        ax.set_yscale("log")
+        _log_y(ax, values.values())
     fig.tight_layout()
     return fig
 
@@ -211,7 +220,7 @@ def lines(df: pd.DataFrame, x: str, ylabel: str, logy: bool = False):
     ax.set_xlabel(x)
     ax.set_ylabel(ylabel)
     if logy:
-        ax.set_yscale("log")
+        _log_y(ax, df["value"])
     ax.legend()
     fig.tight_layout()
     return fig
