@@ -56,11 +56,12 @@ impl Specs<'_> {
     /// The flows' ends, as `Routes::build_for` wants them (each flow's source, then its
     /// destination; repeats do not matter).
     fn ends(&self) -> Vec<u32> {
-        match self {
-            Specs::Borrowed(s) => s.iter().flat_map(|f| [f.src, f.dst]).collect(),
-            Specs::Owned(v) => v.iter().flat_map(|f| [f.src, f.dst]).collect(),
-            Specs::Stream(c) => c.ends.clone(),
-        }
+        let list: &[FlowSpec] = match self {
+            Specs::Borrowed(s) => s,
+            Specs::Owned(v) => v,
+            Specs::Stream(c) => return c.ends.clone(),
+        };
+        list.iter().flat_map(|f| [f.src, f.dst]).collect()
     }
 
     /// Hand each spec to `add` with its id, in id order. An owned list gives its memory back as
@@ -376,7 +377,8 @@ impl Simulation {
         Ok(sim)
     }
 
-    fn add_flow(&mut self, id: u32, f: &FlowSpec) -> Result<(), String> {
+    /// Add flow `id` (`flow_fixed`), at assembly or when it arrives (`net::arrivals`).
+    pub(crate) fn add_flow(&mut self, id: u32, f: &FlowSpec) -> Result<(), String> {
         let fx = self.flow_fixed(id, f)?;
         self.flows.push(fx);
         self.route_memo.grow(self.flows.created());

@@ -99,9 +99,7 @@ impl Simulation {
                 Some(l) => {
                     let id = l.taken as u32;
                     let spec = l.take().expect("a next start has its flow");
-                    let fx = self.flow_fixed(id, &spec).expect("every flow was checked at assembly");
-                    self.flows.push(fx);
-                    self.route_memo.grow(self.flows.created());
+                    self.add_flow(id, &spec).expect("every flow was checked at assembly");
                     id
                 }
                 None => self.arrival_order[self.next_flow],

@@ -249,6 +249,11 @@ impl FlowStore {
         self.chunks.get(i as usize >> CHUNK_BITS)?.as_deref()
     }
 
+    #[inline]
+    fn chunk_mut(&mut self, i: u32) -> Option<&mut Chunk> {
+        self.chunks.get_mut(i as usize >> CHUNK_BITS)?.as_deref_mut()
+    }
+
     /// The slot of flow `i` (NOT_STARTED for ids not added yet); `None` beyond every chunk or in
     /// a dropped one.
     #[inline]
@@ -274,7 +279,7 @@ impl FlowStore {
 
     pub(crate) fn fixed_mut(&mut self, i: u32) -> &mut FlowFixed {
         let created = self.created;
-        match self.chunks.get_mut(i as usize >> CHUNK_BITS).and_then(|c| c.as_deref_mut()).and_then(|c| c.fixed.get_mut(i as usize & CHUNK_MASK)) {
+        match self.chunk_mut(i).and_then(|c| c.fixed.get_mut(i as usize & CHUNK_MASK)) {
             Some(f) => f,
             None => no_fixed(i, created),
         }
@@ -315,8 +320,7 @@ impl FlowStore {
 
     #[inline]
     fn slot_mut(&mut self, i: u32) -> &mut u32 {
-        let c = self.chunks[i as usize >> CHUNK_BITS].as_mut().expect("a live flow's chunk is kept");
-        &mut c.slot[i as usize & CHUNK_MASK]
+        &mut self.chunk_mut(i).expect("a live flow's chunk is kept").slot[i as usize & CHUNK_MASK]
     }
 
     /// Flow `i` starts with state `flow`.

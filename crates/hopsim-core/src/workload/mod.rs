@@ -71,7 +71,14 @@ pub const DEFAULT_PRIO: u8 = 3;
 /// Sorts flows by start time, ties by (src, dst). Stable: flows with equal keys keep the order
 /// their generator gave them, so the list (hence the run) depends only on the generators.
 pub fn sort_flows(v: &mut [FlowSpec]) {
-    v.sort_by_key(|f| (f.start, f.src, f.dst));
+    v.sort_by_key(arrival_key);
+}
+
+/// The order of a run's flows: start time, then (src, dst). One definition for `sort_flows` and
+/// the stream's merge (`stream::Merge`), whose equality with the sorted list depends on it.
+#[inline]
+pub(crate) fn arrival_key(f: &FlowSpec) -> (Time, u32, u32) {
+    (f.start, f.src, f.dst)
 }
 
 /// Checks a host list: at least `min` hosts, no id twice (a duplicate would bias the uniform

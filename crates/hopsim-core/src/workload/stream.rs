@@ -10,7 +10,7 @@
 
 use super::background::{BackgroundFlows, BackgroundSpec};
 use super::cdf::Cdf;
-use super::{sort_flows, FlowSpec, FIRST_SPORT};
+use super::{arrival_key, sort_flows, FlowSpec, FIRST_SPORT};
 use std::collections::HashMap;
 
 /// Flows in arrival order, made as they are asked for; `Send + 'static` (owns its data).
@@ -261,12 +261,11 @@ impl Iterator for Merge {
                 }
             }
         }
-        let key = |f: &FlowSpec| (f.start, f.src, f.dst);
         let mut best: Option<(usize, FlowSpec)> = None;
         for (i, h) in self.heads.iter().enumerate() {
             if let Some(f) = h {
                 // strictly less: the lowest part wins a tie
-                if best.is_none_or(|(_, b)| key(f) < key(&b)) {
+                if best.is_none_or(|(_, b)| arrival_key(f) < arrival_key(&b)) {
                     best = Some((i, *f));
                 }
             }
