@@ -309,6 +309,10 @@ impl Simulation {
             faults,
             idle_samples: 0,
             ideal: None,
+            part: None,
+            network_idle: false,
+            singles: 0,
+            ordered: Default::default(),
         };
         if sim.cfg.cc == crate::cc::CcConfig::Ideal {
             sim.ideal = Some(Box::new(crate::cc::ideal::Oracle::new(sim.ports.len(), nflows)));

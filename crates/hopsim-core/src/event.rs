@@ -1,9 +1,16 @@
-//! The scheduler: events ordered by `(time, sequence)`.
+//! The scheduler: events ordered by `(time, key)`, where an event's key is the event itself
+//! (kind, then the entity it happens to, then that entity's generation), never when it was
+//! pushed.
 //!
-//! Equal times pop in insertion order (the sequence number breaks ties), so a run is a pure
-//! function of its inputs. Events are a few words; components keep at most one live event each
-//! (a port's service, a wire's head, a flow's timer, a switch's flow-control timer) and invalidate
-//! superseded ones with a generation number rather than removing them from the queue.
+//! Why a key and not push order: a run split over threads (`crate::engine`) pushes a packet's
+//! arrival at a partition's edge when the window's messages are handed over, not when the far
+//! side sent it, so the push order of one thread cannot be reproduced by several. The key is a
+//! function of the event alone, the same in every partitioning, so equal times pop in the same
+//! order whatever the split, and a run is a pure function of its inputs.
+//!
+//! Events are a few words; components keep at most one live event each (a port's service, a
+//! wire's head, a flow's timer, a switch's flow-control timer) and invalidate superseded ones
+//! with a generation number rather than removing them from the queue.
 
 use crate::time::Time;
 use std::cmp::Ordering;
@@ -66,15 +73,33 @@ impl Event {
     }
 }
 
-/// A near event in the calendar ring: 16 bytes. No sequence number is needed here, because a
-/// bucket's entries are kept in push order and sorted stably by time (see `Scheduler`).
+/// The part of a packed event that orders it among events of the same time: the whole word,
+/// except a wire event's packet (a prefetch hint whose slab id differs between partitions; a
+/// port has one wire event pending at a time, so nothing is lost).
+#[inline(always)]
+pub(crate) fn order_key(w: u64) -> u64 {
+    if w >> 61 == 1 {
+        w & !0xFFFF_FFFF
+    } else {
+        w
+    }
+}
+
+/// Whether `a` pops after `b`: later time, or the same time and a larger key (the whole word
+/// last, so that even indistinguishable events sort the same way every time).
+#[inline(always)]
+fn after(a: &Near, b: &Near) -> bool {
+    (a.time, order_key(a.ev), a.ev) > (b.time, order_key(b.ev), b.ev)
+}
+
+/// A near event in the calendar ring: 16 bytes. Its order is `(time, order_key)`.
 #[derive(Clone, Copy, Debug, Default)]
 struct Near {
     time: u64,
     ev: u64,
 }
 
-/// A far event in the overflow heap, with its sequence number.
+/// A far event in the overflow heap: `key` is its time and order key.
 #[derive(Clone, Copy, Debug)]
 struct Far {
     key: u128,
@@ -83,7 +108,7 @@ struct Far {
 
 impl PartialEq for Far {
     fn eq(&self, o: &Self) -> bool {
-        self.key == o.key
+        self.key == o.key && self.ev == o.ev
     }
 }
 impl Eq for Far {}
@@ -95,7 +120,7 @@ impl PartialOrd for Far {
 impl Ord for Far {
     /// Reversed so that `BinaryHeap` (a max-heap) pops the earliest entry.
     fn cmp(&self, o: &Self) -> Ordering {
-        o.key.cmp(&self.key)
+        (o.key, o.ev).cmp(&(self.key, self.ev))
     }
 }
 
@@ -121,13 +146,9 @@ const NBUCKETS: u64 = 8192;
 /// pays a cache-missing, branch-mispredicting sift of log2(pending) levels on every pop. Events
 /// beyond the ring wait in an ordinary heap and move into the ring as it advances.
 ///
-/// Order is exactly `(time, sequence)`, the same as one heap's, so runs are bit-identical
-/// whatever the bucket sizes. Ring entries carry no sequence number: within a bucket they sit in
-/// push order, and a stable sort by time then yields sequence order among equal times. That holds
-/// because every entry that reaches a bucket from the far heap arrives (in heap order) before any
-/// direct push to that bucket is possible (a direct push needs the ring to cover the bucket, and
-/// the ring comes to cover it exactly when the far heap hands its entries over), and those far
-/// entries were pushed earlier than any direct push.
+/// Order is exactly `(time, order_key)`, the same as one heap's, so runs are bit-identical
+/// whatever the bucket sizes: a bucket is sorted by that key when it is opened, and an event
+/// pushed into the open bucket is inserted at its place.
 pub struct Scheduler {
     buckets: Vec<Vec<Near>>,
     /// Absolute index (time >> WIDTH_SHIFT) of the current bucket.
@@ -140,7 +161,6 @@ pub struct Scheduler {
     /// Bit per ring bucket: set when the bucket holds entries.
     occupied: [u64; (NBUCKETS / 64) as usize],
     far: BinaryHeap<Far>,
-    seq: u64,
     /// Events popped so far (reported as the run's event count).
     pub popped: u64,
     /// Largest number of pending events seen (checked whenever a bucket is opened).
@@ -156,28 +176,26 @@ impl Default for Scheduler {
             in_ring: 0,
             occupied: [0; (NBUCKETS / 64) as usize],
             far: BinaryHeap::new(),
-            seq: 0,
             popped: 0,
             peak_len: 0,
         }
     }
 }
 
-/// Sort a bucket (in push order) by time descending, equal times newest first. Entries reach a
-/// bucket mostly in increasing time, so reversing first leaves an almost-sorted run that a
-/// stable insertion sort finishes in near-linear time (the reversal also turns push order into
-/// the newest-first order wanted among equal times, and the strict comparison keeps it).
+/// Sort a bucket (in push order) descending by `(time, order_key)` (the next event last).
+/// Entries reach a bucket mostly in increasing time, so reversing first leaves an almost-sorted
+/// run that an insertion sort finishes in near-linear time.
 #[inline]
 fn sort_bucket(v: &mut [Near]) {
     v.reverse();
     if v.len() > 64 {
-        v.sort_by(|a, b| b.time.cmp(&a.time));
+        v.sort_unstable_by(|a, b| (b.time, order_key(b.ev), b.ev).cmp(&(a.time, order_key(a.ev), a.ev)));
         return;
     }
     for i in 1..v.len() {
         let x = v[i];
         let mut j = i;
-        while j > 0 && v[j - 1].time < x.time {
+        while j > 0 && after(&x, &v[j - 1]) {
             v[j] = v[j - 1];
             j -= 1;
         }
@@ -192,10 +210,10 @@ impl Scheduler {
     /// the two pushes per packet hop. The rare paths stay out of line.
     #[inline(always)]
     pub fn push(&mut self, at: Time, ev: Event) {
-        self.seq += 1;
         let ev = ev.pack();
+        // (an index before the current bucket is possible after `peek_time` opened a later
+        // bucket and a window's messages then arrive: those go into `current` at their place)
         let idx = at.0 >> WIDTH_SHIFT;
-        debug_assert!(idx >= self.cur, "event in the past");
         if idx > self.cur && idx < self.cur + NBUCKETS {
             self.place(idx, Near { time: at.0, ev });
         } else {
@@ -207,12 +225,13 @@ impl Scheduler {
     #[cold]
     #[inline(never)]
     fn push_outside_ring(&mut self, at: Time, idx: u64, ev: u64) {
+        let e = Near { time: at.0, ev };
         if idx <= self.cur {
-            // the newest entry: before (in the descending vector) every entry of the same time
-            let pos = self.current.partition_point(|x| x.time > at.0);
-            self.current.insert(pos, Near { time: at.0, ev });
+            // at its place in the descending vector
+            let pos = self.current.partition_point(|x| after(x, &e));
+            self.current.insert(pos, e);
         } else {
-            self.far.push(Far { key: ((at.0 as u128) << 64) | self.seq as u128, ev });
+            self.far.push(Far { key: ((at.0 as u128) << 64) | order_key(ev) as u128, ev });
         }
     }
 
@@ -220,6 +239,37 @@ impl Scheduler {
     pub fn pop(&mut self) -> Option<(Time, Event)> {
         loop {
             if let Some(e) = self.current.pop() {
+                self.popped += 1;
+                return Some((Time(e.time), Event::unpack(e.ev)));
+            }
+            if !self.advance() {
+                return None;
+            }
+        }
+    }
+
+    /// The time of the event that pops next, if any (opens the next bucket if needed).
+    #[inline]
+    pub fn peek_time(&mut self) -> Option<Time> {
+        loop {
+            if let Some(e) = self.current.last() {
+                return Some(Time(e.time));
+            }
+            if !self.advance() {
+                return None;
+            }
+        }
+    }
+
+    /// Pop the next event if it comes before `end` (the end of the window being run).
+    #[inline(always)]
+    pub fn pop_before(&mut self, end: Time) -> Option<(Time, Event)> {
+        loop {
+            if let Some(e) = self.current.last() {
+                if e.time >= end.0 {
+                    return None;
+                }
+                let e = self.current.pop().expect("looked at");
                 self.popped += 1;
                 return Some((Time(e.time), Event::unpack(e.ev)));
             }
@@ -329,60 +379,90 @@ mod tests {
     }
 
     #[test]
-    fn pops_by_time_then_fifo() {
+    fn pops_by_time_then_key_whatever_the_push_order() {
         let mut s = Scheduler::default();
-        s.push(Time(5), Event::Wire { port: 1, pkt: 0 });
-        s.push(Time(3), Event::Wire { port: 2, pkt: 0 });
         s.push(Time(5), Event::Wire { port: 3, pkt: 0 });
-        s.push(Time(3), Event::Wire { port: 4, pkt: 0 });
-        let order: Vec<u32> = std::iter::from_fn(|| s.pop())
-            .map(|(_, e)| match e {
-                Event::Wire { port, .. } => port,
-                _ => unreachable!(),
-            })
-            .collect();
-        assert_eq!(order, vec![2, 4, 1, 3]);
-        assert_eq!(s.popped, 4);
+        s.push(Time(3), Event::Wire { port: 4, pkt: 9 });
+        s.push(Time(5), Event::Wire { port: 1, pkt: 7 });
+        s.push(Time(3), Event::Wire { port: 2, pkt: 5 });
+        s.push(Time(3), Event::PortTx { port: 8, gen: 1 });
+        let order: Vec<(u64, Event)> = std::iter::from_fn(|| s.pop()).map(|(t, e)| (t.0, e)).collect();
+        assert_eq!(
+            order,
+            vec![
+                (3, Event::PortTx { port: 8, gen: 1 }),
+                (3, Event::Wire { port: 2, pkt: 5 }),
+                (3, Event::Wire { port: 4, pkt: 9 }),
+                (5, Event::Wire { port: 1, pkt: 7 }),
+                (5, Event::Wire { port: 3, pkt: 0 }),
+            ]
+        );
+        assert_eq!(s.popped, 5);
     }
 
-    /// The calendar queue pops exactly what a plain heap of (time, seq) would, for a random mix
-    /// of near and far events pushed while popping.
+    /// A wire event's packet is a hint, not part of its order: the same port's wire event sorts
+    /// the same whatever packet id a partition's slab gave it.
+    #[test]
+    fn a_wire_events_packet_does_not_order_it() {
+        let a = Event::Wire { port: 6, pkt: 1 }.pack();
+        let b = Event::Wire { port: 6, pkt: 999 }.pack();
+        let c = Event::Wire { port: 7, pkt: 0 }.pack();
+        assert_eq!(order_key(a), order_key(b));
+        assert!(order_key(b) < order_key(c));
+        let t1 = Event::FlowTimer { flow: 6, gen: 1 }.pack();
+        let t2 = Event::FlowTimer { flow: 6, gen: 2 }.pack();
+        assert!(order_key(t1) < order_key(t2));
+    }
+
+    fn random_event(rng: &mut crate::rng::Rng) -> Event {
+        let id = rng.below(50) as u32;
+        let gen = rng.below(4) as u32;
+        match rng.below(4) {
+            0 => Event::PortTx { port: id, gen },
+            1 => Event::Wire { port: id, pkt: rng.below(1000) as u32 },
+            2 => Event::FlowTimer { flow: id, gen },
+            _ => Event::FcTimer { sw: id, gen },
+        }
+    }
+
+    /// The calendar queue pops exactly what a plain heap of `(time, order_key)` would, for a
+    /// random mix of near, far and same-instant events pushed while popping.
     #[test]
     fn matches_a_plain_heap() {
         let mut rng = crate::rng::Rng::stream(3, 0, 0);
         let mut s = Scheduler::default();
         let mut reference = std::collections::BinaryHeap::new();
-        let mut seq = 0u64;
         let mut now = 0u64;
         let mut popped = vec![];
         let mut expect = vec![];
-        for round in 0..20_000u32 {
+        for _ in 0..20_000u32 {
             let n = rng.below(3);
             for _ in 0..n {
-                let ahead = match rng.below(4) {
+                let ahead = match rng.below(5) {
                     0 => 0,
                     1 => rng.below(20_000),
                     2 => rng.below(2_000_000),
+                    3 => rng.below(4),
                     _ => rng.below(2_000_000_000),
                 };
                 let t = now + ahead;
-                seq += 1;
-                s.push(Time(t), Event::Wire { port: round, pkt: 0 });
-                reference.push(std::cmp::Reverse((t, seq, round)));
+                let e = random_event(&mut rng);
+                s.push(Time(t), e);
+                reference.push(std::cmp::Reverse((t, order_key(e.pack()), e.pack())));
             }
             if rng.below(2) == 0 {
                 if let Some((t, e)) = s.pop() {
                     now = t.0;
-                    popped.push((t.0, e));
-                    let std::cmp::Reverse((rt, _, rp)) = reference.pop().unwrap();
-                    expect.push((rt, Event::Wire { port: rp, pkt: 0 }));
+                    popped.push((t.0, e.pack()));
+                    let std::cmp::Reverse((rt, _, rw)) = reference.pop().unwrap();
+                    expect.push((rt, rw));
                 }
             }
         }
         while let Some((t, e)) = s.pop() {
-            popped.push((t.0, e));
-            let std::cmp::Reverse((rt, _, rp)) = reference.pop().unwrap();
-            expect.push((rt, Event::Wire { port: rp, pkt: 0 }));
+            popped.push((t.0, e.pack()));
+            let std::cmp::Reverse((rt, _, rw)) = reference.pop().unwrap();
+            expect.push((rt, rw));
         }
         assert!(reference.is_empty());
         assert_eq!(popped, expect);

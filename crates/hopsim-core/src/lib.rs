@@ -12,6 +12,7 @@ pub mod assemble;
 pub mod cc;
 pub mod config;
 pub mod defaults;
+pub mod engine;
 pub mod event;
 pub mod faults;
 pub mod fc;

@@ -165,6 +165,15 @@ impl TagStore {
 
 /// A slab with a free list: freed slots are reused, so the packet store stays as large as the
 /// peak number of packets alive, not the number ever sent.
+/// A packet with what it carries beside the slab (`Slab::export`).
+#[derive(Clone, Copy, Debug)]
+pub struct Carried {
+    pub pkt: Packet,
+    pub tags: Tags,
+    pub int: Option<crate::aqm::int::IntStack>,
+    pub ctrl: Option<crate::fc::msg::CtrlMsg>,
+}
+
 #[derive(Default)]
 pub struct Slab {
     pkts: Vec<Packet>,
@@ -253,6 +262,31 @@ impl Slab {
             freed[id as usize] = true;
         }
         self.pkts.iter().zip(freed).filter(|(_, f)| !f).map(|(p, _)| p)
+    }
+    /// Everything packet `id` carries, for a packet that crosses to another partition
+    /// (`crate::engine`): the packet, its side-store entries and a control frame's body.
+    pub fn export(&self, id: PacketId) -> Carried {
+        let pkt = self.pkts[id as usize];
+        Carried {
+            pkt,
+            tags: self.tags.get(id),
+            int: self.int.get(id),
+            ctrl: (pkt.kind == PktKind::Ctrl).then(|| self.ctrl[id as usize]),
+        }
+    }
+
+    /// A packet handed over by another partition, in a slot of this slab: the same contents,
+    /// side stores included, as if it had never left its first slab.
+    pub fn import(&mut self, c: &Carried) -> PacketId {
+        let id = match c.ctrl {
+            Some(msg) => self.alloc_ctrl(c.pkt, msg),
+            None => self.alloc(c.pkt),
+        };
+        if self.tags.on {
+            self.tags.set(id, c.tags);
+        }
+        self.int.set(id, c.int);
+        id
     }
     /// Packets alive now.
     pub fn live(&self) -> usize {

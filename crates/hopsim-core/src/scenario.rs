@@ -384,6 +384,12 @@ impl Scenario {
         Ok(std::mem::take(&mut sim.stats))
     }
 
+    /// Build and run on `threads` threads (`crate::engine`): the same tables as `run_watched`,
+    /// and how the run was split.
+    pub fn run_threads(&self, watch: crate::progress::Watch, threads: usize) -> Result<(RunStats, crate::engine::Split), String> {
+        crate::engine::run_threads(&|| self.build(), threads, None, watch)
+    }
+
     pub fn from_json(s: &str) -> Result<Scenario, String> {
         serde_json::from_str(s).map_err(|e| format!("scenario: {e}"))
     }

@@ -10,7 +10,7 @@
 //! - `progress` and `watchdog`: the loop's checkpoints (stop flag, progress hook, stalls).
 
 use crate::config::NetConfig;
-use crate::event::{Event, Scheduler};
+use crate::event::Scheduler;
 use crate::fc::nic::AnyNic;
 use crate::fc::{AnyFc, FcAction};
 use crate::net::flow_store::FlowStore;
@@ -18,8 +18,8 @@ use crate::net::host::Host;
 use crate::net::port::Port;
 use crate::net::switch::Switch;
 use crate::packet::Slab;
-use crate::progress::{Progress, Watch, CHECK_EVERY};
-use crate::stats::{RunStats, StopInfo, StopReason};
+use crate::progress::{Progress, Watch};
+use crate::stats::RunStats;
 use crate::time::Time;
 use crate::topo::Routes;
 
@@ -83,107 +83,44 @@ pub struct Simulation {
     pub(crate) idle_samples: u64,
     /// Pulser's Ideal: the oracle that books queue-free paths (`cc::ideal`); `None` otherwise.
     pub ideal: Option<Box<crate::cc::ideal::Oracle>>,
+    /// This simulation's partition of a run split over threads (`crate::engine`); `None` on one
+    /// thread.
+    pub(crate) part: Option<Box<crate::engine::Part>>,
+    /// No packet anywhere and every started flow finished, at the start of the window being
+    /// run (the sampler's idle rule, `stats::sample`: decided at window starts so that every
+    /// partitioning decides it alike).
+    pub(crate) network_idle: bool,
+    /// Events of the kinds every partition handles itself (flow arrivals, samples, faults).
+    pub(crate) singles: u64,
+    /// How far the logs are in canonical order (`stats::order`).
+    pub(crate) ordered: crate::stats::order::Ordered,
 }
 
 impl Simulation {
     /// Run to completion (every flow finished), to the stop time, until the watchdog finds that
     /// the run cannot finish (`watchdog.rs`), or until the watch asks it to stop
-    /// (`progress.rs`); `stats.stop` says which.
+    /// (`progress.rs`); `stats.stop` says which. One thread: the engine's window loop with one
+    /// partition (`crate::engine`).
     pub fn run(&mut self) -> &RunStats {
-        let stop = self.cfg.stop_time.unwrap_or(Time::MAX);
-        self.watch.begin();
-        self.flows.begin(self.watch.sink.is_some());
-        self.start_watchdog();
-        let mut end = StopInfo::default();
-        loop {
-            let Some((t, ev)) = self.sched.pop() else {
-                if !self.all_done() {
-                    end = self.drained();
-                }
-                break;
-            };
-            if t > stop {
-                self.now = stop;
-                end.reason = StopReason::Duration;
-                break;
-            }
-            debug_assert!(t >= self.now);
-            self.now = t;
-            // a packet reaching the far end of a wire is the one touch that misses the cache
-            // most: ask for the next event's packet while this event is handled, and for the
-            // port line that event reads first (the receiving port's owner; the serving port's
-            // state and queues). The ports are what outgrows the cache as the network grows:
-            // on the 1,024-host fat-tree the port lines cut wall time by about 5%, on the
-            // 320-host benchmark they change nothing measurable.
-            match self.sched.next_hint() {
-                Some(Event::Wire { port, pkt }) => {
-                    self.slab.prefetch(pkt);
-                    crate::net::port::prefetch_line(&self.ports, port ^ 1, 0);
-                }
-                Some(Event::PortTx { port, .. }) => {
-                    crate::net::port::prefetch_line(&self.ports, port, 0);
-                    crate::net::port::prefetch_line(&self.ports, port, 2);
-                }
-                _ => {}
-            }
-            match ev {
-                Event::PortTx { port, gen } => self.on_port_tx(port, gen),
-                Event::Wire { port, .. } => self.on_wire(port),
-                Event::FlowArrival => self.on_flow_arrival(),
-                Event::FlowTimer { flow, gen } => self.on_flow_timer(flow, gen),
-                Event::FcTimer { sw, gen } => self.on_fc_timer(sw, gen),
-                Event::Sample => self.on_sample(),
-                Event::Fault => self.on_fault(),
-            }
-            if self.all_done() {
-                break;
-            }
-            if self.sched.popped & (CHECK_EVERY - 1) == 0 {
-                if let Some(info) = self.checkpoint() {
-                    end = info;
-                    break;
-                }
-            }
-        }
-        self.finish_recorders(end.reason);
-        self.finish();
-        self.stats.stop = end;
+        let info = crate::engine::parallel::run_parts(std::slice::from_mut(self), None);
+        self.stats.canonical_order();
+        self.stats.stop = info;
         &self.stats
     }
 
+    /// The place of switch node `node` among the switches (their order in the tables).
+    pub(crate) fn switch_index(&self, node: u32) -> u32 {
+        match self.node_ref[node as usize] {
+            NodeRef::Switch(s) => s,
+            NodeRef::Host(_) => u32::MAX,
+        }
+    }
+
+    /// Whether this simulation handles node `n`: always on one thread, only its own nodes in a
+    /// partition of a split run (`crate::engine`).
     #[inline]
-    fn all_done(&self) -> bool {
-        // (a finished flow has started: flows_done <= next_flow <= flows)
-        self.flows_done == self.flows.len()
-    }
-
-    /// Every `CHECK_EVERY` events: the watchdog, then the outside watch (stop flag, hook).
-    #[cold]
-    #[inline(never)]
-    fn checkpoint(&mut self) -> Option<StopInfo> {
-        if let Some(info) = self.watchdog_check() {
-            return Some(info);
-        }
-        let mut go_on = !self.watch.stop_requested() && self.watch.spill(&mut self.stats);
-        if go_on && self.watch.due() {
-            let p = self.progress();
-            go_on = self.watch.report(&p);
-        }
-        (!go_on).then(|| StopInfo {
-            reason: StopReason::Interrupted,
-            message: format!("interrupted at {} after {} events", self.now, self.sched.popped),
-            cycle: vec![],
-        })
-    }
-
-    /// The event queue ran dry with flows unfinished (nothing can happen any more).
-    fn drained(&self) -> StopInfo {
-        let left = self.flows.len() - self.flows_done;
-        StopInfo {
-            reason: StopReason::NoProgress,
-            message: format!("no progress at {}: nothing left to happen with {left} flows unfinished", self.now),
-            cycle: vec![],
-        }
+    pub(crate) fn owns(&self, n: u32) -> bool {
+        self.part.as_deref().is_none_or(|p| p.owns(n))
     }
 
     /// The largest base RTT of the run's flows (those still to arrive included): what the

@@ -7,9 +7,10 @@
 //! finished. Then the watchdog looks for a cycle of ports that wait on each other and names it
 //! (a PFC deadlock); without one it reports a stall.
 //!
-//! The check runs at the event loop's checkpoints (`progress::CHECK_EVERY`), so a stall is seen
-//! at the first checkpoint after `stall_after` has passed: a deterministic point of the run. A
-//! run that is making progress is never touched.
+//! The check runs at the end of every window of the engine (`crate::engine`) on the whole
+//! network's delivered bytes, so a stall is seen at the end of the first window after
+//! `stall_after` has passed: a deterministic point of the run, the same on any number of threads.
+//! A run that is making progress is never touched.
 
 use crate::net::port::NPRIO;
 use crate::packet::PktKind;
@@ -42,11 +43,10 @@ impl Simulation {
         self.watchdog = Watchdog { limit, last_bytes: self.stats.counters.data_bytes_delivered, last_progress: self.now };
     }
 
-    /// At a checkpoint: has the run stalled? Then why (a deadlock cycle, or no progress).
-    pub(crate) fn watchdog_check(&mut self) -> Option<StopInfo> {
+    /// At a window's end: has the run stalled? Then for how long nothing was delivered.
+    /// `delivered` and `unfinished` are the whole network's (every partition's, `engine`).
+    pub(crate) fn watchdog_check(&mut self, delivered: u64, unfinished: bool) -> Option<Time> {
         let now = self.now;
-        let delivered = self.stats.counters.data_bytes_delivered;
-        let unfinished = self.next_flow > self.flows_done;
         let wd = &mut self.watchdog;
         if delivered != wd.last_bytes || !unfinished {
             wd.last_bytes = delivered;
@@ -54,62 +54,33 @@ impl Simulation {
             return None;
         }
         let idle = now - wd.last_progress;
-        if idle < wd.limit {
-            return None;
-        }
-        Some(self.diagnose(idle))
+        (idle >= wd.limit).then_some(idle)
     }
 
-    /// Why nothing moves: a cycle of paused ports, or a plain stall.
-    fn diagnose(&self, idle: Time) -> StopInfo {
-        let waiting = self.next_flow - self.flows_done;
-        match self.pause_cycle() {
-            Some(cycle) => {
-                let names: Vec<String> = cycle.iter().map(|&(n, p)| format!("(node {n}, port {p})")).collect();
-                let first = names[0].clone();
-                StopInfo {
-                    reason: StopReason::Deadlock,
-                    message: format!(
-                        "PFC deadlock at {}: no data delivered for {} with {waiting} flows unfinished; these paused ports wait on each other: {} -> {first}",
-                        self.now,
-                        idle,
-                        names.join(" -> ")
-                    ),
-                    cycle,
-                }
-            }
-            None => {
-                let buffered: u64 = self.ports.iter().map(|p| p.queued_bytes()).sum();
-                StopInfo {
-                    reason: StopReason::NoProgress,
-                    message: format!(
-                        "no progress at {}: no data delivered for {} with {waiting} flows unfinished ({buffered} bytes queued in the network); set `stall_timeout` to wait longer",
-                        self.now, idle
-                    ),
-                    cycle: vec![],
-                }
-            }
-        }
+    /// No flow waits to finish up to `t`: the watchdog counts idle time from there.
+    pub(crate) fn watchdog_idle_until(&mut self, t: Time) {
+        self.watchdog.last_progress = self.watchdog.last_progress.max(t);
     }
 
-    /// The wait-for graph of paused ports: a port that PFC pauses for a priority and that holds
-    /// data of that priority waits for the egress port its queued packets need at the next
-    /// switch, when that one is paused and holds data too. Returns a cycle as (node, local port)
-    /// pairs, starting from its smallest port id, if there is one.
-    pub fn pause_cycle(&self) -> Option<Vec<(u32, u16)>> {
+    /// Whether each port is stuck (paused for a priority it holds data of): the truth for the
+    /// ports this simulation handles, false for the others.
+    fn stuck_ports(&self) -> Vec<bool> {
         let now = self.now;
-        let n = self.ports.len();
-        let stuck = |p: usize| -> bool {
-            let port = &self.ports[p];
-            (0..port.nqueues()).any(|q| {
-                let prio = port.prio_of(q);
-                prio < NPRIO && port.is_paused(prio, now) && port.queues[q].iter().any(|&id| self.slab.get(id).kind == PktKind::Data)
+        (0..self.ports.len())
+            .map(|p| {
+                let port = &self.ports[p];
+                (0..port.nqueues()).any(|q| {
+                    let prio = port.prio_of(q);
+                    prio < NPRIO && port.is_paused(prio, now) && port.queues[q].iter().any(|&id| self.slab.get(id).kind == PktKind::Data)
+                })
             })
-        };
-        let is_stuck: Vec<bool> = (0..n).map(stuck).collect();
-        // edges: from each stuck port to the stuck egress ports its paused packets need next
-        let mut next: Vec<Vec<u32>> = vec![vec![]; n];
-        for p in (0..n).filter(|&p| is_stuck[p]) {
+            .collect()
+    }
+
+    /// The wait-for graph of paused ports (see `pause_cycle`), given every port's stuck state.
+    fn pause_edges(&self, is_stuck: &[bool], next: &mut [Vec<u32>]) {
+        let now = self.now;
+        for p in (0..self.ports.len()).filter(|&p| is_stuck[p]) {
             let port = &self.ports[p];
             let peer = self.ports[p ^ 1].node;
             if !matches!(self.node_ref[peer as usize], NodeRef::Switch(_)) {
@@ -135,10 +106,63 @@ impl Simulation {
                 }
             }
         }
-        find_cycle(&next).map(|c| c.into_iter().map(|p| (self.ports[p as usize].node, self.ports[p as usize].local)).collect())
+    }
+
+    /// The wait-for graph of paused ports: a port that PFC pauses for a priority and that holds
+    /// data of that priority waits for the egress port its queued packets need at the next
+    /// switch, when that one is paused and holds data too. Returns a cycle as (node, local port)
+    /// pairs, starting from its smallest port id, if there is one.
+    pub fn pause_cycle(&self) -> Option<Vec<(u32, u16)>> {
+        pause_cycle_of(&[self])
     }
 }
 
+/// `pause_cycle` over every partition of a run (each knows its own ports' queues and pauses).
+fn pause_cycle_of(sims: &[&Simulation]) -> Option<Vec<(u32, u16)>> {
+    let s0 = sims[0];
+    let n = s0.ports.len();
+    let mut is_stuck = vec![false; n];
+    for s in sims {
+        for (p, st) in s.stuck_ports().into_iter().enumerate() {
+            is_stuck[p] |= st;
+        }
+    }
+    let mut next: Vec<Vec<u32>> = vec![vec![]; n];
+    for s in sims {
+        s.pause_edges(&is_stuck, &mut next);
+    }
+    find_cycle(&next).map(|c| c.into_iter().map(|p| (s0.ports[p as usize].node, s0.ports[p as usize].local)).collect())
+}
+
+/// Why nothing moves, from every partition of the run: a cycle of paused ports, or a plain
+/// stall; `waiting` flows have started and not finished.
+pub(crate) fn diagnose(sims: &[&Simulation], idle: Time, waiting: usize) -> StopInfo {
+    let now = sims[0].now;
+    match pause_cycle_of(sims) {
+        Some(cycle) => {
+            let names: Vec<String> = cycle.iter().map(|&(n, p)| format!("(node {n}, port {p})")).collect();
+            let first = names[0].clone();
+            StopInfo {
+                reason: StopReason::Deadlock,
+                message: format!(
+                    "PFC deadlock at {now}: no data delivered for {idle} with {waiting} flows unfinished; these paused ports wait on each other: {} -> {first}",
+                    names.join(" -> ")
+                ),
+                cycle,
+            }
+        }
+        None => {
+            let buffered: u64 = sims.iter().flat_map(|s| s.ports.iter()).map(|p| p.queued_bytes()).sum();
+            StopInfo {
+                reason: StopReason::NoProgress,
+                message: format!(
+                    "no progress at {now}: no data delivered for {idle} with {waiting} flows unfinished ({buffered} bytes queued in the network); set `stall_timeout` to wait longer"
+                ),
+                cycle: vec![],
+            }
+        }
+    }
+}
 /// A cycle of a directed graph given as adjacency lists (iterative depth-first search, so a
 /// graph of a million ports does not overflow the stack), rotated to start at its smallest vertex.
 fn find_cycle(next: &[Vec<u32>]) -> Option<Vec<u32>> {

@@ -91,6 +91,23 @@ impl IntStore {
     pub fn hops(&self, id: u32) -> &[IntHop] {
         self.stacks.get(id as usize).map(|s| s.hops()).unwrap_or(&[])
     }
+    /// The stack of slot `id`, if the store has one (`Slab::export`).
+    #[inline]
+    pub fn get(&self, id: u32) -> Option<IntStack> {
+        self.stacks.get(id as usize).copied()
+    }
+    /// Slot `id` holds `stack`; `None` reads as no records (`Slab::import`).
+    #[inline]
+    pub fn set(&mut self, id: u32, stack: Option<IntStack>) {
+        match stack {
+            Some(s) => *self.stack_mut(id) = s,
+            None => {
+                if let Some(s) = self.stacks.get_mut(id as usize) {
+                    s.clear();
+                }
+            }
+        }
+    }
     /// Copy the records of slot `from` into slot `to` (the receiver echoing INT into its ACK).
     #[inline]
     pub fn copy(&mut self, from: u32, to: u32) {

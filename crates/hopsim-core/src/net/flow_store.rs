@@ -460,13 +460,22 @@ impl FlowStore {
 
     /// The module counters of every flow (freed, live, or not started), as the run reports them.
     /// `unstarted`: a flow of the run that was never added (flows made as they arrive), if any.
-    pub(crate) fn module_counters(&self, cc: &crate::cc::CcConfig, mtu: u32, unstarted: Option<&FlowFixed>, out: &mut Vec<(&'static str, u64)>) {
+    pub(crate) fn module_counters(
+        &self,
+        cc: &crate::cc::CcConfig,
+        mtu: u32,
+        unstarted: Option<&FlowFixed>,
+        sender_here: &dyn Fn(u32) -> bool,
+        out: &mut Vec<(&'static str, u64)>,
+    ) {
         out.extend(self.counters.iter().copied());
         let chunks = || self.chunks.iter().flatten();
         for c in chunks() {
             for &s in c.slot.iter() {
                 if let Some(f) = self.live.get(s as usize) {
-                    module_counters(f, out);
+                    if sender_here(f.spec.src) {
+                        module_counters(f, out);
+                    }
                 }
             }
         }

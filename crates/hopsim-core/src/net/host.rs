@@ -256,6 +256,12 @@ impl Simulation {
             flow.tcp = Some(Box::new(crate::net::tcp::TcpFlow::new(t)));
         }
         flow.cc.on_start(now);
+        let src = flow.spec.src;
+        if !self.owns(src) {
+            // the sender half runs where the source is (`crate::engine`); here the flow's state
+            // serves its receiver half and the drops charged to it on the way
+            return;
+        }
         let h = self.join_nic(f);
         if self.ideal.is_some() {
             // Pulser's Ideal: the first packet waits for its booked queue-free path
@@ -402,7 +408,7 @@ impl Simulation {
         if retx {
             flow.retx_bytes += payload as u64;
         }
-        flow.in_net += 1;
+        flow.in_net = flow.in_net.wrapping_add(1);
         // a TCP retransmission fills a hole below snd_nxt and leaves it where it is
         if rtx.is_none() {
             flow.snd_nxt += payload as u64;
@@ -480,7 +486,7 @@ impl Simulation {
                 let now = self.now;
                 self.stats.counters.cnps += 1;
                 let flow = &mut self.flows[pkt.flow as usize];
-                flow.in_net -= 1;
+                flow.in_net = flow.in_net.wrapping_sub(1);
                 flow.cc.on_cnp(now);
                 self.arm_flow_timer(pkt.flow);
                 // After `sender_finished` this still runs (the flow's state lives while its CNPs
@@ -503,7 +509,7 @@ impl Simulation {
     #[inline(never)]
     pub(crate) fn flow_packet_gone(&mut self, f: u32) {
         let flow = &mut self.flows[f as usize];
-        flow.in_net -= 1;
+        flow.in_net = flow.in_net.wrapping_sub(1);
         if flow.in_net == 0 {
             self.release_if_done(f);
         }
@@ -514,6 +520,11 @@ impl Simulation {
     /// (`net::flow_store`). Called last by whatever handled the flow's last packet.
     #[inline(never)]
     pub(crate) fn release_if_done(&mut self, f: u32) {
+        if self.part.is_some() {
+            // a flow's packets are counted in the partition they are in: no one partition
+            // knows that none is left, and each keeps the flow to the end (`engine::merge`)
+            return;
+        }
         let flow = &self.flows[f as usize];
         debug_assert_eq!(flow.in_net, 0);
         if flow.sender_done && flow.rcv_nxt == flow.spec.size {
@@ -602,8 +613,10 @@ impl Simulation {
             out[1] = Some(Packet { kind: PktKind::Cnp, size: ack_bytes, ..reply });
         }
         // this packet is gone, its replies are on their way
-        flow.in_net = flow.in_net - 1 + out[0].is_some() as u32 + out[1].is_some() as u32;
-        if flow.in_net == 0 {
+        // (wrapping: in a partition of a split run a flow's count is only its part, `engine`)
+        let replies = out[0].is_some() as u32 + out[1].is_some() as u32;
+        flow.in_net = flow.in_net.wrapping_sub(1).wrapping_add(replies);
+        if replies == 0 && flow.in_net == 0 {
             // nothing answers it (a NACK not yet due) and nothing else of the flow is out
             return self.release_if_done(pkt.flow);
         }
@@ -629,7 +642,7 @@ impl Simulation {
         let now = self.now;
         let rto = self.cfg.host.rto;
         let flow = &mut self.flows[f as usize];
-        flow.in_net -= 1;
+        flow.in_net = flow.in_net.wrapping_sub(1);
         if flow.sender_done {
             // a late ACK (of a duplicate retransmission)
             if flow.in_net == 0 {
@@ -684,7 +697,7 @@ impl Simulation {
         let now = self.now;
         let rto = self.cfg.host.rto;
         let flow = &mut self.flows[f as usize];
-        flow.in_net -= 1;
+        flow.in_net = flow.in_net.wrapping_sub(1);
         if flow.sender_done {
             if flow.in_net == 0 {
                 self.release_if_done(f);

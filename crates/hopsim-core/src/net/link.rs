@@ -72,11 +72,17 @@ impl Simulation {
                     }
                 }
                 let arrive = end + port.delay;
-                if port.wire.is_empty() {
-                    self.sched.push(arrive, Event::Wire { port: p, pkt: id });
+                let more = port.has_backlog();
+                if self.part.as_deref().is_some_and(|x| x.cut[pi]) {
+                    // the far end is another partition's: the wire's ring is there
+                    self.send_across(p, arrive, id);
+                } else {
+                    if port.wire.is_empty() {
+                        self.sched.push(arrive, Event::Wire { port: p, pkt: id });
+                    }
+                    port.wire.push_back((arrive, id));
                 }
-                port.wire.push_back((arrive, id));
-                let more = port.has_backlog() || matches!(node, NodeRef::Host(h) if !self.hosts[h as usize].sched.is_empty());
+                let more = more || matches!(node, NodeRef::Host(h) if !self.hosts[h as usize].sched.is_empty());
                 if more {
                     let port = &mut self.ports[pi];
                     port.pending = Some(end);

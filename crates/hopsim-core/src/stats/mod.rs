@@ -6,6 +6,7 @@
 pub mod flow_rows;
 pub mod ideal;
 pub mod latency;
+pub mod order;
 pub mod record;
 pub mod sample;
 
@@ -210,6 +211,11 @@ pub struct Counters {
     pub data_bytes_delivered: u64,
     /// Payload bytes of the data packets dropped, by the buffer (`drops`) or by faults.
     pub data_bytes_dropped: u64,
+    /// Payload bytes of the data packets still in the network when the run ended (a run ends at
+    /// the end of the engine's window, `crate::engine`, and a duplicate retransmission may be on
+    /// its way): sent = delivered + dropped + in flight.
+    #[serde(default)]
+    pub data_bytes_in_flight: u64,
     /// Packets the switches' buffers refused.
     pub drops: u64,
     /// Packets of any kind dropped by faults (`faults.rs`): lost on a link, dropped when a link

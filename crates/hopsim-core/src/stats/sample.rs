@@ -16,7 +16,8 @@ impl Simulation {
     /// every multiple of the sampling step.
     ///
     /// Idle stretches. While the network is idle — no packet anywhere (queued, on a wire, or a
-    /// control frame) and every flow that has started has finished — every sample is the same
+    /// control frame) and every flow that has started has finished, at the start of the
+    /// engine's window (`crate::engine`) — every sample is the same
     /// but for its time, and a run whose next flow starts much later (an incast at 1e7 s) would
     /// take them for ever. So the sampler takes the first [`IDLE_SAMPLES`] samples of an idle
     /// stretch as usual and then sleeps until the next flow starts (or the next link event,
@@ -30,7 +31,11 @@ impl Simulation {
         let rec = &self.cfg.record;
         if rec.buffer_interval.is_some_and(|iv| now.0 % iv.0.max(1) == 0) {
             let b = &mut self.stats.buffer;
+            let part = self.part.as_deref();
             for sw in &self.switches {
+                if part.is_some_and(|x| !x.owns(sw.node)) {
+                    continue;
+                }
                 b.switch_time_ps.push(now.0);
                 b.switch_node.push(sw.node);
                 b.switch_bytes.push(sw.mmu.used());
@@ -47,6 +52,15 @@ impl Simulation {
                 let Some(fx) = self.flows.fixed_get(f) else { continue };
                 if fx.spec.start > now {
                     continue;
+                }
+                if let Some(part) = self.part.as_deref_mut() {
+                    // a split run: the receiver's bytes where the receiver is (`engine::merge`)
+                    if part.owns(fx.spec.dst) {
+                        part.delivered.push((now.0, f, self.flows.get(f).map_or(0, |x| x.rcv_nxt)));
+                    }
+                    if !part.owns(fx.spec.src) {
+                        continue;
+                    }
                 }
                 let (cwnd, delivered) = match self.flows.get(f) {
                     Some(flow) if flow.sender_done => continue,
@@ -67,6 +81,9 @@ impl Simulation {
         let rec = &self.cfg.record;
         if !rec.queue_ports.is_empty() && now.0 % rec.queue_interval.0.max(1) == 0 {
             for &(node, local) in &rec.queue_ports {
+                if !self.owns(node) {
+                    continue;
+                }
                 if let Some(p) = self.port_of(node, local) {
                     let q = &mut self.stats.queues;
                     q.time_ps.push(now.0);
@@ -76,9 +93,6 @@ impl Simulation {
                 }
             }
         }
-        // a sample of a large network adds a row per port: hand full chunks over now rather than
-        // at the next checkpoint, which may be many samples away in a quiet network
-        self.watch.spill(&mut self.stats);
         let step = match (rec.buffer_interval, rec.queue_ports.is_empty()) {
             (Some(b), true) => b,
             (None, false) => rec.queue_interval,
@@ -87,7 +101,7 @@ impl Simulation {
         };
         let step = step.0.max(1);
         let mut next = now + Time(step);
-        if self.slab.live() == 0 && self.flows_done == self.next_flow {
+        if self.network_idle {
             self.idle_samples += 1;
             if self.idle_samples >= IDLE_SAMPLES {
                 if let Some(wake) = self.next_activity().filter(|&w| w > next) {
@@ -106,6 +120,9 @@ impl Simulation {
     fn sample_modules(&mut self, now: Time) {
         let mut buf = std::mem::take(&mut self.sample_buf);
         for sw in &self.switches {
+            if !self.owns(sw.node) {
+                continue;
+            }
             sw.fc.sample(now, &crate::net::switch::view!(sw, &self.ports), &mut buf);
             for (port, name, value) in buf.drain(..) {
                 let metric = self.stats.module_metric(name);
@@ -136,7 +153,7 @@ impl Simulation {
     #[inline(never)]
     pub(crate) fn finish(&mut self) {
         let now = self.now;
-        if cfg!(debug_assertions) {
+        if cfg!(debug_assertions) && self.part.is_none() {
             self.check_flow_packets();
         }
         // (before their rows use up the flows that never arrived)
@@ -189,12 +206,18 @@ impl Simulation {
         // module counters, summed over the network
         let mut named = vec![];
         for sw in &self.switches {
+            if !self.owns(sw.node) {
+                continue;
+            }
             sw.fc.counters(&mut named);
             if !sw.aqm.ein.is_empty() {
                 named.push(("ein_marks", sw.aqm.ein_marked()));
             }
         }
-        self.flows.module_counters(&self.cfg.cc, self.cfg.host.mtu, unarrived.as_ref(), &mut named);
+        // (a flow's controller counts where its sender runs)
+        let part = self.part.as_deref();
+        let senders = |src: u32| part.is_none_or(|x| x.owns(src));
+        self.flows.module_counters(&self.cfg.cc, self.cfg.host.mtu, unarrived.as_ref(), &senders, &mut named);
         let m = &mut self.stats.modules;
         for (k, v) in named {
             *m.entry(k.to_string()).or_insert(0) += v;
@@ -207,6 +230,7 @@ impl Simulation {
         c.peak_live_flows = self.flows.peak_live() as u64;
         c.end_time_ps = now.0;
         c.peak_packets_alive = self.slab.capacity_used() as u64;
+        c.data_bytes_in_flight = self.slab.live_packets().filter(|p| p.kind == crate::packet::PktKind::Data).map(|p| p.payload as u64).sum();
         c.peak_pending_events = self.sched.peak_len as u64;
         c.max_switch_buffer_bytes = self.switches.iter().map(|s| s.mmu.peak_used).max().unwrap_or(0);
     }

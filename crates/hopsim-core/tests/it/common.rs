@@ -61,6 +61,6 @@ pub fn run(topo: &Topology, flows: &[FlowSpec], cfg: NetConfig) -> RunStats {
 /// Every byte sent was delivered or dropped, and every flow finished.
 pub fn assert_conserved(r: &RunStats) {
     let c = &r.counters;
-    assert_eq!(c.data_bytes_sent, c.data_bytes_delivered + c.data_bytes_dropped, "bytes sent = delivered + dropped");
+    assert_eq!(c.data_bytes_sent, c.data_bytes_delivered + c.data_bytes_dropped + c.data_bytes_in_flight, "bytes sent = delivered + dropped + in flight");
     assert_eq!(c.flows_finished, c.flows, "every flow finishes");
 }

@@ -36,3 +36,4 @@ mod multi_nic;
 mod bench_cli;
 mod flow_state;
 mod lazy_flows;
+mod parallel;

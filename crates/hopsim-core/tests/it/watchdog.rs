@@ -144,7 +144,10 @@ fn a_stop_flag_ends_the_run_at_a_checkpoint() {
     sim.set_watch(Watch::with_flag(flag));
     let r = sim.run();
     assert_eq!(r.stop.reason, StopReason::Interrupted);
-    assert_eq!(r.counters.events, hopsim_core::progress::CHECK_EVERY);
+    // the flag is seen at the end of the window in which the partition passed CHECK_EVERY
+    // events: one window of three 1 us flows holds far fewer than 1,000
+    let e = r.counters.events;
+    assert!((hopsim_core::progress::CHECK_EVERY..hopsim_core::progress::CHECK_EVERY + 1_000).contains(&e), "{e} events");
     assert_eq!(r.counters.flows_finished, 0);
 }
 

@@ -1,0 +1,193 @@
+//! The tables of a run split over partitions, built as one thread writes them.
+//!
+//! Each partition finished with the run's end time and wrote every table from its own state:
+//! - rows of what it owns are right, rows of what it does not own are empty or absent (a port
+//!   it does not own never sent anything; a switch it does not own was never sampled);
+//! - a flow's row is right in two halves: the receiver's (finish time, delivered bytes) where
+//!   the destination is, the sender's (ACK finish, retransmitted bytes) where the source is, and
+//!   drops are charged wherever the packet was;
+//! - counters add up, except the events every partition handles itself (flow arrivals, samples),
+//!   counted once, and peaks, which are the largest partition's.
+//!
+//! Logs (pauses, control frames, PFC frames received, the packet trace) are in the canonical
+//! order of `stats::order` in each partition; rows of one node at one instant come from one
+//! partition in the order its events made them, so a stable sort of all of them by (time, node)
+//! is the one-thread table.
+
+use crate::engine::Plan;
+use crate::sim::Simulation;
+use crate::stats::{FlowTable, RunStats};
+
+/// Build the run's tables from every partition's (`sims[k]` ran partition `k` of `plan`).
+pub(crate) fn merge(sims: &mut [Simulation], plan: &Plan) -> RunStats {
+    let parts: Vec<RunStats> = sims.iter_mut().map(|s| std::mem::take(&mut s.stats)).collect();
+    let s0 = &sims[0];
+    let owner = |node: u32| plan.of[node as usize] as usize;
+    let mut out = RunStats { flows: merge_flows(&parts, &owner), ..Default::default() };
+
+    // per port: its owner's row; drops by faults where they happened
+    out.ports = parts[0].ports.clone();
+    for (p, &node) in parts[0].ports.node.iter().enumerate() {
+        let k = owner(node);
+        out.ports.copy_row_from(p, &parts[k].ports);
+        out.ports.drops_loss[p] = parts.iter().map(|s| s.ports.drops_loss[p]).sum();
+        out.ports.drops_link_down[p] = parts.iter().map(|s| s.ports.drops_link_down[p]).sum();
+        out.ports.drops_unreachable[p] = parts.iter().map(|s| s.ports.drops_unreachable[p]).sum();
+    }
+
+    // logs: every partition's rows, in (time, node) order
+    for s in &parts {
+        out.pauses.append_rows(&s.pauses);
+        out.control.append_rows(&s.control);
+        out.pfc_received.append_rows(&s.pfc_received);
+        out.trace.append_rows(&s.trace);
+    }
+    out.canonical_order();
+
+    // samples: by time, then the switch's (or chosen port's, or chosen flow's) place in the
+    // one-thread order
+    let sw_index = |node: u32| s0.switch_index(node);
+    let port_sw = |p: u32| sw_index(s0.ports[p as usize].node);
+    for s in &parts {
+        out.buffer.append_rows(&s.buffer);
+        out.queues.append_rows(&s.queues);
+        out.cwnd.append_rows(&s.cwnd);
+    }
+    let b = &mut out.buffer;
+    let key: Vec<(u64, u32)> = b.switch_time_ps.iter().zip(&b.switch_node).map(|(&t, &n)| (t, sw_index(n))).collect();
+    b.sort_switch_rows_by(&key);
+    let key: Vec<(u64, u32)> = b.port_time_ps.iter().zip(&b.port_row).map(|(&t, &p)| (t, port_sw(p))).collect();
+    b.sort_port_rows_by(&key);
+    let place = |node: u32, local: u16| s0.cfg.record.queue_ports.iter().position(|&q| q == (node, local)).unwrap_or(usize::MAX) as u32;
+    let q = &mut out.queues;
+    let key: Vec<(u64, u32)> = q.time_ps.iter().zip(q.node.iter().zip(&q.port)).map(|(&t, (&n, &l))| (t, place(n, l))).collect();
+    q.sort_rows_by(&key);
+    // a chosen flow's bytes delivered: its receiver's, sampled where the receiver is
+    let delivered: std::collections::HashMap<(u64, u32), u64> =
+        sims.iter().filter_map(|s| s.part.as_deref()).flat_map(|p| p.delivered.iter().map(|&(t, f, d)| ((t, f), d))).collect();
+    for (i, (&t, &f)) in out.cwnd.time_ps.iter().zip(&out.cwnd.flow).enumerate() {
+        if let Some(&d) = delivered.get(&(t, f)) {
+            out.cwnd.delivered_bytes[i] = d;
+        }
+    }
+    let flow_place = |f: u32| s0.cfg.record.cwnd_flows.iter().position(|&x| x == f).unwrap_or(usize::MAX) as u32;
+    let c = &mut out.cwnd;
+    let key: Vec<(u64, u32)> = c.time_ps.iter().zip(&c.flow).map(|(&t, &f)| (t, flow_place(f))).collect();
+    c.sort_rows_by(&key);
+
+    // module samples in one-thread order, then their metric ids numbered in order of first
+    // appearance, as one thread numbers them
+    let mut names: Vec<String> = vec![];
+    for s in &parts {
+        let start = out.module_samples.time_ps.len();
+        out.module_samples.append_rows(&s.module_samples);
+        for m in &mut out.module_samples.metric[start..] {
+            *m = metric_id(&mut names, &s.module_metrics[*m as usize]);
+        }
+    }
+    let ms = &mut out.module_samples;
+    let key: Vec<(u64, u32)> = ms.time_ps.iter().zip(&ms.node).map(|(&t, &n)| (t, sw_index(n))).collect();
+    ms.sort_rows_by(&key);
+    let mut renamed: Vec<String> = vec![];
+    for m in &mut ms.metric {
+        *m = metric_id(&mut renamed, &names[*m as usize]);
+    }
+    // (names reported without a row keep their place after the others)
+    for s in &parts {
+        for n in &s.module_metrics {
+            metric_id(&mut renamed, n);
+        }
+    }
+    out.module_metrics = renamed;
+
+    // queue-length histograms: the owner's rows, in (dump time, node, port) order
+    for (k, s) in parts.iter().enumerate() {
+        let q = &s.qlen;
+        for i in 0..q.node.len() {
+            if owner(q.node[i]) == k {
+                out.qlen.push_row_from(q, i);
+            }
+        }
+    }
+    let q = &mut out.qlen;
+    let key: Vec<(u64, u32, u16)> = (0..q.node.len()).map(|i| (q.dump_time_ps[i], q.node[i], q.port[i])).collect();
+    q.sort_rows_by(&key);
+
+    out.latency = parts[0].latency.clone();
+    for s in &parts {
+        for (k, v) in &s.modules {
+            *out.modules.entry(k.clone()).or_insert(0) += v;
+        }
+    }
+    out.counters = merge_counters(&parts, sims);
+    out.counters.flows_finished = out.flows.finish_ps.iter().filter(|&&t| t != u64::MAX).count() as u64;
+    out
+}
+
+/// Each flow's row from its two halves (see the module docs).
+fn merge_flows(parts: &[RunStats], owner: &dyn Fn(u32) -> usize) -> FlowTable {
+    let mut t = parts[0].flows.clone();
+    for i in 0..t.len() {
+        let (src, dst) = (owner(t.src[i]), owner(t.dst[i]));
+        let (s, d) = (&parts[src].flows, &parts[dst].flows);
+        debug_assert_eq!(s.flow_id[i], t.flow_id[i]);
+        t.finish_ps[i] = d.finish_ps[i];
+        t.fct_ps[i] = d.fct_ps[i];
+        t.slowdown[i] = d.slowdown[i];
+        t.delivered_bytes[i] = d.delivered_bytes[i];
+        t.ack_finish_ps[i] = s.ack_finish_ps[i];
+        t.ack_fct_ps[i] = s.ack_fct_ps[i];
+        t.retx_bytes[i] = s.retx_bytes[i];
+        t.dropped_bytes[i] = parts.iter().map(|p| p.flows.dropped_bytes[i]).sum();
+    }
+    t
+}
+
+/// The id of metric `name` in `names`, added at the end if new.
+fn metric_id(names: &mut Vec<String>, name: &str) -> u16 {
+    match names.iter().position(|n| n == name) {
+        Some(i) => i as u16,
+        None => {
+            names.push(name.to_string());
+            (names.len() - 1) as u16
+        }
+    }
+}
+
+fn merge_counters(parts: &[RunStats], sims: &[Simulation]) -> crate::stats::Counters {
+    let mut c = parts[0].counters.clone();
+    let sum = |f: &dyn Fn(&crate::stats::Counters) -> u64| parts.iter().map(|p| f(&p.counters)).sum::<u64>();
+    let max = |f: &dyn Fn(&crate::stats::Counters) -> u64| parts.iter().map(|p| f(&p.counters)).max().unwrap_or(0);
+    // every partition handles the flow arrivals and samples itself: count them once
+    let singles = sims[0].singles;
+    c.events = sims.iter().map(|s| s.sched.popped - s.singles).sum::<u64>() + singles;
+    c.packets_sent = sum(&|c| c.packets_sent);
+    c.data_bytes_sent = sum(&|c| c.data_bytes_sent);
+    c.data_bytes_delivered = sum(&|c| c.data_bytes_delivered);
+    c.data_bytes_dropped = sum(&|c| c.data_bytes_dropped);
+    c.data_bytes_in_flight = sum(&|c| c.data_bytes_in_flight);
+    c.drops = sum(&|c| c.drops);
+    c.drops_loss = sum(&|c| c.drops_loss);
+    c.drops_link_down = sum(&|c| c.drops_link_down);
+    c.drops_unreachable = sum(&|c| c.drops_unreachable);
+    c.ack_bytes = sum(&|c| c.ack_bytes);
+    c.nack_bytes = sum(&|c| c.nack_bytes);
+    c.cnp_bytes = sum(&|c| c.cnp_bytes);
+    c.pfc_bytes = sum(&|c| c.pfc_bytes);
+    c.queue_pause_bytes = sum(&|c| c.queue_pause_bytes);
+    c.credit_bytes = sum(&|c| c.credit_bytes);
+    c.dst_pause_bytes = sum(&|c| c.dst_pause_bytes);
+    c.flow_pause_bytes = sum(&|c| c.flow_pause_bytes);
+    c.other_ctrl_bytes = sum(&|c| c.other_ctrl_bytes);
+    c.pauses_sent = sum(&|c| c.pauses_sent);
+    c.resumes_sent = sum(&|c| c.resumes_sent);
+    c.timeouts = sum(&|c| c.timeouts);
+    c.nacks = sum(&|c| c.nacks);
+    c.out_of_order = sum(&|c| c.out_of_order);
+    c.cnps = sum(&|c| c.cnps);
+    c.peak_packets_alive = sum(&|c| c.peak_packets_alive);
+    c.peak_live_flows = max(&|c| c.peak_live_flows);
+    c.peak_pending_events = sum(&|c| c.peak_pending_events);
+    c.max_switch_buffer_bytes = max(&|c| c.max_switch_buffer_bytes);
+    c
+}

@@ -1,0 +1,176 @@
+//! The engine: runs a `Simulation` in windows of simulated time, on one thread or split into
+//! partitions (logical processes) that run side by side, with tables identical either way.
+//!
+//! # Windows
+//! Simulated time is cut into windows on a fixed grid of width `W` (`partition::window_width`):
+//! the shortest delay of any link a partitioning may cut, at most 1 us. A window starts at the
+//! grid line at or before the earliest pending event anywhere (empty stretches are skipped) and
+//! ends at the next grid line. Inside a window each partition handles its own events with no
+//! look at the others: whatever one partition sends another crosses a cut link, takes at least
+//! `W` to arrive, and so lands in a later window (conservative lookahead).
+//!
+//! # Messages
+//! A packet or control frame put on a cut wire leaves its partition's slab as a message (the
+//! packet and what it carries beside the slab, `packet::Carried`) with its arrival time. At the
+//! window's end every partition hands its messages over; the receiver puts each on the wire's
+//! ring at its side in send order and schedules the wire's arrival event as a one-thread run
+//! would have. A wire's far end is thus where its ring lives: the sender owns the port, the
+//! receiver owns the ring.
+//!
+//! # The tie-break
+//! Events of the same time pop in the order of their key (`event::order_key`): kind, then the
+//! entity (port, flow, switch), then that entity's generation, never the order they were pushed.
+//! Two events of one instant in different partitions cannot affect each other (nothing crosses a
+//! cut link in zero time), and within a partition the key orders them as it does in one thread:
+//! so every partition handles its events in the order the one-thread run does, and each event
+//! sees the same state.
+//!
+//! # What is global
+//! The end of the run, the watchdog, the sampler's idle rule and the outside watch (stop flag,
+//! progress) are decided at window ends from every partition's report, the same way on one
+//! thread: a run ends at the end of the window in which its last flow finished, or in which
+//! the stop time falls. A flow's sender half (NIC queue, timers, congestion control) runs where
+//! its source is, its receiver half where its destination is; every partition keeps the flow's
+//! fixed data. At the end, `merge` builds each table from the partitions as one thread writes it.
+//!
+//! # A worked example
+//! A 2-pod fat-tree on two threads, link delay 1 us, so `W` = 1 us. Pod 0 with two cores is
+//! partition 0, pod 1 with the other two cores partition 1. A host in pod 0 starts a flow to a
+//! host in pod 1 at 0. In window [0, 1 us) partition 0 serialises the first packet at the host,
+//! partition 1 has nothing to do. The packet reaches the ToR at 1.08 us (window [1, 2 us)), its
+//! aggregation switch at 2.16 us, a core in partition 0 at 3.24 us; the core's port to pod 1's
+//! aggregation switch sends it at 3.24 us to arrive at 4.32 us: it leaves as a message at the end
+//! of window [3, 4 us), and partition 1 puts it on that wire's ring and schedules its arrival at
+//! 4.32 us, in window [4, 5 us). Had a PFC pause of pod 1's switch and the packet's arrival both
+//! been due at 4.32 us, each partition orders them by key, as one thread would.
+//!
+//! # What runs on one thread
+//! A feature whose state is global by nature runs the whole network in one partition whatever
+//! the threads asked (`single_reason` names it): Pulser's Ideal (its oracle books every packet's
+//! path), TCP (a flow's sender and receiver share one timer), ICTCP (the receiver's window
+//! lives in the sender's controller), per-packet latency histograms (percentiles do not add up),
+//! and link faults (a failure reroutes every switch at once).
+
+pub mod merge;
+pub mod parallel;
+pub mod partition;
+pub mod window;
+
+pub use partition::{window_width, Plan};
+
+use crate::packet::Carried;
+use crate::time::Time;
+
+/// A packet that crosses a cut link: it reaches the far end of port `port`'s wire at `at`.
+#[derive(Clone, Copy, Debug)]
+pub struct Msg {
+    pub at: Time,
+    pub port: u32,
+    pub carried: Carried,
+}
+
+/// What a partition knows of the split it is part of.
+pub(crate) struct Part {
+    pub me: u16,
+    /// By port: its wire leads into another partition.
+    pub cut: Vec<bool>,
+    /// By node: the partition that owns it.
+    pub dest: Vec<u16>,
+    /// Messages to each partition from the window being run.
+    pub out: Vec<Vec<Msg>>,
+    /// (time, flow, bytes its receiver holds) at each congestion-window sample of a chosen flow
+    /// whose destination this partition owns (`stats::sample`; the sender's partition writes
+    /// the row, `merge` puts these bytes in it).
+    pub delivered: Vec<(u64, u32, u64)>,
+}
+
+impl Part {
+    pub(crate) fn new(sim: &crate::Simulation, plan: &Plan, me: u16) -> Part {
+        let cut = (0..sim.ports.len() as u32).map(|p| plan.port_part(sim, p) == me && plan.port_part(sim, p ^ 1) != me).collect();
+        Part { me, cut, dest: plan.of.clone(), out: (0..plan.parts).map(|_| vec![]).collect(), delivered: vec![] }
+    }
+
+    /// Whether this partition owns node `n`.
+    #[inline]
+    pub fn owns(&self, n: u32) -> bool {
+        self.dest[n as usize] == self.me
+    }
+}
+
+/// Why a scenario must run in one partition, if it must (see the module docs).
+pub fn single_reason(sim: &crate::Simulation) -> Option<&'static str> {
+    if sim.ideal.is_some() {
+        return Some("Pulser's Ideal books every packet's path in one oracle");
+    }
+    if sim.cfg.host.tcp.is_some() {
+        return Some("a TCP flow's sender and receiver share one timer");
+    }
+    if matches!(sim.cfg.cc, crate::cc::CcConfig::Ictcp(_)) {
+        return Some("ICTCP's receive window lives in the sender's controller");
+    }
+    if sim.rec.latency.is_some() {
+        return Some("per-packet latency percentiles are taken over the whole network");
+    }
+    if sim.faults.is_some() {
+        return Some("a link fault reroutes every switch at once");
+    }
+    None
+}
+
+/// The end of the window that starts with the grid line at or before `t`: the next grid line,
+/// or just after the stop time.
+#[inline]
+pub(crate) fn window_end(t: Time, w: Time, stop: Time) -> Time {
+    let w = w.0.max(1);
+    let end = (t.0 / w).saturating_add(1).saturating_mul(w);
+    Time(end.min(stop.0.saturating_add(1)))
+}
+
+/// How a run was split: the partitions it ran in, and why one where more were asked.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Split {
+    pub threads: usize,
+    /// Why the run used one thread though more were asked (a line for people), if it did.
+    pub note: Option<String>,
+}
+
+/// Build a simulation with `make` once per partition and run them on `threads` threads (the
+/// automatic plan, or `plan` given by hand: `plan[node]` is its partition), with tables equal
+/// to a one-thread run's. `watch` goes to the first partition, on the calling thread.
+pub fn run_threads(
+    make: &(dyn Fn() -> Result<crate::Simulation, String> + Sync),
+    threads: usize,
+    plan: Option<Vec<u16>>,
+    watch: crate::progress::Watch,
+) -> Result<(crate::stats::RunStats, Split), String> {
+    let mut first = make()?;
+    let plan = match plan {
+        Some(of) => Plan::explicit(&first, of)?,
+        None => Plan::auto(&first, threads.max(1)),
+    };
+    let note = if threads <= 1 && plan.parts <= 1 {
+        None
+    } else if let Some(why) = single_reason(&first) {
+        Some(format!("one thread: {why}"))
+    } else if plan.parts <= 1 {
+        Some("one thread: the network has a single switch with its hosts, which one partition runs whole".to_string())
+    } else {
+        None
+    };
+    first.set_watch(watch);
+    if note.is_some() || plan.parts <= 1 {
+        first.run();
+        return Ok((std::mem::take(&mut first.stats), Split { threads: 1, note }));
+    }
+    // the other partitions' simulations, assembled side by side
+    let rest: Vec<Result<crate::Simulation, String>> =
+        std::thread::scope(|s| (1..plan.parts).map(|_| s.spawn(make)).collect::<Vec<_>>().into_iter().map(|h| h.join().expect("assembly")).collect());
+    let mut sims = vec![first];
+    for r in rest {
+        sims.push(r?);
+    }
+    let info = parallel::run_parts(&mut sims, Some(&plan));
+    let mut stats = merge::merge(&mut sims, &plan);
+    stats.stop = info;
+    Ok((stats, Split { threads: plan.parts as usize, note: None }))
+}

@@ -1,0 +1,228 @@
+//! Partitions on threads: each runs its windows, hands its messages over, reports, and every
+//! thread takes the same decisions from the same reports (see the module docs of `engine`).
+//!
+//! Two barriers a window: after the window's messages are posted (then each takes in its own),
+//! and after the reports are posted (then each decides). Mailboxes are one per (receiver,
+//! sender) pair, taken in sender order, so a partition's slab ids do not depend on which thread
+//! posted first.
+
+use crate::engine::window::Report;
+use crate::engine::{window_end, window_width, Msg, Part, Plan};
+use crate::progress::CHECK_EVERY;
+use crate::sim::Simulation;
+use crate::stats::{StopInfo, StopReason};
+use crate::time::Time;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+/// How a run ended, as every thread decided it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum End {
+    Done,
+    Drained,
+    Duration,
+    /// No data delivered for this long with flows unfinished (`watchdog`).
+    Stalled(Time),
+    Interrupted,
+}
+
+/// A barrier that spins briefly, then yields: windows are short, and a thread that sleeps in the
+/// kernel at every one would cost more than the window's work on a small network.
+struct SpinBarrier {
+    n: usize,
+    count: AtomicUsize,
+    generation: AtomicUsize,
+}
+
+impl SpinBarrier {
+    fn new(n: usize) -> SpinBarrier {
+        SpinBarrier { n, count: AtomicUsize::new(0), generation: AtomicUsize::new(0) }
+    }
+
+    fn wait(&self) {
+        let gen = self.generation.load(Ordering::Acquire);
+        if self.count.fetch_add(1, Ordering::AcqRel) + 1 == self.n {
+            self.count.store(0, Ordering::Relaxed);
+            self.generation.fetch_add(1, Ordering::AcqRel);
+            return;
+        }
+        let mut spins = 0u32;
+        while self.generation.load(Ordering::Acquire) == gen {
+            if spins < 200 {
+                std::hint::spin_loop();
+                spins += 1;
+            } else {
+                std::thread::yield_now();
+            }
+        }
+    }
+}
+
+struct Shared {
+    barrier: SpinBarrier,
+    /// `mail[to][from]`.
+    mail: Vec<Vec<Mutex<Vec<Msg>>>>,
+    reports: Vec<Mutex<Report>>,
+}
+
+/// Run `sims` side by side, one thread each (the first on the calling thread, which holds the
+/// outside watch), until every thread has decided the same end; then finish each. With one
+/// simulation this is the one-thread run: no partition, no messages, and the watch's sink takes
+/// the time-growing tables as they fill. With several (one per partition of `plan`, each
+/// assembled from the same scenario), `merge` then builds the tables.
+pub(crate) fn run_parts(sims: &mut [Simulation], plan: Option<&Plan>) -> StopInfo {
+    let n = sims.len();
+    for (k, s) in sims.iter_mut().enumerate() {
+        match plan {
+            Some(plan) => {
+                s.part = Some(Box::new(Part::new(s, plan, k as u16)));
+                // a flow's halves live in two partitions: each keeps its state to the end, and
+                // the tables take each half's results from where it ran (`merge`)
+                s.flows.keep_all();
+                s.flows.begin(false);
+            }
+            None => {
+                let sink = s.watch.sink.is_some();
+                s.flows.begin(sink);
+            }
+        }
+        s.start_watchdog();
+    }
+    sims[0].watch.begin();
+    let stop = sims[0].cfg.stop_time.unwrap_or(Time::MAX);
+    let w = window_width(&sims[0]);
+    let shared = Shared {
+        barrier: SpinBarrier::new(n),
+        mail: (0..n).map(|_| (0..n).map(|_| Mutex::new(vec![])).collect()).collect(),
+        reports: (0..n).map(|_| Mutex::new(Report::default())).collect(),
+    };
+    let mut ends: Vec<(End, Time)> = vec![];
+    std::thread::scope(|scope| {
+        let (first, rest) = sims.split_first_mut().expect("a partition");
+        let sh = &shared;
+        let handles: Vec<_> = rest.iter_mut().enumerate().map(|(k, s)| scope.spawn(move || worker(s, k + 1, sh, stop, w))).collect();
+        ends.push(worker(first, 0, sh, stop, w));
+        for h in handles {
+            ends.push(h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
+        }
+    });
+    let (end, now) = ends[0];
+    debug_assert!(ends.iter().all(|&e| e == (end, now)), "every partition decides the same end");
+    for s in sims.iter_mut() {
+        s.now = now;
+    }
+    let refs: Vec<&Simulation> = sims.iter().collect();
+    let info = stop_info(&refs, end);
+    for s in sims.iter_mut() {
+        s.finish_recorders(info.reason);
+        s.finish();
+    }
+    info
+}
+
+/// One partition's thread: decide, run a window, exchange messages, report; until the end.
+fn worker(sim: &mut Simulation, k: usize, sh: &Shared, stop: Time, w: Time) -> (End, Time) {
+    let n = sh.reports.len();
+    let mut ran = false;
+    let mut checked = 0u64;
+    let mut asked_stop = false;
+    loop {
+        let mut r = sim.report();
+        r.stop = asked_stop;
+        *sh.reports[k].lock().expect("report") = r;
+        sh.barrier.wait();
+        let all: Vec<Report> = sh.reports.iter().map(|m| *m.lock().expect("report")).collect();
+        let done: usize = all.iter().map(|r| r.flows_done).sum();
+        let last = all.iter().map(|r| r.last).max().unwrap_or(Time::ZERO);
+        if ran {
+            if done == sim.flows.len() {
+                return (End::Done, last);
+            }
+            let delivered = all.iter().map(|r| r.delivered).sum();
+            sim.now = last;
+            if let Some(idle) = sim.watchdog_check(delivered, sim.next_flow > done) {
+                return (End::Stalled(idle), last);
+            }
+            if all.iter().any(|r| r.stop) {
+                return (End::Interrupted, last);
+            }
+            if k == 0 && n == 1 {
+                // one thread: the sink takes the time-growing tables as they fill, whole
+                // instants at a time (a window holds every event of its instants)
+                sim.stats.order_logs(&mut sim.ordered);
+                if !sim.watch.spill(&mut sim.stats) {
+                    return (End::Interrupted, last);
+                }
+            }
+            if k == 0 && sim.sched.popped - checked >= CHECK_EVERY {
+                // the outside watch, out of line: its stop flag, and its progress hook when due
+                // (partition 0 runs on the calling thread, where the hook may look at signals)
+                checked = sim.sched.popped;
+                asked_stop |= sim.watch.stop_requested();
+                if !asked_stop && sim.watch.due() {
+                    let mut p = sim.progress();
+                    p.events = all.iter().map(|r| r.popped).sum();
+                    p.flows_done = done as u64;
+                    p.now = last;
+                    asked_stop |= !sim.watch.report(&p);
+                }
+                if asked_stop && n == 1 {
+                    return (End::Interrupted, last);
+                }
+            }
+        }
+        let Some(t0) = all.iter().filter_map(|r| r.next).min() else {
+            return (if done == sim.flows.len() { End::Done } else { End::Drained }, last);
+        };
+        if t0 > stop {
+            return (End::Duration, stop);
+        }
+        sim.network_idle = all.iter().map(|r| r.packets_alive).sum::<usize>() == 0 && done == sim.next_flow;
+        if done == sim.next_flow {
+            // nothing waits to finish: a stall can only begin in this window
+            sim.watchdog_idle_until(t0);
+        }
+        sim.run_window(window_end(t0, w, stop));
+        if std::env::var("HOPSIM_DEBUG").is_ok() && sim.sched.popped % 1000 < 5 { eprintln!("k{k} t0 {t0} popped {} pending {} alive {} done {done}/{}", sim.sched.popped, sim.sched.len(), sim.slab.live(), sim.flows.len()); }
+        ran = true;
+        if let Some(part) = sim.part.as_deref_mut() {
+            for (to, out) in part.out.iter_mut().enumerate() {
+                if !out.is_empty() {
+                    sh.mail[to][k].lock().expect("mail").append(out);
+                }
+            }
+        }
+        if n > 1 {
+            sh.barrier.wait();
+            for from in 0..n {
+                let msgs = std::mem::take(&mut *sh.mail[k][from].lock().expect("mail"));
+                for m in &msgs {
+                    sim.take_in(m);
+                }
+            }
+        }
+    }
+}
+
+/// Why the run ended, in words, from every partition's state at the end.
+pub(crate) fn stop_info(sims: &[&Simulation], end: End) -> StopInfo {
+    let s0 = sims[0];
+    let done: usize = sims.iter().map(|s| s.flows_done).sum();
+    match end {
+        End::Done => StopInfo::default(),
+        End::Duration => StopInfo { reason: StopReason::Duration, ..Default::default() },
+        End::Drained => {
+            let left = s0.flows.len() - done;
+            StopInfo {
+                reason: StopReason::NoProgress,
+                message: format!("no progress at {}: nothing left to happen with {left} flows unfinished", s0.now),
+                cycle: vec![],
+            }
+        }
+        End::Interrupted => {
+            let events: u64 = sims.iter().map(|s| s.sched.popped).sum();
+            StopInfo { reason: StopReason::Interrupted, message: format!("interrupted at {} after {} events", s0.now, events), cycle: vec![] }
+        }
+        End::Stalled(idle) => crate::watchdog::diagnose(sims, idle, s0.next_flow - done),
+    }
+}

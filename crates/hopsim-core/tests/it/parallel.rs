@@ -1,0 +1,140 @@
+//! The engine split over threads gives the one-thread run's tables, row for row: busy fabrics
+//! under each scheme, run on 1, 2, 3 and 8 threads and on partitions given by hand.
+
+use crate::common::*;
+use hopsim_core::cc::CcConfig;
+use hopsim_core::config::NetConfig;
+use hopsim_core::engine::run_threads;
+use hopsim_core::fc::FcConfig;
+use hopsim_core::progress::Watch;
+use hopsim_core::scenario::Scenario;
+use hopsim_core::stats::RunStats;
+use hopsim_core::Time;
+
+/// A 4-ToR, 2-spine leaf-spine of 8 hosts a ToR, 2 MB of buffer a switch, with WebSearch at
+/// 60% and 24-to-1 incasts every 50 us, 200 us of arrivals, sampled every 5 us.
+fn busy(net: NetConfig) -> Scenario {
+    let mut net = net;
+    net.record.buffer_interval = Some(Time::from_us(5));
+    net.record.queue_ports = vec![(32, 0), (33, 1), (35, 8)];
+    net.record.cwnd_flows = vec![0, 3, 7, 20];
+    if net.switch.buffer_bytes > 2_000_000 {
+        net.switch.buffer_bytes = 2_000_000;
+    }
+    websearch_incastmix((8, 4, 2), 0.6, Time::from_us(200), 24, (50_000, 150_000), Time::from_us(50), net)
+}
+
+fn lossless(fc: FcConfig, cc: CcConfig) -> NetConfig {
+    let mut n = NetConfig { fc, cc, ..Default::default() };
+    n.switch.lossless = n.fc.pauses();
+    n
+}
+
+fn on(sc: &Scenario, threads: usize, plan: Option<Vec<u16>>) -> RunStats {
+    let (stats, split) = run_threads(&|| sc.build(), threads, plan, Watch::default()).expect("runs");
+    assert_eq!(split.note, None, "{threads} threads");
+    stats
+}
+
+/// Every table of `b` equals `a`'s, naming the first that differs.
+pub fn assert_same(a: &RunStats, b: &RunStats, what: &str) {
+    assert_eq!(a.flows, b.flows, "{what}: flows");
+    assert_eq!(a.pauses, b.pauses, "{what}: pauses");
+    assert_eq!(a.control, b.control, "{what}: control");
+    assert_eq!(a.buffer, b.buffer, "{what}: buffer samples");
+    assert_eq!(a.queues, b.queues, "{what}: queue samples");
+    assert_eq!(a.cwnd, b.cwnd, "{what}: cwnd samples");
+    assert_eq!(a.module_samples, b.module_samples, "{what}: module samples");
+    assert_eq!(a.module_metrics, b.module_metrics, "{what}: module metrics");
+    assert_eq!(a.ports, b.ports, "{what}: ports");
+    assert_eq!(a.modules, b.modules, "{what}: module counters");
+    assert_eq!(a.pfc_received, b.pfc_received, "{what}: PFC frames received");
+    assert_eq!(a.qlen, b.qlen, "{what}: queue-length histograms");
+    assert_eq!(a.trace, b.trace, "{what}: trace");
+    let (mut ca, mut cb) = (a.counters.clone(), b.counters.clone());
+    // the engine's own peaks (packets alive, pending events, live flows) are per partition
+    for c in [&mut ca, &mut cb] {
+        c.peak_packets_alive = 0;
+        c.peak_pending_events = 0;
+        c.peak_live_flows = 0;
+    }
+    assert_eq!(ca, cb, "{what}: counters");
+    assert_eq!(a.stop, b.stop, "{what}: stop");
+}
+
+fn identical_on_any_threads(sc: &Scenario, name: &str) -> RunStats {
+    let one = on(sc, 1, None);
+    assert!(one.counters.flows > 20 && one.counters.flows_finished == one.counters.flows, "{name}: a busy run that finishes");
+    for t in [2, 3, 8] {
+        assert_same(&one, &on(sc, t, None), &format!("{name} on {t} threads"));
+    }
+    one
+}
+
+#[test]
+fn dcqcn_with_pfc_is_identical_on_1_2_3_and_8_threads() {
+    let r = identical_on_any_threads(&busy(lossless(FcConfig::Pfc, CcConfig::Dcqcn(Default::default()))), "DCQCN + PFC");
+    assert!(r.counters.cnps > 0 && r.counters.pauses_sent > 0, "the run marks and pauses: {:?}", r.counters);
+}
+
+#[test]
+fn hpcc_with_int_is_identical_on_1_2_3_and_8_threads() {
+    identical_on_any_threads(&busy(lossless(FcConfig::Pfc, CcConfig::Hpcc(Default::default()))), "HPCC");
+}
+
+#[test]
+fn bfc_is_identical_on_1_2_3_and_8_threads() {
+    let mut n = lossless(FcConfig::Bfc(Default::default()), CcConfig::None);
+    n.switch.nqueues = 32;
+    identical_on_any_threads(&busy(n), "BFC");
+}
+
+#[test]
+fn floodgate_practical_and_ideal_are_identical_on_1_2_3_and_8_threads() {
+    use hopsim_core::fc::floodgate::FloodgateConfig;
+    let practical = FloodgateConfig::default();
+    identical_on_any_threads(&busy(lossless(FcConfig::Floodgate(practical.clone()), CcConfig::Dcqcn(Default::default()))), "practical Floodgate");
+    let ideal = FloodgateConfig { ideal: true, ..practical };
+    identical_on_any_threads(&busy(lossless(FcConfig::Floodgate(ideal), CcConfig::Dcqcn(Default::default()))), "ideal Floodgate");
+}
+
+#[test]
+fn flowsail_is_identical_on_1_2_3_and_8_threads() {
+    identical_on_any_threads(&busy(lossless(FcConfig::Flowsail(Default::default()), CcConfig::None)), "FlowSail");
+}
+
+#[test]
+fn dctcp_rate_over_a_lossy_fabric_is_identical_on_1_2_3_and_8_threads() {
+    let mut n = NetConfig { cc: CcConfig::DctcpRate(Default::default()), ..Default::default() };
+    n.switch.buffer_bytes = 150_000;
+    n.switch.lossless = false;
+    let r = identical_on_any_threads(&busy(n), "rate DCTCP, lossy");
+    assert!(r.counters.drops > 0, "the small buffer drops");
+}
+
+/// A plan given by hand: spines in one partition, every ToR with its hosts in another (five
+/// partitions for 36 nodes), and every node in its own partition where it may be.
+#[test]
+fn partitions_given_by_hand_give_the_same_tables() {
+    let sc = busy(lossless(FcConfig::Pfc, CcConfig::Dcqcn(Default::default())));
+    let one = on(&sc, 1, None);
+    let topo = sc.topology.build().expect("topology");
+    // leaf-spine numbering: hosts 0-31, ToRs 32-35, spines 36-37
+    let tor_of = |n: usize| if n < 32 { n / 8 } else { n - 32 };
+    let by_tor: Vec<u16> = (0..topo.nodes.len()).map(|n| if n >= 36 { 4 } else { tor_of(n) as u16 }).collect();
+    assert_same(&one, &on(&sc, 5, Some(by_tor)), "ToRs apart, spines together");
+    let spread: Vec<u16> = (0..topo.nodes.len()).map(|n| if n >= 36 { (n - 32) as u16 } else { tor_of(n) as u16 }).collect();
+    assert_same(&one, &on(&sc, 6, Some(spread)), "every switch apart");
+}
+
+/// What must run whole says so, and runs right.
+#[test]
+fn a_run_that_cannot_be_split_says_why_and_runs_on_one_thread() {
+    let mut n = NetConfig { cc: CcConfig::Dctcp(Default::default()), ..Default::default() };
+    n.host.tcp = Some(Default::default());
+    let sc = busy(n);
+    let (stats, split) = run_threads(&|| sc.build(), 4, None, Watch::default()).expect("runs");
+    assert_eq!(split.threads, 1);
+    assert!(split.note.as_deref().is_some_and(|n| n.contains("TCP")), "{:?}", split.note);
+    assert_same(&on(&sc, 1, None), &stats, "TCP");
+}
