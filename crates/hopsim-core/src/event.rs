@@ -73,16 +73,23 @@ impl Event {
     }
 }
 
-/// The part of a packed event that orders it among events of the same time: the whole word,
-/// except a wire event's packet (a prefetch hint whose slab id differs between partitions; a
-/// port has one wire event pending at a time, so nothing is lost).
+/// The part of a packed event that orders it among events of the same time: kind, entity id,
+/// generation, with two changes to the packed word. A wire event's packet is left out (a
+/// prefetch hint whose slab id differs between partitions; a port has one wire event pending at
+/// a time, so nothing is lost). And wire arrivals come before port services: a packet that
+/// reaches a switch at the instant one of its ports picks its next packet is queued first, so
+/// the port sees it, as a store-and-forward switch's scheduler would; the push order that broke
+/// ties before gave this order in most such meetings, and the defining behaviours of the
+/// Floodgate and BFC scenario tests depend on it (with port services first, Floodgate's victim
+/// flow on the shared spine-to-ToR links slows from 1.07x to 1.78x its ideal FCT).
 #[inline(always)]
 pub(crate) fn order_key(w: u64) -> u64 {
-    if w >> 61 == 1 {
-        w & !0xFFFF_FFFF
-    } else {
-        w
-    }
+    let body = w & ((1u64 << 61) - 1);
+    // rank by kind: wire 0, fc timer 1, port service 2, flow timer 3, then the rest
+    const RANK: [u64; 8] = [2, 0, 4, 3, 1, 5, 6, 7];
+    let k = w >> 61;
+    let body = if k == 1 { body & !0xFFFF_FFFF } else { body };
+    body | (RANK[k as usize] << 61)
 }
 
 /// Whether `a` pops after `b`: later time, or the same time and a larger key (the whole word
@@ -385,19 +392,21 @@ mod tests {
         s.push(Time(3), Event::Wire { port: 4, pkt: 9 });
         s.push(Time(5), Event::Wire { port: 1, pkt: 7 });
         s.push(Time(3), Event::Wire { port: 2, pkt: 5 });
-        s.push(Time(3), Event::PortTx { port: 8, gen: 1 });
+        s.push(Time(3), Event::PortTx { port: 1, gen: 1 });
+        s.push(Time(3), Event::FlowTimer { flow: 0, gen: 1 });
         let order: Vec<(u64, Event)> = std::iter::from_fn(|| s.pop()).map(|(t, e)| (t.0, e)).collect();
         assert_eq!(
             order,
             vec![
-                (3, Event::PortTx { port: 8, gen: 1 }),
                 (3, Event::Wire { port: 2, pkt: 5 }),
                 (3, Event::Wire { port: 4, pkt: 9 }),
+                (3, Event::PortTx { port: 1, gen: 1 }),
+                (3, Event::FlowTimer { flow: 0, gen: 1 }),
                 (5, Event::Wire { port: 1, pkt: 7 }),
                 (5, Event::Wire { port: 3, pkt: 0 }),
             ]
         );
-        assert_eq!(s.popped, 5);
+        assert_eq!(s.popped, 6);
     }
 
     /// A wire event's packet is a hint, not part of its order: the same port's wire event sorts
@@ -412,6 +421,9 @@ mod tests {
         let t1 = Event::FlowTimer { flow: 6, gen: 1 }.pack();
         let t2 = Event::FlowTimer { flow: 6, gen: 2 }.pack();
         assert!(order_key(t1) < order_key(t2));
+        // arrivals before services, services before timers
+        let tx = Event::PortTx { port: 0, gen: 0 }.pack();
+        assert!(order_key(c) < order_key(tx) && order_key(tx) < order_key(t1));
     }
 
     fn random_event(rng: &mut crate::rng::Rng) -> Event {

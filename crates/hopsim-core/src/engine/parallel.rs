@@ -183,7 +183,6 @@ fn worker(sim: &mut Simulation, k: usize, sh: &Shared, stop: Time, w: Time) -> (
             sim.watchdog_idle_until(t0);
         }
         sim.run_window(window_end(t0, w, stop));
-        if std::env::var("HOPSIM_DEBUG").is_ok() && sim.sched.popped % 1000 < 5 { eprintln!("k{k} t0 {t0} popped {} pending {} alive {} done {done}/{}", sim.sched.popped, sim.sched.len(), sim.slab.live(), sim.flows.len()); }
         ran = true;
         if let Some(part) = sim.part.as_deref_mut() {
             for (to, out) in part.out.iter_mut().enumerate() {
