@@ -41,12 +41,43 @@ def _error(msg: object) -> None:
 
 
 @contextmanager
-def _bad_input() -> Iterator[None]:
+def _bad_input(**paths: Optional[Path]) -> Iterator[None]:
+    """Bad input ends as one line and exit code 2: a ScenarioError, and an OSError from the file
+    system refusing a path (a loop of links, a name too long, a full disk), named by the option
+    that gave it (`paths`: option name -> the path given, e.g. ``out=Path("a/run")``)."""
     try:
         yield
     except ScenarioError as e:
         _error(e)
         raise typer.Exit(BAD_INPUT) from None
+    except OSError as e:
+        _error(_path_error(e, paths))
+        raise typer.Exit(BAD_INPUT) from None
+
+
+_ARGUMENTS = {"scenario": "SCENARIO", "sweep": "SWEEP", "config": "CONFIG", "root": "DIR", "run_dir": "RUN_DIR",
+              "ref": "REF", "cand": "CAND"}
+"""The commands' path arguments, as their help names them (the rest are options: ``--out``)."""
+
+
+def _path_error(e: OSError, paths: dict[str, Optional[Path]]) -> str:
+    """One line for a file-system refusal: the option whose path it concerns (the path given, or
+    a path inside it or leading to it), the file, and the system's reason."""
+    from .paths import why_unwritable
+
+    name = str(e.filename) if e.filename else ""
+    why = e.strerror or str(e)
+    if name and e.errno in (28, 27, 30, 13, 17):  # full, too large, read-only, denied, exists
+        why = why_unwritable(Path(name), e)
+    for opt, given in paths.items():
+        if given is None or not name:
+            continue
+        g = str(given)
+        if name == g or name.startswith(g.rstrip("/") + "/") or g.startswith(name.rstrip("/") + "/"):
+            label = _ARGUMENTS.get(opt, "--" + opt.replace("_", "-"))
+            where = "" if name == g else f" ({name})"
+            return f"{label} {g}{where}: {why}"
+    return f"{name}: {why}" if name else f"{type(e).__name__}: {why}"
 
 
 @contextmanager
@@ -106,7 +137,7 @@ def run(
     from .scenario import load_scenario
     from .store import check_writable, write_run
 
-    with _sigterm_interrupts(), _bad_input():
+    with _bad_input(scenario=scenario, out=out):
         sc = load_scenario(scenario, _parse_set(set_), validate=True, max_memory=max_memory)
         _notes(sc.warnings)
         if out.exists() and not force:
@@ -132,7 +163,8 @@ def run(
         err_console.print("[bold yellow]stopped:[/]", end=" ")
         err_console.print(s.get("stop_message", s["stopped"]), markup=False, highlight=False, soft_wrap=True)
     out_console.print(
-        f"{s['flows_finished']}/{s['flows']} flows finished, {s['pause_frames']} pause frames, {s['drops']} drops, "
+        f"{s['flows_finished']}/{s['flows']} flows finished, {s['pause_frames']} pause frames, {s['drops']} drops"
+        + (f" (and {s['fault_drops']:,} packets lost to [faults])" if s.get("fault_drops") else "") + ", "
         f"{s['events']:,} events in {s['wall_time_s']:.2f} s" + (f" ({eps / 1e6:.1f} M events/s)" if eps else "")
     )
     out_console.print(f"run folder: {path}")
@@ -147,28 +179,6 @@ def _write(write_run: Callable[..., Path], res: Any, sc: Any, out: Path, force: 
         return write_run(res, sc, out, overwrite=force)
     except OSError as e:
         raise ScenarioError(f"--out {out}: cannot write the run folder ({why_unwritable(out, e)})") from None
-
-
-@contextmanager
-def _sigterm_interrupts() -> Iterator[None]:
-    """Make SIGTERM stop a run as Ctrl-C does (the core polls for signals; see
-    ``crates/hopsim-py/src/lib.rs``), so `kill` also ends with nothing half-written. The previous
-    handler comes back afterwards (the CLI also runs inside other programs, e.g. tests)."""
-    import signal
-    import threading
-
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def _raise(signum: int, frame: Any) -> None:
-        raise KeyboardInterrupt
-
-    old = signal.signal(signal.SIGTERM, _raise)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, old)
 
 
 @app.command()
@@ -186,7 +196,7 @@ def validate(
 
     from .paths import write_text_atomic
 
-    with _bad_input():
+    with _bad_input(scenario=scenario, core_json=core_json):
         sc = load_scenario(scenario, _parse_set(set_), validate=True, max_memory=max_memory)
         check_disk(sc.core_json, [(Path(tempfile.gettempdir()), "the spool")], str(scenario))
         if core_json is not None:
@@ -221,6 +231,8 @@ def sweep(
         help="Refuse runs whose estimated memory exceeds this (e.g. 4GiB; 'off': no limit). Default: "
         "HOPSIM_MAX_MEMORY, else the memory available where each run is checked (here while planning, "
         "and on the worker that runs it)."),
+    prune: bool = typer.Option(False, "--prune", help="Remove the runs in --out that the sweep no longer plans "
+                               "(its base scenario, grid or seeds changed); without it they stop the sweep."),
 ) -> None:
     """Run a grid of scenario variants x seeds, locally or on a Dask cluster; resumes."""
     from .store import check_writable
@@ -228,13 +240,13 @@ def sweep(
 
     from .progress import SweepProgress
 
-    with _sigterm_interrupts(), _bad_input():
+    with _bad_input(sweep=sweep_file, out=out):
         check_writable(out, "--out")
         with SweepProgress(err_console) as progress:
             t0 = time.perf_counter()
             try:
                 rep = run_sweep(sweep_file, out, jobs=jobs, cluster=cluster, on_plan=progress.on_plan,
-                                on_done=progress.on_done, max_memory=max_memory)
+                                on_done=progress.on_done, max_memory=max_memory, prune=prune)
             except KeyboardInterrupt:
                 progress.stop()
                 err_console.print("interrupted: the runs completed so far are kept; "
@@ -299,7 +311,7 @@ def report(
     from .reproduce import build_paper_page, is_reproduction
 
     try:
-        with _bad_input(), _spinner("building report") as say:
+        with _bad_input(root=root, out=out), _spinner("building report") as say:
             if is_reproduction(root):
                 path = build_paper_page(root, out)
             else:
@@ -324,7 +336,7 @@ def reproduce(
     from .reproduce import reproduce as run_paper
     from .store import check_writable
 
-    with _sigterm_interrupts(), _bad_input():
+    with _bad_input(out=out):
         d = paper_dir(paper)
         sweeps = paper_sweeps(d)
         out = out or Path("runs") / f"reproduce-{d.name}{'-quick' if quick else ''}"
@@ -357,7 +369,7 @@ def import_hpcc_cmd(
     """Turn an HPCC ns-3 simulator config into a hopsim scenario."""
     from .hpcc_import import import_hpcc
 
-    with _bad_input():
+    with _bad_input(config=config, out=out):
         path, warnings = import_hpcc(config, out)
     _notes(warnings)
     out_console.print(f"scenario: {path}")
@@ -377,7 +389,7 @@ def export_fct_cmd(
     """Write per-flow results in the HPCC simulator's fct.txt format (fct.txt only; see export-hpcc)."""
     from .hpcc_export import export_fct
 
-    with _bad_input():
+    with _bad_input(run_dir=run_dir, out=out):
         path, n = export_fct(run_dir, out)
     out_console.print(f"{n} flows -> {path}")
 
@@ -391,7 +403,7 @@ def export_hpcc_cmd(
     table the run lacks is skipped with a note saying what writes it."""
     from .hpcc_export import export_hpcc
 
-    with _bad_input():
+    with _bad_input(run_dir=run_dir, out=out):
         files = export_hpcc(run_dir, out)
     _notes([f"{f.name} skipped: {f.skipped}" for f in files if f.skipped])
     for f in files:
@@ -413,7 +425,7 @@ def compare_fct_cmd(
     from .compare import PLOT_FORMATS, compare, plot, read_fct, render, summary_lines, write_json
     from .paths import why_unwritable
 
-    with _bad_input():
+    with _bad_input(ref=ref, cand=cand, plot=plot_, json=json_):
         if plot_ is not None and plot_.suffix.lstrip(".").lower() not in PLOT_FORMATS:
             raise ScenarioError(f"--plot {plot_}: unknown image type {plot_.suffix!r}; allowed: "
                                 + ", ".join("." + f for f in PLOT_FORMATS))
@@ -446,13 +458,36 @@ def version() -> None:
 
 
 def main() -> None:
+    """The `hopsim` command: every way it ends goes through here once. Ctrl-C and SIGTERM
+    raise KeyboardInterrupt from the first line to the last (`hopsim.interrupts`); a command
+    that has something to say about them (a run, a sweep) catches them itself, the rest end here
+    as one line and exit code 130. Once the command is done, signals are ignored."""
+    import click
+
+    from . import interrupts
+
+    interrupts.install()
     try:
-        app()
+        code = app(standalone_mode=False)
+    except click.exceptions.Abort:
+        code = 1
+    except click.ClickException as e:
+        e.show()
+        code = e.exit_code
+    except KeyboardInterrupt:
+        err_console.print("interrupted; nothing written", markup=False)
+        code = INTERRUPTED
     except OSError as e:
         # the last line of defence: the file system refusing a path given on the command line
         # (too long, a loop of links, ...) where no command expected it is bad input too
-        _error(f"{e.filename}: {e.strerror}" if e.filename and e.strerror else f"{type(e).__name__}: {e}")
-        sys.exit(BAD_INPUT)
+        _error(_path_error(e, {}))
+        code = BAD_INPUT
+    except MemoryError:
+        _error("memory: this machine ran out of memory; keep --max-memory at auto, which refuses a run that does "
+               "not fit before it starts, or give a smaller scenario")
+        code = BAD_INPUT
+    interrupts.ignore()
+    sys.exit(code if isinstance(code, int) else 0)
 
 
 if __name__ == "__main__":  # pragma: no cover

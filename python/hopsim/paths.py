@@ -7,7 +7,9 @@ the repository. A bare CDF name such as ``WebSearch_HPCC.txt`` is looked up in `
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
+import stat
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -16,6 +18,23 @@ from pydantic_core import PydanticCustomError
 from .errors import ScenarioError
 
 _PACKAGE_REPO = Path(__file__).resolve().parents[2]
+
+MAX_INPUT_BYTES = 256 * 2**20
+"""The largest input file read (a scenario, sweep, CDF, HPCC config, topology or flow file): ten
+times the largest real one (an HPCC flow file of a million flows is about 40 MB). A file larger
+than this is refused by its size before it is read, so that a wrong path (a disk image, a log)
+is named at once rather than filling the memory."""
+
+
+def resolve(path: Path | str) -> Path:
+    """`Path.resolve`, with a loop of symbolic links raised as the OSError (ELOOP, naming the
+    path) that every other file-system refusal is, rather than Python 3.11's RuntimeError: the
+    commands turn OSError into one line naming the option that gave the path (`hopsim.cli`)."""
+    p = Path(path)
+    try:
+        return p.resolve()
+    except RuntimeError:  # "Symlink loop from ..." (Python < 3.13)
+        raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), str(p)) from None
 
 
 def repo_roots(base_dir: Path) -> list[Path]:
@@ -40,7 +59,7 @@ def is_file(p: Path) -> bool:
 
 def resolve_input(name: str, context: Mapping[str, Any] | None, kind: str, subdir: str | None = None) -> Path:
     """The absolute path of input file `name`; a PydanticCustomError listing where it looked."""
-    base = Path((context or {}).get("base_dir") or Path.cwd()).resolve()
+    base = resolve((context or {}).get("base_dir") or Path.cwd())
     p = Path(name).expanduser()
     if p.is_absolute():
         if is_file(p):
@@ -56,7 +75,7 @@ def resolve_input(name: str, context: Mapping[str, Any] | None, kind: str, subdi
             for c in cands:
                 tried.append(c)
                 if is_file(c):
-                    return c.resolve()
+                    return resolve(c)
     shown = ", ".join(str(t) for t in tried[:4]) + (" ..." if len(tried) > 4 else "")
     hint = f"; a bare name is looked up in {subdir}/" if subdir else ""
     raise PydanticCustomError(
@@ -74,7 +93,7 @@ def read_text(path: Path | str, what: str = "") -> str:
     p = Path(path)
     head = f"{what} {p}" if what else str(p)
     try:
-        data = p.read_bytes()
+        data = read_bounded(p)
     except OSError as e:
         raise ScenarioError(f"{head}: cannot read it ({e.strerror or e})") from None
     try:
@@ -83,6 +102,38 @@ def read_text(path: Path | str, what: str = "") -> str:
         line = data.count(b"\n", 0, e.start) + 1
         raise ScenarioError(f"{head}: line {line}: not UTF-8 text (byte 0x{data[e.start]:02x}); "
                             "save it as UTF-8 (or ASCII)") from None
+
+
+class NotAFile(OSError):
+    """An input path that is not a regular file of a sensible size (`read_bounded`)."""
+
+    def __init__(self, path: Path, why: str):
+        super().__init__(errno.EINVAL, why, str(path))
+
+
+def read_bounded(p: Path, limit: int = MAX_INPUT_BYTES) -> bytes:
+    """The bytes of regular file `p`, refusing what is not one (a FIFO, which would block, a
+    device such as /dev/zero, which never ends, a folder) and a file larger than `limit`, before
+    reading (and, for a file that grows meanwhile, after `limit` bytes)."""
+    fd = os.open(p, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # a FIFO must not block here
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            kind = ("a folder" if stat.S_ISDIR(st.st_mode) else "a pipe" if stat.S_ISFIFO(st.st_mode)
+                    else "a device" if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode) else "a special file")
+            raise NotAFile(p, f"{kind}, not a regular file")
+        if st.st_size > limit:
+            raise NotAFile(p, f"{st.st_size / 1e6:,.0f} MB, larger than any input hopsim reads "
+                           f"({limit / 1e6:,.0f} MB at most); is it the right file?")
+        with os.fdopen(fd, "rb", closefd=True) as f:
+            fd = -1
+            data = f.read(limit + 1)
+        if len(data) > limit:
+            raise NotAFile(p, f"grew past {limit / 1e6:,.0f} MB while it was read, more than any input hopsim reads")
+        return data
+    finally:
+        if fd >= 0:
+            os.close(fd)
 
 
 def write_text_atomic(path: Path | str, text: str, what: str) -> Path:

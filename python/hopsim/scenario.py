@@ -23,7 +23,7 @@ from pydantic import ValidationError
 
 from . import schema as S
 from .errors import ScenarioError
-from .paths import read_text
+from .paths import read_text, resolve
 from .resources import AUTO, SPILL_ROWS, native_limit
 from .units import parse_rate, shown
 
@@ -263,7 +263,7 @@ def scenario_from_dict(
     source: Path | None = None,
     overrides: Mapping[str, Any] | None = None,
 ) -> Scenario:
-    base = Path(base_dir).resolve()
+    base = resolve(base_dir)
     try:
         model = S.ScenarioModel.model_validate(dict(raw), context={"base_dir": base})
     except ValidationError as e:
@@ -287,7 +287,7 @@ def load_scenario(path: Path | str, overrides: Mapping[str, Any] | None = None, 
     """Read and validate a scenario file. `overrides` sets dotted keys first. With `validate`,
     the core also builds the network (as `hopsim validate` does), after checking its memory
     estimate against `max_memory` (`Scenario.validate`)."""
-    p = Path(path).resolve()
+    p = resolve(path)
     raw = read_toml(p)
     if overrides:
         raw = apply_overrides(raw, overrides)
