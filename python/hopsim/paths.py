@@ -9,9 +9,10 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import shutil
 import stat
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Iterator, Mapping
 
 from pydantic_core import PydanticCustomError
 
@@ -152,6 +153,26 @@ def write_text_atomic(path: Path | str, text: str, what: str) -> Path:
             tmp.unlink(missing_ok=True)
         raise ScenarioError(f"{what} {p}: cannot write it ({why_unwritable(p, e)})") from None
     return p
+
+
+@contextlib.contextmanager
+def created_folder(path: Path | str) -> Iterator[Path]:
+    """Make folder `path` and its missing parents for the block; when the block fails (a full
+    disk, Ctrl-C), remove the folders it made, so that a failed command leaves no empty folder
+    behind."""
+    p = Path(path)
+    missing: list[Path] = []
+    q = p
+    while not q.exists() and q != q.parent:
+        missing.append(q)
+        q = q.parent
+    p.mkdir(parents=True, exist_ok=True)
+    try:
+        yield p
+    except BaseException:
+        for d in missing:  # the deepest first
+            shutil.rmtree(d, ignore_errors=True)
+        raise
 
 
 def why_unwritable(path: Path, e: OSError) -> str:

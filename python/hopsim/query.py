@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from .run import TABLES
 from .errors import ScenarioError
-from .store import TMP_MARK, find_runs, read_summary, read_table
+from .store import TMP_MARK, check_regular, find_runs, read_summary, read_table
 from .paths import resolve
 
 if TYPE_CHECKING:  # pandas loads on first use: `hopsim run` never needs it (60 MB, 0.3 s)
@@ -117,6 +117,8 @@ def connect(root: Path | str):
         if not have:
             continue
         files = [f for f, _ in have]
+        for f in files:
+            check_regular(f)  # a pipe in a table's place would block DuckDB for ever
         con.execute(f"CREATE TABLE _files_{t} AS SELECT unnest(?) AS file, unnest(?) AS run", [files, [r for _, r in have]])
         try:
             con.execute(

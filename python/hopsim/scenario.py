@@ -271,9 +271,9 @@ def scenario_from_dict(
     return Scenario(model=model, raw=dict(raw), base_dir=base, source=source, overrides=dict(overrides or {}))
 
 
-def read_toml(path: Path | str) -> dict[str, Any]:
+def read_toml(path: Path | str, what: str = "") -> dict[str, Any]:
     p = Path(path)
-    text = read_text(p)
+    text = read_text(p, what)
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
@@ -288,7 +288,7 @@ def load_scenario(path: Path | str, overrides: Mapping[str, Any] | None = None, 
     the core also builds the network (as `hopsim validate` does), after checking its memory
     estimate against `max_memory` (`Scenario.validate`)."""
     p = resolve(path)
-    raw = read_toml(p)
+    raw = read_toml(p, "SCENARIO")
     if overrides:
         raw = apply_overrides(raw, overrides)
     sc = scenario_from_dict(raw, p.parent, p, overrides)

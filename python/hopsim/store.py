@@ -139,16 +139,33 @@ def read_table(path: Path | str, columns: list[str] | None = None) -> pa.Table:
     the file, not an Arrow traceback from whichever command read it."""
     import pyarrow.parquet as pq
 
+    check_regular(path)
     try:
         return pq.read_table(path, columns=columns)
     except _parquet_errors() as e:
         raise _unreadable(path, e) from None
 
 
+def check_regular(path: Path | str) -> None:
+    """A run folder's file must be a regular file: a pipe put in its place would block every
+    reader (pyarrow, DuckDB) for ever, a folder or a device would give their errors."""
+    import stat
+
+    from .errors import ScenarioError
+
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as e:
+        raise ScenarioError(f"{path}: cannot read it ({e.strerror or e}); {_REDO}") from None
+    if not stat.S_ISREG(mode):
+        raise ScenarioError(f"{path}: not a regular file (a damaged run folder); {_REDO}")
+
+
 def read_columns(path: Path | str) -> set[str]:
     """The column names of a run folder's table (its footer only); errors as `read_table`."""
     import pyarrow.parquet as pq
 
+    check_regular(path)
     try:
         return set(pq.read_schema(path).names)
     except _parquet_errors() as e:

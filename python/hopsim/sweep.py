@@ -106,7 +106,7 @@ def _points(m: SweepModel) -> Iterator[dict[str, Any]]:
 def read_sweep(path: Path | str) -> SweepModel:
     """A sweep file, checked against the schema."""
     p = resolve(path)
-    raw = read_toml(p)
+    raw = read_toml(p, "SWEEP")
     try:
         return SweepModel.model_validate(raw)
     except ValidationError as e:
