@@ -137,6 +137,25 @@ def read_bounded(p: Path, limit: int = MAX_INPUT_BYTES) -> bytes:
             os.close(fd)
 
 
+def check_replaceable(path: Path | str, folder: bool = False) -> None:
+    """Before an output is put in place by renaming over `path`: what stands there must be what
+    hopsim writes (a regular file, or with `folder` a folder), else OSError naming it. Why: a
+    rename replaces whatever the name points at, and a command run by root with ``--out
+    /dev/zero`` would otherwise replace the device itself."""
+    p = Path(path)
+    try:
+        mode = os.lstat(p).st_mode
+    except FileNotFoundError:
+        return
+    ok = stat.S_ISDIR(mode) if folder else stat.S_ISREG(mode)
+    if not ok:
+        kind = ("a folder" if stat.S_ISDIR(mode) else "a pipe" if stat.S_ISFIFO(mode) else "a link" if stat.S_ISLNK(mode)
+                else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "a file" if stat.S_ISREG(mode)
+                else "a special file")
+        want = "a folder" if folder else "a file"
+        raise NotAFile(p, f"it exists and is {kind}, not {want} hopsim wrote; give another path")
+
+
 def write_text_atomic(path: Path | str, text: str, what: str) -> Path:
     """Write a whole output file (a scenario, a report, the core's JSON) under a temporary name
     beside it, then rename it into place, so a failed write leaves the old file or nothing. A
@@ -145,6 +164,7 @@ def write_text_atomic(path: Path | str, text: str, what: str) -> Path:
     p = Path(path)
     tmp = p.with_name(f".{p.name}.tmp")
     try:
+        check_replaceable(p)
         p.parent.mkdir(parents=True, exist_ok=True)
         tmp.write_text(text)
         os.replace(tmp, p)

@@ -16,7 +16,7 @@ import pandas as pd
 
 from . import plots
 from .errors import ScenarioError
-from .paths import resolve, why_unwritable
+from .paths import check_replaceable, resolve, why_unwritable
 from .query import runs_frame
 
 __all__ = ["build_report"]
@@ -156,6 +156,7 @@ def build_report(root: Path | str, out: Path | str, title: str | None = None,
 
 
 def _write(out: Path, text: str) -> None:
+    check_replaceable(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent)
     try:

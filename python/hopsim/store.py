@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .columns import write as write_columns
-from .paths import is_file, read_bounded, resolve
+from .paths import check_replaceable, is_file, read_bounded, resolve
 from .run import TABLES, Results
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -93,6 +93,7 @@ def write_run(
     out = resolve(out)
     if out.exists() and not overwrite:
         raise RunExists(f"{out} already exists")
+    check_replaceable(out, folder=True)  # --force replaces a run folder, nothing else
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}{TMP_MARK}", dir=out.parent))
     try:
