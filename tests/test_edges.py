@@ -68,7 +68,7 @@ def test_the_estimate_counts_a_chunk_of_the_logs():
 # ---------------------------------------------------------------- 4. an allocation that fails
 
 def test_an_allocation_failure_is_one_line_and_exit_2(write, tmp_path):
-    sc = write("big.toml", TINY.replace("hosts = 5", "hosts = 2000000").replace('buffer_interval = "1us"', 'buffer_interval = "off"'))
+    sc = write("big.toml", TINY.replace("hosts = 5", "hosts = 1000000").replace('buffer_interval = "1us"', 'buffer_interval = "off"'))
 
     def small_memory() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (3 * 2**30, 3 * 2**30))

@@ -97,25 +97,36 @@ def deferred() -> Iterator[None]:
                 signal.raise_signal(got[0])
 
 
-def call(fn: Callable[..., T], *args: Any, poll_s: float = 0.05, **kwargs: Any) -> T:
-    """`fn(*args, **kwargs)` on a helper thread while this one waits, so that a signal reaches
-    the main thread's handler at once even while `fn` runs native code that never polls for it
-    (building a network, a DuckDB query). On an interrupt `fn` is left to finish on its own (a
-    daemon thread, which ends with the process); `on_interrupt` is the caller's business."""
+def call(fn: Callable[[], T], stop: Callable[[], Any] | None = None, poll_s: float = 0.05) -> T:
+    """`fn()` on a helper thread while this one waits, so that a signal reaches the main
+    thread's handler at once even while `fn` runs native code that never polls for it (a DuckDB
+    query). On an interrupt `stop()` asks `fn` to end (DuckDB's `interrupt`), and the
+    KeyboardInterrupt goes on once it has."""
     box: dict[str, Any] = {}
+    # (an Event, not Thread.join: a join cut short by KeyboardInterrupt can leave the thread
+    # looking ended while it runs)
+    done = threading.Event()
 
     def target() -> None:
         try:
-            box["value"] = fn(*args, **kwargs)
+            box["value"] = fn()
         except BaseException as e:  # handed to the waiting thread
             box["error"] = e
+        finally:
+            done.set()
 
     if threading.current_thread() is not threading.main_thread():
-        return fn(*args, **kwargs)
-    t = threading.Thread(target=target, name="hopsim-native", daemon=True)
-    t.start()
-    while t.is_alive():
-        t.join(poll_s)
+        return fn()
+    threading.Thread(target=target, name="hopsim-native", daemon=True).start()
+    try:
+        while not done.wait(poll_s):
+            pass
+    except KeyboardInterrupt:
+        if stop is not None:
+            with deferred():
+                stop()
+                done.wait()
+        raise
     if "error" in box:
         raise box["error"]
     return box["value"]

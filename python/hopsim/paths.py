@@ -148,6 +148,8 @@ def check_replaceable(path: Path | str, folder: bool = False) -> None:
     except FileNotFoundError:
         return
     ok = stat.S_ISDIR(mode) if folder else stat.S_ISREG(mode)
+    if not ok and stat.S_ISDIR(mode):
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(p))
     if not ok:
         kind = ("a folder" if stat.S_ISDIR(mode) else "a pipe" if stat.S_ISFIFO(mode) else "a link" if stat.S_ISLNK(mode)
                 else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "a file" if stat.S_ISREG(mode)

@@ -170,10 +170,7 @@ def query(root: Path | str, sql: str) -> pd.DataFrame:
                             + ", e.g. SELECT * FROM runs")
     con = connect(root)
     try:
-        return call(lambda: con.execute(sql).df())
-    except KeyboardInterrupt:
-        con.interrupt()
-        raise
+        return call(lambda: con.execute(sql).df(), stop=con.interrupt)
     except duckdb.Error as e:
         if not _data_error(e):
             raise
