@@ -208,6 +208,8 @@ def test_killing_a_sweep_ends_its_workers(tmp_path):
     p.kill()
     p.wait()
     _, alive = psutil.wait_procs(workers, timeout=120)
+    for w in alive:  # (a failing test leaves no orphan behind)
+        w.kill()
     assert not alive, alive
 
 
