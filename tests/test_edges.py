@@ -20,7 +20,7 @@ import pytest
 from hopsim import _native, locks
 from hopsim.errors import RunInterrupted
 from hopsim.scenario import load_scenario
-from hopsim.spool import PREFIX, Spool, remove_abandoned
+from hopsim.spool import PREFIX, RAW, Spool, remove_abandoned
 
 from conftest import TINY
 from test_run_ends import LONG, handles, ring_toml, wait_for
@@ -52,7 +52,7 @@ def test_a_spooled_run_has_the_pauses_of_an_unspooled_one(write):
 
     sc = load_scenario(write("ring.toml", ring_toml(extra='duration = "20ms"\nstall_timeout = "off"')))
     a, b = run(sc, spool=True), run(sc, spool=False)
-    for t in ("pauses", "control"):
+    for t in ("pauses", "control", "pfc_received"):
         assert a.tables[t].to_pandas().equals(b.tables[t].to_pandas()), t
     assert a.summary["pause_frames"] == b.summary["pause_frames"] > 0
 
@@ -111,7 +111,7 @@ def test_a_signal_during_a_chunk_is_delivered_once_the_chunk_is_whole(tmp_path):
     """`interrupts.deferred`: the handler runs after the block, never inside it."""
     sp = Spool(tmp_path)
     cols = {name: {"a": ("<u8", np.arange(10, dtype="<u8").tobytes()), "b": ("<u4", np.arange(10, dtype="<u4").tobytes())}
-            for name in ("buffer_switch", "buffer_port", "queues", "trace", "module_samples", "pauses", "control", "flows")}
+            for name in (*RAW, "flows")}
     old = signal.getsignal(signal.SIGINT)
     signal.signal(signal.SIGINT, signal.default_int_handler)
     try:

@@ -188,9 +188,10 @@ def good_run(tmp_path_factory) -> Path:
 
 
 def _damages():
-    keys = ["flows", "flows_finished", "events", "slowdown_p99", "name", "stopped"]
-    for key, value in itertools.product(keys, ["many", [1], True]):
-        yield pytest.param("summary.json", ("value", key, value), id=f"summary-{key}-{json.dumps(value)}")
+    for key in ["flows", "flows_finished", "events", "slowdown_p99", "name", "stopped"]:
+        wrong = [5, [1], True] if key in ("name", "stopped") else ["many", [1], True]  # of another type
+        for value in wrong:
+            yield pytest.param("summary.json", ("value", key, value), id=f"summary-{key}-{json.dumps(value)}")
     for name in ("summary.json", "flows.parquet", "pauses.parquet"):
         for how in ("fifo", "folder", "empty", "cut", "junk"):
             yield pytest.param(name, (how,), id=f"{name}-{how}")

@@ -198,12 +198,13 @@ def results_from_native(raw: dict[str, Any], scenario_hash: str = "", name: str 
         }
 
     # the HPCC simulator's recorders (crates/hopsim-core/src/stats/record.rs)
-    rz = {k: _np(v) for k, v in t["pfc_received"].items()}
-    rh, rpeer = hop_cols(port_rows(rz["node"], rz["port"]))
-    pfc_received = {
-        "time_ns": _ns(rz["time_ps"]), "node": rz["node"], "is_switch": rz["is_switch"], "port": rz["port"],
-        "peer_node": rpeer, "hop_class": rh, "prio": rz["prio"], "pause": rz["pause"], "time_ps": rz["time_ps"],
-    }
+    def pfc_received_part(rz: dict[str, np.ndarray]) -> Table:
+        rh, rpeer = hop_cols(port_rows(rz["node"], rz["port"]))
+        return {
+            "time_ns": _ns(rz["time_ps"]), "node": rz["node"], "is_switch": rz["is_switch"], "port": rz["port"],
+            "peer_node": rpeer, "hop_class": rh, "prio": rz["prio"], "pause": rz["pause"], "time_ps": rz["time_ps"],
+        }
+
     hz = {k: _np(v) for k, v in t["qlen"].items()}
     qlen = {
         "dump_time_ns": _ns(hz["dump_time_ps"]), "node": hz["node"], "port": hz["port"], "kb": hz["kb"],
@@ -253,11 +254,12 @@ def results_from_native(raw: dict[str, Any], scenario_hash: str = "", name: str 
         spool.add(t)  # the rows after the last chunk
         # in flow-id order, a batch at a time (the rows came as flows were freed)
         files["flows"] = spool.write("flows", map(flows_part, spool.read_by_id(FLOWS, "flow_id", t[FLOWS])))
-    mem |= {"ports": ports, "pfc_received": pfc_received, "qlen": qlen, "latency": latency, "cwnd": cwnd}
+    mem |= {"ports": ports, "qlen": qlen, "latency": latency, "cwnd": cwnd}
     if spool is None:
         cols = {k: {c: column(v) for c, v in t[k].items()} for k in RAW}
         mem["pauses"] = pauses_part(cols["pauses"])
         mem["control"] = control_part(cols["control"])
+        mem["pfc_received"] = pfc_received_part(cols["pfc_received"])
         mem["buffer"] = buffer_part(cols["buffer_switch"], cols["buffer_port"])
         mem["queues"] = queues_part(cols["queues"])
         mem["trace"] = trace_part(cols["trace"])
@@ -273,6 +275,7 @@ def results_from_native(raw: dict[str, Any], scenario_hash: str = "", name: str 
         files["module_samples"] = spool.write("module_samples", map(module_part, spool.read("module_samples", t["module_samples"])))
         files["pauses"] = spool.write("pauses", map(pauses_part, spool.read("pauses", t["pauses"])))
         files["control"] = spool.write("control", map(control_part, spool.read("control", t["control"])))
+        files["pfc_received"] = spool.write("pfc_received", map(pfc_received_part, spool.read("pfc_received", t["pfc_received"])))
 
     wall = float(raw.get("wall_time_s", 0.0))
     events = int(counters.get("events", 0))

@@ -35,9 +35,9 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["Spool", "Tables", "RAW", "FLOWS"]
 
-# the core's time-growing tables, as `_native.run` hands them over; the pause and control-frame
-# logs grow with time too (a PFC storm sends them at tens of MB a second)
-RAW = ("buffer_switch", "buffer_port", "queues", "trace", "module_samples", "pauses", "control")
+# the core's time-growing tables, as `_native.run` hands them over; the logs of PFC and control
+# frames sent and received grow with time too (a PFC storm sends them at tens of MB a second)
+RAW = ("buffer_switch", "buffer_port", "queues", "trace", "module_samples", "pauses", "control", "pfc_received")
 # the flows table, whose rows come in chunks too (in the order flows are freed) in a spooled run
 FLOWS = "flows"
 # rows per batch when the raw files are turned into the final tables

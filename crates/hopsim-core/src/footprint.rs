@@ -14,10 +14,10 @@
 //! parts, measured with a counting allocator on this code (`tests/it/footprint.rs` checks the
 //! sum against what building and running a few scenarios allocates).
 //!
-//! What it leaves out: the event logs whose length depends on what happens in the run (PFC frames
-//! received, the packet trace; the pause and control-frame tables of a run that does not spill)
+//! What it leaves out: the event logs whose length depends on what happens in the run (the packet
+//! trace; the pause, control-frame and PFC-received tables of a run that does not spill)
 //! and Floodgate's per-destination windows, which grow with the destinations a switch sees. A
-//! spilling run hands its pause and control-frame logs over with the samples (a PFC storm sends
+//! spilling run hands its pause, control-frame and PFC-received logs over with the samples (a PFC storm sends
 //! pause frames for as long as it lasts, tens of MB a second), so it holds at most a chunk of them
 //! plus what one checkpoint's events add: that is counted.
 //!
@@ -621,7 +621,7 @@ impl Scenario {
             Part {
                 name: "pause and control logs",
                 bytes: logs,
-                detail: "a chunk of the pause and control frames sent; the rest to disk as they come".into(),
+                detail: "a chunk of the pause and control frames sent and received; the rest to disk as they come".into(),
                 change: "spool fewer rows at a time".into(),
             },
             Part {

@@ -104,14 +104,14 @@ fn spill_tables<'py>(py: Python<'py>, tables: &Bound<'py, PyDict>, s: &RunStats)
     table!(py, tables, "pauses", p, [time_ps, node, port, prio, quanta, duration_ps], text [mechanism]);
     let c = &s.control;
     table!(py, tables, "control", c, [time_ps, node, port, peer_node, target, value], text [kind]);
+    let r = &s.pfc_received;
+    table!(py, tables, "pfc_received", r, [time_ps, node, is_switch, port, prio, pause]);
     Ok(())
 }
 
 fn stats_to_py<'py>(py: Python<'py>, s: &RunStats) -> PyResult<Bound<'py, PyDict>> {
     let tables = PyDict::new(py);
     spill_tables(py, &tables, s)?;
-    let r = &s.pfc_received;
-    table!(py, tables, "pfc_received", r, [time_ps, node, is_switch, port, prio, pause]);
     let h = &s.qlen;
     table!(py, tables, "qlen", h, [dump_time_ps, node, port, kb, count]);
     let l = &s.latency;
@@ -210,7 +210,7 @@ fn parse(scenario_json: &str) -> PyResult<Scenario> {
 ///
 /// `on_spill`, if given, is called with `{table: {column: value}}` of the tables that grow with
 /// simulated time (`buffer_switch`, `buffer_port`, `queues`, `trace`, `module_samples`, `pauses`,
-/// `control`) and of
+/// `control`, `pfc_received`) and of
 /// `flows`, whose rows then come as flows are freed, in that order (not by flow id), whenever
 /// they hold `spill_rows` rows or more; the core then empties them, so the run's memory stays
 /// bounded and the returned tables hold only the rows after the last call

@@ -321,7 +321,7 @@ pub struct RunStats {
 
 impl RunStats {
     /// Rows of the tables that grow with simulated time rather than with the network (buffer
-    /// samples, queue samples, the packet trace, the pause and control-frame logs, which a PFC
+    /// samples, queue samples, the packet trace, the pause, control-frame and PFC-received logs, which a PFC
     /// storm grows by tens of MB a second) and of the flows table, whose rows come as flows
     /// are released in a run with a sink. A watch's sink takes them away in chunks while the run
     /// goes on (`progress::Sink`).
@@ -334,6 +334,7 @@ impl RunStats {
             + self.module_samples.time_ps.len()
             + self.pauses.time_ps.len()
             + self.control.time_ps.len()
+            + self.pfc_received.time_ps.len()
     }
 
     /// The id of a module metric's name, added on first use.
@@ -356,6 +357,7 @@ impl RunStats {
         self.module_samples = ModuleSamples::default();
         self.pauses = PauseLog::default();
         self.control = ControlLog::default();
+        self.pfc_received = record::PfcRxLog::default();
     }
 }
 
