@@ -148,13 +148,14 @@ def run(
             with RunProgress(err_console, sc.name) as prog:
                 res = run_scenario(sc, on_progress=prog.update, max_memory=max_memory)
         except RunInterrupted as e:
-            partial = e.partial
-            if keep_partial and partial is not None:
+            # (what was measured is made into tables only when asked for: `RunInterrupted.partial`)
+            partial = e.partial if keep_partial else None
+            if partial is not None:
                 partial.summary["partial"] = True
                 path = _write(write_run, partial, sc, out, force)
-                err_console.print(f"interrupted ({e.message}); partial run folder: {path}", markup=False)
+                _interrupted(f"interrupted ({e.message}); partial run folder: {path}")
             else:
-                err_console.print(f"interrupted ({e.message}); nothing written", markup=False)
+                _interrupted(f"interrupted ({e.message}); nothing written")
             raise typer.Exit(INTERRUPTED) from None
         path = _write(write_run, res, sc, out, force)
     s = res.summary
@@ -250,8 +251,7 @@ def sweep(
                                 on_done=progress.on_done, max_memory=max_memory, prune=prune)
             except KeyboardInterrupt:
                 progress.stop()
-                err_console.print("interrupted: the runs completed so far are kept; "
-                                  "run the same command again to resume", markup=False)
+                _interrupted("interrupted: the runs completed so far are kept; run the same command again to resume")
                 raise typer.Exit(INTERRUPTED) from None
     where = f"on {cluster}" if cluster else "locally"
     out_console.print(
@@ -355,8 +355,7 @@ def reproduce(
                 rep = run_paper(paper, out, quick=quick, jobs=jobs, on_sweep=on_sweep,
                                 on_plan=progress.on_plan, on_done=progress.on_done)
         except KeyboardInterrupt:
-            err_console.print("interrupted: the runs completed so far are kept; run the same command again to resume",
-                              markup=False)
+            _interrupted("interrupted: the runs completed so far are kept; run the same command again to resume")
             raise typer.Exit(INTERRUPTED) from None
     out_console.print(f"{len(rep.sweeps)} sweeps: {rep.ran} runs ran, {rep.skipped} already complete")
     out_console.print(f"page: {rep.page}")
@@ -463,32 +462,54 @@ def main() -> None:
     raise KeyboardInterrupt from the first line to the last (`hopsim.interrupts`); a command
     that has something to say about them (a run, a sweep) catches them itself, the rest end here
     as one line and exit code 130. Once the command is done, signals are ignored."""
-    import click
-
     from . import interrupts
 
-    interrupts.install()
+    code: Any = INTERRUPTED
     try:
-        code = app(standalone_mode=False)
+        try:
+            interrupts.install()
+            code = _main()
+        finally:
+            interrupts.ignore()
+    except KeyboardInterrupt:  # (also one that lands between the lines above)
+        _interrupted("interrupted; nothing written")
+        code = INTERRUPTED
+    sys.exit(code if isinstance(code, int) else 0)
+
+
+def _main() -> Any:
+    import click
+
+    try:
+        return app(standalone_mode=False)
     except click.exceptions.Abort:
-        code = 1
+        return 1
     except click.ClickException as e:
         e.show()
-        code = e.exit_code
-    except KeyboardInterrupt:
-        err_console.print("interrupted; nothing written", markup=False)
-        code = INTERRUPTED
+        return e.exit_code
     except OSError as e:
         # the last line of defence: the file system refusing a path given on the command line
         # (too long, a loop of links, ...) where no command expected it is bad input too
         _error(_path_error(e, {}))
-        code = BAD_INPUT
+        return BAD_INPUT
     except MemoryError:
         _error("memory: this machine ran out of memory; keep --max-memory at auto, which refuses a run that does "
                "not fit before it starts, or give a smaller scenario")
-        code = BAD_INPUT
-    interrupts.ignore()
-    sys.exit(code if isinstance(code, int) else 0)
+        return BAD_INPUT
+
+
+def _interrupted(line: str) -> None:
+    """The one line an interrupted command ends with, written straight to file descriptor 2:
+    rich's console buffers what it prints (and its live display stands in for sys.stderr while
+    it runs), and a signal landing inside one of its prints can leave that buffer unflushed,
+    losing the line."""
+    import os
+
+    try:
+        sys.stderr.flush()
+        os.write(2, (line + "\n").encode())
+    except (OSError, ValueError):
+        pass
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -80,10 +80,14 @@ def hold(folder: Path | str) -> IO[Any]:
     if not _flock(f):
         f.close()
         raise Held(folder, _read_note(path))
-    f.seek(0)
-    f.truncate()
-    f.write(json.dumps(_note()) + "\n")
-    f.flush()
+    try:
+        f.seek(0)
+        f.truncate()
+        f.write(json.dumps(_note()) + "\n")
+        f.flush()
+    except BaseException:
+        f.close()
+        raise
     return f
 
 

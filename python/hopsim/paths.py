@@ -167,9 +167,12 @@ def write_text_atomic(path: Path | str, text: str, what: str) -> Path:
     tmp = p.with_name(f".{p.name}.tmp")
     try:
         check_replaceable(p)
-        p.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_text(text)
-        os.replace(tmp, p)
+        with created_folder(p.parent):
+            try:
+                tmp.write_text(text)
+                os.replace(tmp, p)
+            finally:
+                tmp.unlink(missing_ok=True)
     except OSError as e:
         with contextlib.suppress(OSError):
             tmp.unlink(missing_ok=True)

@@ -97,7 +97,11 @@ class Spool:
 
         remove_abandoned(parent)
         self.dir = Path(tempfile.mkdtemp(prefix=PREFIX, dir=parent))
-        self._lock = hold(self.dir)
+        try:
+            self._lock = hold(self.dir)
+        except BaseException:  # (a full disk: not even the lock's note fits)
+            shutil.rmtree(self.dir, ignore_errors=True)
+            raise
         self._cleanup = weakref.finalize(self, _remove, str(self.dir), self._lock)
         self._raw: dict[str, dict[str, BinaryIO]] = {}
         self._dtypes: dict[str, dict[str, np.dtype]] = {}

@@ -241,11 +241,15 @@ def run_sweep(
     report = SweepReport(out=out, planned=points)
     # the cluster before anything is written: a wrong address leaves no folder behind
     client = _connect(cluster) if cluster and not all(_complete(out / rp.run_id) for rp in points) else None
-    made = not out.exists()
+    made = not out.exists()  # this call made the folder: removed again if nothing completes
     lock = None
     try:
         out.mkdir(parents=True, exist_ok=True)
-        lock = _hold(out)
+        try:
+            lock = _hold(out)
+        except ScenarioError:
+            made = False  # another sweep's folder now
+            raise
         owner = check_out(out, path, quick)  # again, under the lock: another sweep may have begun
         _check_stale(out, points, prune)
         todo = []
@@ -267,7 +271,7 @@ def run_sweep(
         raise ScenarioError(f"--out {out}: cannot write {e.filename or 'into it'} "
                             f"({why_unwritable(Path(e.filename or out), e)}); the runs completed so far are kept")
     finally:
-        if made and lock is not None and not report.ran:
+        if made and not report.ran:
             # nothing of this sweep was completed: leave no folder (nor manifest) behind
             shutil.rmtree(out, ignore_errors=True)
         if lock is not None:
@@ -435,10 +439,13 @@ def _worker_execute(core_json: str, max_memory: Any = AUTO) -> dict[str, Any]:
 
 
 def _stop_workers(ex: ProcessPoolExecutor) -> None:
-    """Ask every worker process to stop its run (SIGINT, which `_worker_signal` turns into a stop)."""
+    """End every worker process at once. Why SIGKILL: the sweep is ending and uses nothing they
+    would send back (a run writes nothing itself), and a worker caught before its initializer
+    installed `_worker_signal` would otherwise finish its run first, holding the sweep's exit
+    (the executor joins its workers when the program ends) for as long as that run lasts."""
     for proc in list((getattr(ex, "_processes", None) or {}).values()):  # the executor keeps no public list
         try:
-            os.kill(proc.pid, signal.SIGINT)
+            os.kill(proc.pid, signal.SIGKILL)
         except (OSError, AttributeError):
             pass
 
