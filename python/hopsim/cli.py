@@ -135,7 +135,8 @@ def run(
     from .run import run as run_scenario
     from .resources import check_disk
     from .scenario import load_scenario
-    from .store import check_writable, write_run
+    from . import interrupts
+    from .store import check_writable, is_complete, write_run
 
     with _bad_input(scenario=scenario, out=out):
         sc = load_scenario(scenario, _parse_set(set_), validate=True, max_memory=max_memory)
@@ -157,7 +158,15 @@ def run(
             else:
                 _interrupted(f"interrupted ({e.message}); nothing written")
             raise typer.Exit(INTERRUPTED) from None
-        path = _write(write_run, res, sc, out, force)
+        try:
+            path = _write(write_run, res, sc, out, force)
+        except KeyboardInterrupt:
+            # a signal just as the folder was put in place: say which it was
+            if not is_complete(out):
+                raise
+            _interrupted(f"interrupted; the run folder was written: {out}")
+            raise typer.Exit(INTERRUPTED) from None
+        interrupts.ignore()  # the run folder is written: the rest is reporting
     s = res.summary
     eps = s.get("events_per_s")
     if s.get("stopped") in ("deadlock", "no_progress"):
@@ -464,6 +473,7 @@ def main() -> None:
     as one line and exit code 130. Once the command is done, signals are ignored."""
     from . import interrupts
 
+    _preload(sys.argv[1:])  # still under `interrupts.at_start`: a signal here ends at once, cleanly
     code: Any = INTERRUPTED
     try:
         try:
@@ -477,12 +487,41 @@ def main() -> None:
     sys.exit(code if isinstance(code, int) else 0)
 
 
+_MODULES = {
+    "run": ("scenario", "run", "store", "progress", "resources", "spool"),
+    "validate": ("scenario", "resources"),
+    "sweep": ("scenario", "run", "store", "progress", "sweep"),
+    "reproduce": ("scenario", "run", "store", "progress", "sweep", "reproduce"),
+    "query": ("query", "duckdb", "pandas"),
+    "report": ("report", "reproduce", "plots"),
+    "import-hpcc": ("hpcc_import",),
+    "export-fct": ("hpcc_export",),
+    "export-hpcc": ("hpcc_export",),
+    "compare-fct": ("compare",),
+}
+"""The modules each command loads (besides this one), by command name."""
+
+
+def _preload(args: list[str]) -> None:
+    """Load the command's modules before Ctrl-C starts raising KeyboardInterrupt: an interrupt
+    inside an import would leave a module half made, and what fails next is anyone's guess."""
+    import importlib
+
+    for name in _MODULES.get(next((a for a in args if not a.startswith("-")), ""), ()):
+        try:
+            importlib.import_module(f".{name}", __package__) if name not in ("duckdb", "pandas") else importlib.import_module(name)
+        except ImportError:
+            pass  # the command says what is missing when it runs
+
+
 def _main() -> Any:
     import click
 
     try:
         return app(standalone_mode=False)
-    except click.exceptions.Abort:
+    except click.exceptions.Abort as e:
+        if isinstance(e.__context__, KeyboardInterrupt):  # click's name for a Ctrl-C it caught
+            raise KeyboardInterrupt from None
         return 1
     except click.ClickException as e:
         e.show()
@@ -506,9 +545,8 @@ def _interrupted(line: str) -> None:
     import os
 
     try:
-        sys.stderr.flush()
         os.write(2, (line + "\n").encode())
-    except (OSError, ValueError):
+    except OSError:
         pass
 
 
