@@ -159,10 +159,18 @@ def test_another_sweeps_folder_is_refused(write, tmp_path, cli):
     copy = write("copy.toml", first.read_text())
     code, msg = cli("sweep", copy, "--out", out, "--jobs", "1")
     assert code == 0 and "1 already complete" in msg, msg
-    # the first file, edited to add a seed: resumes (only the new run runs)
+    # the first file, edited to give seeds: its run without a seed is no longer one of its runs
+    # (issue 29: a folder holds its sweep's current runs only), so it is named, and --prune
+    # removes it
     first.write_text(first.read_text().replace("[grid]", "seeds = [1, 2]\n[grid]"))
     code, msg = cli("sweep", first, "--out", out, "--jobs", "1")
+    assert code == 2 and "no longer plans" in msg and "--prune" in msg, msg
+    code, msg = cli("sweep", first, "--out", out, "--jobs", "1", "--prune")
     assert code == 0, msg
+    # and once more with a seed added: resumes (only the new run runs)
+    first.write_text(first.read_text().replace("seeds = [1, 2]", "seeds = [1, 2, 3]"))
+    code, msg = cli("sweep", first, "--out", out, "--jobs", "1")
+    assert code == 0 and "1 ran" in msg, msg
 
 
 def test_a_run_folder_is_no_sweep_folder(write, tiny, tmp_path, cli):

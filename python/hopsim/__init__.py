@@ -14,9 +14,14 @@ its name to the module unless the function was bound after it.
 
 from __future__ import annotations
 
-import importlib
-import os
-from typing import Any
+from . import interrupts as _interrupts
+
+if _interrupts.is_cli():  # first: a Ctrl-C while the modules below load ends cleanly too
+    _interrupts.at_start()
+
+import importlib  # noqa: E402
+import os  # noqa: E402
+from typing import Any  # noqa: E402
 
 # Arrow's memory pool: jemalloc unless the program chose one. Why: Arrow's default (mimalloc)
 # keeps the memory of freed buffers, and a run hands its samples over in hundreds of chunks

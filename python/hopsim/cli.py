@@ -41,12 +41,43 @@ def _error(msg: object) -> None:
 
 
 @contextmanager
-def _bad_input() -> Iterator[None]:
+def _bad_input(**paths: Optional[Path]) -> Iterator[None]:
+    """Bad input ends as one line and exit code 2: a ScenarioError, and an OSError from the file
+    system refusing a path (a loop of links, a name too long, a full disk), named by the option
+    that gave it (`paths`: option name -> the path given, e.g. ``out=Path("a/run")``)."""
     try:
         yield
     except ScenarioError as e:
         _error(e)
         raise typer.Exit(BAD_INPUT) from None
+    except OSError as e:
+        _error(_path_error(e, paths))
+        raise typer.Exit(BAD_INPUT) from None
+
+
+_ARGUMENTS = {"scenario": "SCENARIO", "sweep": "SWEEP", "config": "CONFIG", "root": "DIR", "run_dir": "RUN_DIR",
+              "ref": "REF", "cand": "CAND"}
+"""The commands' path arguments, as their help names them (the rest are options: ``--out``)."""
+
+
+def _path_error(e: OSError, paths: dict[str, Optional[Path]]) -> str:
+    """One line for a file-system refusal: the option whose path it concerns (the path given, or
+    a path inside it or leading to it), the file, and the system's reason."""
+    from .paths import why_unwritable
+
+    name = str(e.filename) if e.filename else ""
+    why = e.strerror or str(e)
+    if name and e.errno in (28, 27, 30, 13, 17):  # full, too large, read-only, denied, exists
+        why = why_unwritable(Path(name), e)
+    for opt, given in paths.items():
+        if given is None or not name:
+            continue
+        g = str(given)
+        if name == g or name.startswith(g.rstrip("/") + "/") or g.startswith(name.rstrip("/") + "/"):
+            label = _ARGUMENTS.get(opt, "--" + opt.replace("_", "-"))
+            where = "" if name == g else f" ({name})"
+            return f"{label} {g}{where}: {why}"
+    return f"{name}: {why}" if name else f"{type(e).__name__}: {why}"
 
 
 @contextmanager
@@ -104,9 +135,10 @@ def run(
     from .run import run as run_scenario
     from .resources import check_disk
     from .scenario import load_scenario
-    from .store import check_writable, write_run
+    from . import interrupts
+    from .store import check_writable, is_complete, write_run
 
-    with _sigterm_interrupts(), _bad_input():
+    with _bad_input(scenario=scenario, out=out):
         sc = load_scenario(scenario, _parse_set(set_), validate=True, max_memory=max_memory)
         _notes(sc.warnings)
         if out.exists() and not force:
@@ -117,23 +149,34 @@ def run(
             with RunProgress(err_console, sc.name) as prog:
                 res = run_scenario(sc, on_progress=prog.update, max_memory=max_memory)
         except RunInterrupted as e:
-            partial = e.partial
-            if keep_partial and partial is not None:
+            # (what was measured is made into tables only when asked for: `RunInterrupted.partial`)
+            partial = e.partial if keep_partial else None
+            if partial is not None:
                 partial.summary["partial"] = True
                 path = _write(write_run, partial, sc, out, force)
-                err_console.print(f"interrupted ({e.message}); partial run folder: {path}", markup=False)
+                _interrupted(f"interrupted ({e.message}); partial run folder: {path}")
             else:
-                err_console.print(f"interrupted ({e.message}); nothing written", markup=False)
+                _interrupted(f"interrupted ({e.message}); nothing written")
             raise typer.Exit(INTERRUPTED) from None
-        path = _write(write_run, res, sc, out, force)
+        try:
+            path = _write(write_run, res, sc, out, force)
+        except KeyboardInterrupt:
+            # a signal just as the folder was put in place: say which it was
+            if not is_complete(out):
+                raise
+            _interrupted(f"interrupted; the run folder was written: {out}")
+            raise typer.Exit(INTERRUPTED) from None
+        interrupts.ignore()  # the run folder is written: the rest is reporting
     s = res.summary
     eps = s.get("events_per_s")
     if s.get("stopped") in ("deadlock", "no_progress"):
         err_console.print("[bold yellow]stopped:[/]", end=" ")
         err_console.print(s.get("stop_message", s["stopped"]), markup=False, highlight=False, soft_wrap=True)
     out_console.print(
-        f"{s['flows_finished']}/{s['flows']} flows finished, {s['pause_frames']} pause frames, {s['drops']} drops, "
-        f"{s['events']:,} events in {s['wall_time_s']:.2f} s" + (f" ({eps / 1e6:.1f} M events/s)" if eps else "")
+        f"{s['flows_finished']}/{s['flows']} flows finished, {s['pause_frames']} pause frames, {s['drops']} drops"
+        + (f" (and {s['fault_drops']:,} packets lost to [faults])" if s.get("fault_drops") else "") + ", "
+        f"{s['events']:,} events in {s['wall_time_s']:.2f} s" + (f" ({eps / 1e6:.1f} M events/s)" if eps else ""),
+        markup=False,
     )
     out_console.print(f"run folder: {path}")
 
@@ -147,28 +190,6 @@ def _write(write_run: Callable[..., Path], res: Any, sc: Any, out: Path, force: 
         return write_run(res, sc, out, overwrite=force)
     except OSError as e:
         raise ScenarioError(f"--out {out}: cannot write the run folder ({why_unwritable(out, e)})") from None
-
-
-@contextmanager
-def _sigterm_interrupts() -> Iterator[None]:
-    """Make SIGTERM stop a run as Ctrl-C does (the core polls for signals; see
-    ``crates/hopsim-py/src/lib.rs``), so `kill` also ends with nothing half-written. The previous
-    handler comes back afterwards (the CLI also runs inside other programs, e.g. tests)."""
-    import signal
-    import threading
-
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def _raise(signum: int, frame: Any) -> None:
-        raise KeyboardInterrupt
-
-    old = signal.signal(signal.SIGTERM, _raise)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, old)
 
 
 @app.command()
@@ -186,7 +207,7 @@ def validate(
 
     from .paths import write_text_atomic
 
-    with _bad_input():
+    with _bad_input(scenario=scenario, core_json=core_json):
         sc = load_scenario(scenario, _parse_set(set_), validate=True, max_memory=max_memory)
         check_disk(sc.core_json, [(Path(tempfile.gettempdir()), "the spool")], str(scenario))
         if core_json is not None:
@@ -221,6 +242,8 @@ def sweep(
         help="Refuse runs whose estimated memory exceeds this (e.g. 4GiB; 'off': no limit). Default: "
         "HOPSIM_MAX_MEMORY, else the memory available where each run is checked (here while planning, "
         "and on the worker that runs it)."),
+    prune: bool = typer.Option(False, "--prune", help="Remove the runs in --out that the sweep no longer plans "
+                               "(its base scenario, grid or seeds changed); without it they stop the sweep."),
 ) -> None:
     """Run a grid of scenario variants x seeds, locally or on a Dask cluster; resumes."""
     from .store import check_writable
@@ -228,17 +251,16 @@ def sweep(
 
     from .progress import SweepProgress
 
-    with _sigterm_interrupts(), _bad_input():
+    with _bad_input(sweep=sweep_file, out=out):
         check_writable(out, "--out")
         with SweepProgress(err_console) as progress:
             t0 = time.perf_counter()
             try:
                 rep = run_sweep(sweep_file, out, jobs=jobs, cluster=cluster, on_plan=progress.on_plan,
-                                on_done=progress.on_done, max_memory=max_memory)
+                                on_done=progress.on_done, max_memory=max_memory, prune=prune)
             except KeyboardInterrupt:
                 progress.stop()
-                err_console.print("interrupted: the runs completed so far are kept; "
-                                  "run the same command again to resume", markup=False)
+                _interrupted("interrupted: the runs completed so far are kept; run the same command again to resume")
                 raise typer.Exit(INTERRUPTED) from None
     where = f"on {cluster}" if cluster else "locally"
     out_console.print(
@@ -299,7 +321,7 @@ def report(
     from .reproduce import build_paper_page, is_reproduction
 
     try:
-        with _bad_input(), _spinner("building report") as say:
+        with _bad_input(root=root, out=out), _spinner("building report") as say:
             if is_reproduction(root):
                 path = build_paper_page(root, out)
             else:
@@ -324,7 +346,7 @@ def reproduce(
     from .reproduce import reproduce as run_paper
     from .store import check_writable
 
-    with _sigterm_interrupts(), _bad_input():
+    with _bad_input(out=out):
         d = paper_dir(paper)
         sweeps = paper_sweeps(d)
         out = out or Path("runs") / f"reproduce-{d.name}{'-quick' if quick else ''}"
@@ -342,8 +364,7 @@ def reproduce(
                 rep = run_paper(paper, out, quick=quick, jobs=jobs, on_sweep=on_sweep,
                                 on_plan=progress.on_plan, on_done=progress.on_done)
         except KeyboardInterrupt:
-            err_console.print("interrupted: the runs completed so far are kept; run the same command again to resume",
-                              markup=False)
+            _interrupted("interrupted: the runs completed so far are kept; run the same command again to resume")
             raise typer.Exit(INTERRUPTED) from None
     out_console.print(f"{len(rep.sweeps)} sweeps: {rep.ran} runs ran, {rep.skipped} already complete")
     out_console.print(f"page: {rep.page}")
@@ -357,7 +378,7 @@ def import_hpcc_cmd(
     """Turn an HPCC ns-3 simulator config into a hopsim scenario."""
     from .hpcc_import import import_hpcc
 
-    with _bad_input():
+    with _bad_input(config=config, out=out):
         path, warnings = import_hpcc(config, out)
     _notes(warnings)
     out_console.print(f"scenario: {path}")
@@ -377,7 +398,7 @@ def export_fct_cmd(
     """Write per-flow results in the HPCC simulator's fct.txt format (fct.txt only; see export-hpcc)."""
     from .hpcc_export import export_fct
 
-    with _bad_input():
+    with _bad_input(run_dir=run_dir, out=out):
         path, n = export_fct(run_dir, out)
     out_console.print(f"{n} flows -> {path}")
 
@@ -391,7 +412,7 @@ def export_hpcc_cmd(
     table the run lacks is skipped with a note saying what writes it."""
     from .hpcc_export import export_hpcc
 
-    with _bad_input():
+    with _bad_input(run_dir=run_dir, out=out):
         files = export_hpcc(run_dir, out)
     _notes([f"{f.name} skipped: {f.skipped}" for f in files if f.skipped])
     for f in files:
@@ -413,7 +434,7 @@ def compare_fct_cmd(
     from .compare import PLOT_FORMATS, compare, plot, read_fct, render, summary_lines, write_json
     from .paths import why_unwritable
 
-    with _bad_input():
+    with _bad_input(ref=ref, cand=cand, plot=plot_, json=json_):
         if plot_ is not None and plot_.suffix.lstrip(".").lower() not in PLOT_FORMATS:
             raise ScenarioError(f"--plot {plot_}: unknown image type {plot_.suffix!r}; allowed: "
                                 + ", ".join("." + f for f in PLOT_FORMATS))
@@ -446,13 +467,87 @@ def version() -> None:
 
 
 def main() -> None:
+    """The `hopsim` command: every way it ends goes through here once. Ctrl-C and SIGTERM
+    raise KeyboardInterrupt from the first line to the last (`hopsim.interrupts`); a command
+    that has something to say about them (a run, a sweep) catches them itself, the rest end here
+    as one line and exit code 130. Once the command is done, signals are ignored."""
+    from . import interrupts
+
+    _preload(sys.argv[1:])  # still under `interrupts.at_start`: a signal here ends at once, cleanly
+    code: Any = INTERRUPTED
     try:
-        app()
+        try:
+            interrupts.install()
+            code = _main()
+        finally:
+            interrupts.ignore()
+    except KeyboardInterrupt:  # (also one that lands between the lines above)
+        _interrupted("interrupted; nothing written")
+        code = INTERRUPTED
+    sys.exit(code if isinstance(code, int) else 0)
+
+
+_MODULES = {
+    "run": ("scenario", "run", "store", "progress", "resources", "spool"),
+    "validate": ("scenario", "resources"),
+    "sweep": ("scenario", "run", "store", "progress", "sweep"),
+    "reproduce": ("scenario", "run", "store", "progress", "sweep", "reproduce"),
+    "query": ("query", "duckdb", "pandas"),
+    "report": ("report", "reproduce", "plots"),
+    "import-hpcc": ("hpcc_import",),
+    "export-fct": ("hpcc_export",),
+    "export-hpcc": ("hpcc_export",),
+    "compare-fct": ("compare",),
+}
+"""The modules each command loads (besides this one), by command name."""
+
+
+def _preload(args: list[str]) -> None:
+    """Load the command's modules before Ctrl-C starts raising KeyboardInterrupt: an interrupt
+    inside an import would leave a module half made, and what fails next is anyone's guess."""
+    import importlib
+
+    for name in _MODULES.get(next((a for a in args if not a.startswith("-")), ""), ()):
+        try:
+            importlib.import_module(f".{name}", __package__) if name not in ("duckdb", "pandas") else importlib.import_module(name)
+        except ImportError:
+            pass  # the command says what is missing when it runs
+
+
+def _main() -> Any:
+    import click
+
+    try:
+        return app(standalone_mode=False)
+    except click.exceptions.Abort as e:
+        if isinstance(e.__context__, KeyboardInterrupt):  # click's name for a Ctrl-C it caught
+            raise KeyboardInterrupt from None
+        return 1
+    except click.ClickException as e:
+        e.show()
+        return e.exit_code
     except OSError as e:
         # the last line of defence: the file system refusing a path given on the command line
         # (too long, a loop of links, ...) where no command expected it is bad input too
-        _error(f"{e.filename}: {e.strerror}" if e.filename and e.strerror else f"{type(e).__name__}: {e}")
-        sys.exit(BAD_INPUT)
+        _error(_path_error(e, {}))
+        return BAD_INPUT
+    except MemoryError:
+        _error("memory: this machine ran out of memory; keep --max-memory at auto, which refuses a run that does "
+               "not fit before it starts, or give a smaller scenario")
+        return BAD_INPUT
+
+
+def _interrupted(line: str) -> None:
+    """The one line an interrupted command ends with, written straight to file descriptor 2:
+    rich's console buffers what it prints (and its live display stands in for sys.stderr while
+    it runs), and a signal landing inside one of its prints can leave that buffer unflushed,
+    losing the line."""
+    import os
+
+    try:
+        os.write(2, (line + "\n").encode())
+    except OSError:
+        pass
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from .errors import ScenarioError
-from .paths import read_text
+from .paths import check_replaceable, read_text
 
 __all__ = [
     "FctRow", "parse_fct", "read_fct", "match_flows", "size_edges", "quantile", "compare", "Comparison",
@@ -275,6 +275,7 @@ def summary_lines(c: Comparison) -> list[str]:
 def _atomic(path: Path, write) -> None:
     path = Path(path)
     tmp = path.with_name(f".{path.name}.tmp{path.suffix}")
+    check_replaceable(path)
     try:
         write(tmp)
         os.replace(tmp, path)

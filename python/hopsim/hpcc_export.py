@@ -62,7 +62,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .errors import ScenarioError
-from .paths import why_unwritable
+from .paths import check_replaceable, created_folder, why_unwritable
 from .store import is_complete, read_columns, read_table
 
 __all__ = ["export_fct", "export_hpcc", "node_ip", "fct_lines", "pfc_lines", "qlen_lines", "Exported"]
@@ -220,6 +220,7 @@ def _write_all(texts: dict[Path, str]) -> None:
     tmps: list[tuple[Path, Path]] = []
     try:
         for path, text in texts.items():
+            check_replaceable(path)
             tmp = path.with_name(f".{path.name}.tmp")
             tmps.append((tmp, path))
             tmp.write_text(text)
@@ -252,8 +253,8 @@ def export_hpcc(run_dir: Path | str, out: Path | str | None = None,
         texts[out_dir / name] = "".join(l + "\n" for l in lines)
         report.append(Exported(name, out_dir / name, len(lines)))
     try:
-        out_dir.mkdir(parents=True, exist_ok=True)
-        _write_all(texts)
+        with created_folder(out_dir):
+            _write_all(texts)
     except OSError as e:
         raise ScenarioError(f"--out {out_dir}: cannot write the export of {run_dir} ({why_unwritable(out_dir / 'fct.txt', e)})") from None
     return report

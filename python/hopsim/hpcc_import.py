@@ -32,7 +32,7 @@ from typing import Any
 import tomli_w
 
 from .errors import ScenarioError
-from .paths import is_file, read_text, write_text_atomic
+from .paths import is_file, read_text, resolve, write_text_atomic
 from .units import U64_MAX, UnitError, fmt_rate, parse_rate, parse_time
 
 __all__ = ["import_hpcc", "parse_config", "HONOURED", "IGNORED", "REJECTED", "CC_MODES"]
@@ -212,7 +212,7 @@ def _find(name: str, config_dir: Path) -> Path:
         cands += [d / p.name for d in (config_dir, config_dir.parent)]
     for c in cands:
         if is_file(c):
-            return c.resolve()
+            return resolve(c)
     raise ScenarioError(f"{name!r} not found (looked at {', '.join(str(c) for c in cands)})")
 
 
@@ -291,8 +291,8 @@ def import_hpcc(config: Path | str, out: Path | str) -> tuple[Path, list[str]]:
     file (see the `[transport]`, `[buffer]`, `flow_control.pfc`, `[routing]` and the congestion
     control's tables and the header comment): hopsim's own defaults, which follow the papers, stay
     untouched for scenarios that do not ask for this."""
-    config = Path(config).resolve()
-    out = Path(out).resolve()
+    config = resolve(config)
+    out = resolve(out)
     cfg = parse_config(read_text(config))
     try:
         text, warnings = _import(config, cfg, out)

@@ -7,15 +7,35 @@ the repository. A bare CDF name such as ``WebSearch_HPCC.txt`` is looked up in `
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
+import shutil
+import stat
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Iterator, Mapping
 
 from pydantic_core import PydanticCustomError
 
 from .errors import ScenarioError
 
 _PACKAGE_REPO = Path(__file__).resolve().parents[2]
+
+MAX_INPUT_BYTES = 256 * 2**20
+"""The largest input file read (a scenario, sweep, CDF, HPCC config, topology or flow file): ten
+times the largest real one (an HPCC flow file of a million flows is about 40 MB). A file larger
+than this is refused by its size before it is read, so that a wrong path (a disk image, a log)
+is named at once rather than filling the memory."""
+
+
+def resolve(path: Path | str) -> Path:
+    """`Path.resolve`, with a loop of symbolic links raised as the OSError (ELOOP, naming the
+    path) that every other file-system refusal is, rather than Python 3.11's RuntimeError: the
+    commands turn OSError into one line naming the option that gave the path (`hopsim.cli`)."""
+    p = Path(path)
+    try:
+        return p.resolve()
+    except RuntimeError:  # "Symlink loop from ..." (Python < 3.13)
+        raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), str(p)) from None
 
 
 def repo_roots(base_dir: Path) -> list[Path]:
@@ -40,7 +60,7 @@ def is_file(p: Path) -> bool:
 
 def resolve_input(name: str, context: Mapping[str, Any] | None, kind: str, subdir: str | None = None) -> Path:
     """The absolute path of input file `name`; a PydanticCustomError listing where it looked."""
-    base = Path((context or {}).get("base_dir") or Path.cwd()).resolve()
+    base = resolve((context or {}).get("base_dir") or Path.cwd())
     p = Path(name).expanduser()
     if p.is_absolute():
         if is_file(p):
@@ -56,7 +76,7 @@ def resolve_input(name: str, context: Mapping[str, Any] | None, kind: str, subdi
             for c in cands:
                 tried.append(c)
                 if is_file(c):
-                    return c.resolve()
+                    return resolve(c)
     shown = ", ".join(str(t) for t in tried[:4]) + (" ..." if len(tried) > 4 else "")
     hint = f"; a bare name is looked up in {subdir}/" if subdir else ""
     raise PydanticCustomError(
@@ -74,7 +94,7 @@ def read_text(path: Path | str, what: str = "") -> str:
     p = Path(path)
     head = f"{what} {p}" if what else str(p)
     try:
-        data = p.read_bytes()
+        data = read_bounded(p)
     except OSError as e:
         raise ScenarioError(f"{head}: cannot read it ({e.strerror or e})") from None
     try:
@@ -85,6 +105,59 @@ def read_text(path: Path | str, what: str = "") -> str:
                             "save it as UTF-8 (or ASCII)") from None
 
 
+class NotAFile(OSError):
+    """An input path that is not a regular file of a sensible size (`read_bounded`)."""
+
+    def __init__(self, path: Path, why: str):
+        super().__init__(errno.EINVAL, why, str(path))
+
+
+def read_bounded(p: Path, limit: int = MAX_INPUT_BYTES) -> bytes:
+    """The bytes of regular file `p`, refusing what is not one (a FIFO, which would block, a
+    device such as /dev/zero, which never ends, a folder) and a file larger than `limit`, before
+    reading (and, for a file that grows meanwhile, after `limit` bytes)."""
+    fd = os.open(p, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # a FIFO must not block here
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            kind = ("a folder" if stat.S_ISDIR(st.st_mode) else "a pipe" if stat.S_ISFIFO(st.st_mode)
+                    else "a device" if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode) else "a special file")
+            raise NotAFile(p, f"{kind}, not a regular file")
+        if st.st_size > limit:
+            raise NotAFile(p, f"{st.st_size / 1e6:,.0f} MB, larger than any input hopsim reads "
+                           f"({limit / 1e6:,.0f} MB at most); is it the right file?")
+        with os.fdopen(fd, "rb", closefd=True) as f:
+            fd = -1
+            data = f.read(limit + 1)
+        if len(data) > limit:
+            raise NotAFile(p, f"grew past {limit / 1e6:,.0f} MB while it was read, more than any input hopsim reads")
+        return data
+    finally:
+        if fd >= 0:
+            os.close(fd)
+
+
+def check_replaceable(path: Path | str, folder: bool = False) -> None:
+    """Before an output is put in place by renaming over `path`: what stands there must be what
+    hopsim writes (a regular file, or with `folder` a folder), else OSError naming it. Why: a
+    rename replaces whatever the name points at, and a command run by root with ``--out
+    /dev/zero`` would otherwise replace the device itself."""
+    p = Path(path)
+    try:
+        mode = os.lstat(p).st_mode
+    except FileNotFoundError:
+        return
+    ok = stat.S_ISDIR(mode) if folder else stat.S_ISREG(mode)
+    if not ok and stat.S_ISDIR(mode):
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(p))
+    if not ok:
+        kind = ("a folder" if stat.S_ISDIR(mode) else "a pipe" if stat.S_ISFIFO(mode) else "a link" if stat.S_ISLNK(mode)
+                else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "a file" if stat.S_ISREG(mode)
+                else "a special file")
+        want = "a folder" if folder else "a file"
+        raise NotAFile(p, f"it exists and is {kind}, not {want} hopsim wrote; give another path")
+
+
 def write_text_atomic(path: Path | str, text: str, what: str) -> Path:
     """Write a whole output file (a scenario, a report, the core's JSON) under a temporary name
     beside it, then rename it into place, so a failed write leaves the old file or nothing. A
@@ -93,14 +166,38 @@ def write_text_atomic(path: Path | str, text: str, what: str) -> Path:
     p = Path(path)
     tmp = p.with_name(f".{p.name}.tmp")
     try:
-        p.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_text(text)
-        os.replace(tmp, p)
+        check_replaceable(p)
+        with created_folder(p.parent):
+            try:
+                tmp.write_text(text)
+                os.replace(tmp, p)
+            finally:
+                tmp.unlink(missing_ok=True)
     except OSError as e:
         with contextlib.suppress(OSError):
             tmp.unlink(missing_ok=True)
         raise ScenarioError(f"{what} {p}: cannot write it ({why_unwritable(p, e)})") from None
     return p
+
+
+@contextlib.contextmanager
+def created_folder(path: Path | str) -> Iterator[Path]:
+    """Make folder `path` and its missing parents for the block; when the block fails (a full
+    disk, Ctrl-C), remove the folders it made, so that a failed command leaves no empty folder
+    behind."""
+    p = Path(path)
+    missing: list[Path] = []
+    q = p
+    while not q.exists() and q != q.parent:
+        missing.append(q)
+        q = q.parent
+    p.mkdir(parents=True, exist_ok=True)
+    try:
+        yield p
+    except BaseException:
+        for d in missing:  # the deepest first
+            shutil.rmtree(d, ignore_errors=True)
+        raise
 
 
 def why_unwritable(path: Path, e: OSError) -> str:

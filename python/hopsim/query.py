@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 from .run import TABLES
 from .errors import ScenarioError
-from .store import TMP_MARK, find_runs, read_summary, read_table
+from .store import TMP_MARK, check_regular, find_runs, read_summary, read_table
+from .paths import resolve
 
 if TYPE_CHECKING:  # pandas loads on first use: `hopsim run` never needs it (60 MB, 0.3 s)
     import pandas as pd
@@ -82,7 +83,7 @@ def runs_frame(root: Path | str) -> pd.DataFrame:
     rows = []
     for r, p, s in zip(runs, params_all, summaries):
         name = r.name if r == root else r.relative_to(root).as_posix()
-        row: dict[str, Any] = {"run": name, "path": str(r.resolve())}
+        row: dict[str, Any] = {"run": name, "path": str(resolve(r))}
         row["label"] = label_of(p, cols, fallback=r.name if len(runs) > 1 else (s.get("name") or r.name), varying=varying)
         for k in keys:
             v = p.get(k)
@@ -116,6 +117,8 @@ def connect(root: Path | str):
         if not have:
             continue
         files = [f for f, _ in have]
+        for f in files:
+            check_regular(f)  # a pipe in a table's place would block DuckDB for ever
         con.execute(f"CREATE TABLE _files_{t} AS SELECT unnest(?) AS file, unnest(?) AS run", [files, [r for _, r in have]])
         try:
             con.execute(
@@ -155,12 +158,19 @@ def _sql_list(items: list[str]) -> str:
 
 
 def query(root: Path | str, sql: str) -> pd.DataFrame:
-    """Run `sql` over the views of `connect(root)` and return a DataFrame."""
+    """Run `sql` over the views of `connect(root)` and return a DataFrame. Ctrl-C stops a query
+    that runs long (or never ends, as a recursive one can): DuckDB runs it on a helper thread
+    while this one waits for signals (`interrupts.call`), and an interrupt asks DuckDB to stop."""
     import duckdb
 
+    from .interrupts import call
+
+    if not sql.strip():
+        raise ScenarioError("SQL: empty; give a query over the views " + ", ".join(("runs", *TABLES))
+                            + ", e.g. SELECT * FROM runs")
     con = connect(root)
     try:
-        return con.execute(sql).df()
+        return call(lambda: con.execute(sql).df(), stop=con.interrupt)
     except duckdb.Error as e:
         if not _data_error(e):
             raise

@@ -16,7 +16,7 @@ import pandas as pd
 
 from . import plots
 from .errors import ScenarioError
-from .paths import why_unwritable
+from .paths import check_replaceable, resolve, why_unwritable
 from .query import runs_frame
 
 __all__ = ["build_report"]
@@ -126,12 +126,12 @@ def build_report(root: Path | str, out: Path | str, title: str | None = None,
     label_df.insert(0, "runs", by_label.size())
     label_df = label_df.reset_index()
     pcols = runs.attrs.get("param_columns", [])
-    title = title or f"hopsim report: {root.resolve().name}"
+    title = title or f"hopsim report: {resolve(root).name}"
     parts = [
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
         f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>",
         f"<h1>{html.escape(title)}</h1>",
-        f"<p class='meta'>{len(runs)} run(s) from {html.escape(str(root.resolve()))}; generated "
+        f"<p class='meta'>{len(runs)} run(s) from {html.escape(str(resolve(root)))}; generated "
         f"{time.strftime('%Y-%m-%d %H:%M:%S')}; swept parameters: "
         f"{html.escape(', '.join(pcols) or 'none')}.</p>",
         "<h2>Summary by label</h2>",
@@ -147,7 +147,7 @@ def build_report(root: Path | str, out: Path | str, title: str | None = None,
             f"<figcaption>{html.escape(caption)}</figcaption></figure>"
         )
     parts += ["</div>","<h2>Runs</h2>", _table(_scaled(runs), _RUN_COLS), _IMG_CHECK, "</body></html>"]
-    out = Path(out).resolve()
+    out = resolve(out)
     try:
         _write(out, "\n".join(parts))
     except OSError as e:  # a folder at --out, a file where its folder should be, a full disk
@@ -156,6 +156,7 @@ def build_report(root: Path | str, out: Path | str, title: str | None = None,
 
 
 def _write(out: Path, text: str) -> None:
+    check_replaceable(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent)
     try:

@@ -21,6 +21,7 @@ from typing import Any, Callable
 from .errors import ScenarioError
 from .paper import FLOW_METRICS, Figure, PaperModel, by_label, check, metric_by_run
 from .sweep import SweepModel, read_sweep, run_sweep
+from .paths import resolve
 
 __all__ = ["paper_dir", "paper_sweeps", "reproduce", "build_paper_page", "is_reproduction", "MANIFEST", "PAPERS_DIR"]
 
@@ -33,18 +34,18 @@ def _papers_roots() -> list[Path]:
     repository's this package was installed from (an editable install)."""
     here = Path(__file__).resolve().parents[2] / PAPERS_DIR
     roots = [Path.cwd() / PAPERS_DIR]
-    return roots + ([here] if here.resolve() != roots[0].resolve() else [])
+    return roots + ([here] if resolve(here) != resolve(roots[0]) else [])
 
 
 def paper_dir(paper: str) -> Path:
     """The folder of `paper`: a path to a folder, or a name under scenarios/papers/."""
     p = Path(paper)
     if p.is_dir():
-        return p.resolve()
+        return resolve(p)
     known: set[str] = set()
     for root in _papers_roots():
         if (root / paper).is_dir():
-            return (root / paper).resolve()
+            return resolve(root / paper)
         if root.is_dir():
             known |= {d.name for d in root.iterdir() if d.is_dir() and paper_sweeps(d, quiet=True)}
     raise ScenarioError(f"PAPER: no paper {paper!r}; allowed: {', '.join(sorted(known)) or 'none found'} "
@@ -98,7 +99,7 @@ def reproduce(paper: str, out: Path | str, quick: bool = False, jobs: int | None
     """Run every [paper] sweep of `paper` into `out` (resuming), then write its page."""
     d = paper_dir(paper)
     sweeps = paper_sweeps(d)
-    out = Path(out).resolve()
+    out = resolve(out)
     man_path = out / MANIFEST
     if man_path.exists():
         old = json.loads(man_path.read_text())
@@ -181,7 +182,7 @@ def build_paper_page(out: Path | str, page: Path | str | None = None) -> Path:
     from .query import connect
     from .report import _CSS, _IMG_CHECK, _fmt, _png, _write
 
-    out = Path(out).resolve()
+    out = resolve(out)
     man = json.loads((out / MANIFEST).read_text())
     page = Path(page) if page else out / f"{man['paper']}.html"
     folder = Path(man["folder"])

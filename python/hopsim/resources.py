@@ -27,6 +27,7 @@ from typing import Any
 
 from .errors import ScenarioError
 from .units import UnitError, parse_size
+from .paths import resolve
 
 __all__ = ["AUTO", "memory_limit", "available_memory", "estimate_memory", "check_disk", "fmt_bytes", "ENV", "SPILL_ROWS"]
 
@@ -102,7 +103,7 @@ def check_disk(core_json: str, places: list[tuple[Path, str]], source: str | Non
         return
     need: dict[int, list[Any]] = {}
     for folder, what in places:
-        existing = Path(folder).resolve()
+        existing = resolve(folder)
         while not existing.exists() and existing != existing.parent:
             existing = existing.parent
         try:

@@ -21,7 +21,7 @@ import numpy as np
 
 from .columns import Masked, Strings, Table, strings
 from .errors import RunInterrupted, ScenarioError
-from .spool import FLOWS, RAW, Spool, Tables, _np
+from .spool import FLOWS, RAW, Spool, Tables, _np, column
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -150,23 +150,28 @@ def results_from_native(raw: dict[str, Any], scenario_hash: str = "", name: str 
             "sport": f["sport"], "dport": f["dport"],
         }
 
-    pz = {k: _np(v) for k, v in t["pauses"].items() if k != "mechanism"}
-    ph, ppeer = hop_cols(port_rows(pz["node"], pz["port"]))
-    pauses = {
-        "time_ns": _ns(pz["time_ps"]), "node": pz["node"], "port": pz["port"], "peer_node": ppeer, "hop_class": ph,
-        "prio": pz["prio"], "kind": Strings(["pause", "resume"], (pz["quanta"] == 0).astype(np.int32)),
-        "quanta": pz["quanta"], "duration_ns": _ns(pz["duration_ps"]),
-        "time_ps": pz["time_ps"], "duration_ps": pz["duration_ps"],
-        "mechanism": strings(t["pauses"]["mechanism"]),
-    }
+    pause_counts = [0, 0]  # pause and resume frames, over every part of the pauses table
 
-    cz = {k: (v if k == "kind" else _np(v)) for k, v in t["control"].items()}
-    ch, _ = hop_cols(port_rows(cz["node"], cz["port"]))
-    control = {
-        "time_ns": _ns(cz["time_ps"]), "node": cz["node"], "port": cz["port"], "peer_node": cz["peer_node"],
-        "hop_class": ch, "kind": strings(cz["kind"]), "target": cz["target"], "value": cz["value"],
-        "time_ps": cz["time_ps"],
-    }
+    def pauses_part(pz: dict[str, Any]) -> Table:
+        ph, ppeer = hop_cols(port_rows(pz["node"], pz["port"]))
+        resume = pz["quanta"] == 0
+        pause_counts[0] += int((~resume).sum())
+        pause_counts[1] += int(resume.sum())
+        return {
+            "time_ns": _ns(pz["time_ps"]), "node": pz["node"], "port": pz["port"], "peer_node": ppeer, "hop_class": ph,
+            "prio": pz["prio"], "kind": Strings(["pause", "resume"], resume.astype(np.int32)),
+            "quanta": pz["quanta"], "duration_ns": _ns(pz["duration_ps"]),
+            "time_ps": pz["time_ps"], "duration_ps": pz["duration_ps"],
+            "mechanism": pz["mechanism"],
+        }
+
+    def control_part(cz: dict[str, Any]) -> Table:
+        ch, _ = hop_cols(port_rows(cz["node"], cz["port"]))
+        return {
+            "time_ns": _ns(cz["time_ps"]), "node": cz["node"], "port": cz["port"], "peer_node": cz["peer_node"],
+            "hop_class": ch, "kind": cz["kind"], "target": cz["target"], "value": cz["value"],
+            "time_ps": cz["time_ps"],
+        }
 
     def buffer_part(bs: dict[str, np.ndarray], bp: dict[str, np.ndarray]) -> Table:
         rows = bp["port_row"].astype(np.int64)
@@ -193,12 +198,13 @@ def results_from_native(raw: dict[str, Any], scenario_hash: str = "", name: str 
         }
 
     # the HPCC simulator's recorders (crates/hopsim-core/src/stats/record.rs)
-    rz = {k: _np(v) for k, v in t["pfc_received"].items()}
-    rh, rpeer = hop_cols(port_rows(rz["node"], rz["port"]))
-    pfc_received = {
-        "time_ns": _ns(rz["time_ps"]), "node": rz["node"], "is_switch": rz["is_switch"], "port": rz["port"],
-        "peer_node": rpeer, "hop_class": rh, "prio": rz["prio"], "pause": rz["pause"], "time_ps": rz["time_ps"],
-    }
+    def pfc_received_part(rz: dict[str, np.ndarray]) -> Table:
+        rh, rpeer = hop_cols(port_rows(rz["node"], rz["port"]))
+        return {
+            "time_ns": _ns(rz["time_ps"]), "node": rz["node"], "is_switch": rz["is_switch"], "port": rz["port"],
+            "peer_node": rpeer, "hop_class": rh, "prio": rz["prio"], "pause": rz["pause"], "time_ps": rz["time_ps"],
+        }
+
     hz = {k: _np(v) for k, v in t["qlen"].items()}
     qlen = {
         "dump_time_ns": _ns(hz["dump_time_ps"]), "node": hz["node"], "port": hz["port"], "kb": hz["kb"],
@@ -248,10 +254,12 @@ def results_from_native(raw: dict[str, Any], scenario_hash: str = "", name: str 
         spool.add(t)  # the rows after the last chunk
         # in flow-id order, a batch at a time (the rows came as flows were freed)
         files["flows"] = spool.write("flows", map(flows_part, spool.read_by_id(FLOWS, "flow_id", t[FLOWS])))
-    mem |= {"pauses": pauses, "control": control, "ports": ports,
-            "pfc_received": pfc_received, "qlen": qlen, "latency": latency, "cwnd": cwnd}
+    mem |= {"ports": ports, "qlen": qlen, "latency": latency, "cwnd": cwnd}
     if spool is None:
-        cols = {k: {c: _np(v) for c, v in t[k].items()} for k in RAW}
+        cols = {k: {c: column(v) for c, v in t[k].items()} for k in RAW}
+        mem["pauses"] = pauses_part(cols["pauses"])
+        mem["control"] = control_part(cols["control"])
+        mem["pfc_received"] = pfc_received_part(cols["pfc_received"])
         mem["buffer"] = buffer_part(cols["buffer_switch"], cols["buffer_port"])
         mem["queues"] = queues_part(cols["queues"])
         mem["trace"] = trace_part(cols["trace"])
@@ -265,6 +273,9 @@ def results_from_native(raw: dict[str, Any], scenario_hash: str = "", name: str 
         files["queues"] = spool.write("queues", map(queues_part, spool.read("queues", t["queues"])))
         files["trace"] = spool.write("trace", map(trace_part, spool.read("trace", t["trace"])))
         files["module_samples"] = spool.write("module_samples", map(module_part, spool.read("module_samples", t["module_samples"])))
+        files["pauses"] = spool.write("pauses", map(pauses_part, spool.read("pauses", t["pauses"])))
+        files["control"] = spool.write("control", map(control_part, spool.read("control", t["control"])))
+        files["pfc_received"] = spool.write("pfc_received", map(pfc_received_part, spool.read("pfc_received", t["pfc_received"])))
 
     wall = float(raw.get("wall_time_s", 0.0))
     events = int(counters.get("events", 0))
@@ -276,9 +287,12 @@ def results_from_native(raw: dict[str, Any], scenario_hash: str = "", name: str 
         "flows_finished": fsum.finished,
         "incast_flows": fsum.incast,
         "drops": int(counters.get("drops", 0)),
+        # packets lost to [faults] (lost on a wire, on a link that went down, with no route left),
+        # apart from `drops`, the buffer's
+        "fault_drops": sum(int(counters.get(k, 0)) for k in ("drops_loss", "drops_link_down", "drops_unreachable")),
         "dropped_bytes": int(counters.get("data_bytes_dropped", 0)),
-        "pause_frames": int((pz["quanta"] != 0).sum()),
-        "resume_frames": int((pz["quanta"] == 0).sum()),
+        "pause_frames": pause_counts[0],
+        "resume_frames": pause_counts[1],
         "pause_time_ns": float(p["paused_ps"].sum()) / 1000.0,
         "max_switch_buffer_bytes": int(counters.get("max_switch_buffer_bytes", 0)),
         "end_time_ns": int(counters.get("end_time_ps", 0)) / 1000.0,

@@ -23,7 +23,7 @@ from pydantic import ValidationError
 
 from . import schema as S
 from .errors import ScenarioError
-from .paths import read_text
+from .paths import read_text, resolve
 from .resources import AUTO, SPILL_ROWS, native_limit
 from .units import parse_rate, shown
 
@@ -263,7 +263,7 @@ def scenario_from_dict(
     source: Path | None = None,
     overrides: Mapping[str, Any] | None = None,
 ) -> Scenario:
-    base = Path(base_dir).resolve()
+    base = resolve(base_dir)
     try:
         model = S.ScenarioModel.model_validate(dict(raw), context={"base_dir": base})
     except ValidationError as e:
@@ -271,9 +271,9 @@ def scenario_from_dict(
     return Scenario(model=model, raw=dict(raw), base_dir=base, source=source, overrides=dict(overrides or {}))
 
 
-def read_toml(path: Path | str) -> dict[str, Any]:
+def read_toml(path: Path | str, what: str = "") -> dict[str, Any]:
     p = Path(path)
-    text = read_text(p)
+    text = read_text(p, what)
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
@@ -287,8 +287,8 @@ def load_scenario(path: Path | str, overrides: Mapping[str, Any] | None = None, 
     """Read and validate a scenario file. `overrides` sets dotted keys first. With `validate`,
     the core also builds the network (as `hopsim validate` does), after checking its memory
     estimate against `max_memory` (`Scenario.validate`)."""
-    p = Path(path).resolve()
-    raw = read_toml(p)
+    p = resolve(path)
+    raw = read_toml(p, "SCENARIO")
     if overrides:
         raw = apply_overrides(raw, overrides)
     sc = scenario_from_dict(raw, p.parent, p, overrides)

@@ -357,6 +357,14 @@ class Explicit(Strict):
 
     @model_validator(mode="after")
     def _ids(self) -> "Explicit":
+        seen: set[int] = set()
+        for i, s in enumerate(self.switches):
+            if s in seen:
+                raise PydanticCustomError(
+                    "switches", "switches[{i}]: node {s} is listed twice; list each switch once (with its tier at the "
+                    "same place in tiers)", {"i": i, "s": s},
+                )
+            seen.add(s)
         for s in self.switches:
             if s >= self.nodes:
                 raise PydanticCustomError(
@@ -1120,6 +1128,8 @@ class Transport(Strict):
     _cap_positive = field_validator("rate_cap")(_positive_or("must be a rate above 0 or 'none'"))
 
     _rto_positive = field_validator("rto")(_positive_or("must be a positive time or 'off'"))
+    _window_positive = field_validator("window")(_positive_or(
+        "0 bytes would let nothing be sent; allowed: bytes above 0 (e.g. '64KB'), 'bdp' or 'off'"))
 
 
 class Routing(Strict):
@@ -1303,8 +1313,16 @@ class ScenarioModel(Strict):
     record: Record = Field(default_factory=Record)
     faults: Faults = Field(default_factory=Faults)
 
+    _stall_positive = field_validator("stall_timeout")(_positive_or(
+        "0 would stop every run at its first check as making no progress; allowed: a time above 0, 'auto' or 'off'"))
+
     @model_validator(mode="after")
     def _cross(self) -> "ScenarioModel":
+        if self.stall_timeout == "off" and self.duration is None:
+            raise PydanticCustomError(
+                "stall_timeout", "stall_timeout = 'off' with no `duration`: a run that deadlocks or stalls would never "
+                "end; set `duration` (the stop time) too, or keep stall_timeout = 'auto' or a time", {}
+            )
         if self.transport.mode == "tcp" and self.congestion_control.algorithm not in TCP_ALGORITHMS:
             raise PydanticCustomError(
                 "transport", "transport.mode: 'tcp' carries window-based congestion controls; allowed with it: {allowed} "

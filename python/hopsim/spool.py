@@ -11,7 +11,10 @@ raw files as they are; at the end `results_from_native` turns each raw file, a b
 at a time, into the final table file with the same rows, in the same order, as an unspooled run.
 The flows table's rows come as flows finish, not in flow-id order: `read_by_id` puts them back
 in order a column at a time before they are read (`FLOWS`).
-The spool folder is removed when the results that use it are garbage-collected.
+The spool folder is removed when the results that use it are garbage-collected. A process that
+ends without that (SIGKILL, an allocation failure) leaves it behind: each spool holds a lock
+in its folder while its process lives (`hopsim.locks`), and a new spool removes the folders whose
+lock nobody holds any more (`remove_abandoned`).
 """
 
 from __future__ import annotations
@@ -32,17 +35,51 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["Spool", "Tables", "RAW", "FLOWS"]
 
-# the core's time-growing tables, as `_native.run` hands them over
-RAW = ("buffer_switch", "buffer_port", "queues", "trace", "module_samples")
+# the core's time-growing tables, as `_native.run` hands them over; the logs of PFC and control
+# frames sent and received grow with time too (a PFC storm sends them at tens of MB a second)
+RAW = ("buffer_switch", "buffer_port", "queues", "trace", "module_samples", "pauses", "control", "pfc_received")
 # the flows table, whose rows come in chunks too (in the order flows are freed) in a spooled run
 FLOWS = "flows"
 # rows per batch when the raw files are turned into the final tables
 READ_ROWS = 16_384
 
 
+PREFIX = "hopsim-spool-"
+
+
+def _remove(d: str, lock: Any) -> None:
+    shutil.rmtree(d, True)
+    lock.close()
+
+
+def remove_abandoned(parent: Path | str | None = None) -> int:
+    """Remove the spool folders in `parent` (default: the temporary folder) whose process has
+    ended without removing them (`hopsim.locks.is_abandoned`); returns how many."""
+    from .locks import is_abandoned
+
+    n = 0
+    try:
+        found = list(Path(parent or tempfile.gettempdir()).glob(PREFIX + "*"))
+    except OSError:
+        return 0
+    for d in found:
+        if d.is_dir() and is_abandoned(d):
+            shutil.rmtree(d, ignore_errors=True)
+            n += 1
+    return n
+
+
 def _np(col: Any) -> np.ndarray:
     dtype, buf = col
     return np.frombuffer(buf, dtype=np.dtype(dtype))
+
+
+def column(col: Any) -> np.ndarray | columns.Strings:
+    """A column as the core hands it over: `(dtype, bytes)`, or a list of text."""
+    return columns.strings(col) if isinstance(col, list) else _np(col)
+
+
+_CODE = np.dtype("<u4")  # a text column's rows on disk: the index of each row's text
 
 
 class Spool:
@@ -56,20 +93,36 @@ class Spool:
     `hopsim run`; appending bytes costs nothing, and reading them back is `numpy.fromfile`."""
 
     def __init__(self, parent: Path | str | None = None):
-        self.dir = Path(tempfile.mkdtemp(prefix="hopsim-spool-", dir=parent))
-        self._cleanup = weakref.finalize(self, shutil.rmtree, str(self.dir), True)
+        from .locks import hold
+
+        remove_abandoned(parent)
+        self.dir = Path(tempfile.mkdtemp(prefix=PREFIX, dir=parent))
+        try:
+            self._lock = hold(self.dir)
+        except BaseException:  # (a full disk: not even the lock's note fits)
+            shutil.rmtree(self.dir, ignore_errors=True)
+            raise
+        self._cleanup = weakref.finalize(self, _remove, str(self.dir), self._lock)
         self._raw: dict[str, dict[str, BinaryIO]] = {}
         self._dtypes: dict[str, dict[str, np.dtype]] = {}
+        self._texts: dict[str, dict[str, dict[str, int]]] = {}  # text columns: each text's code
         self.chunks = 0
 
     def _path(self, name: str, column: str) -> Path:
         return self.dir / f"raw-{name}-{column}.bin"
 
     def add(self, tables: Mapping[str, Mapping[str, Any]]) -> None:
-        """Append one chunk (`_native.run`'s ``on_spill`` argument, or the rows left at the end)."""
+        """Append one chunk (`_native.run`'s ``on_spill`` argument, or the rows left at the end).
+        A signal that arrives meanwhile is delivered once the chunk is whole (`interrupts`)."""
+        from .interrupts import deferred
+
+        with deferred():
+            self._add(tables)
+
+    def _add(self, tables: Mapping[str, Mapping[str, Any]]) -> None:
         self.chunks += 1
         for name in (*RAW, FLOWS):
-            cols = tables[name]
+            cols = {c: self._encode(name, c, v) if isinstance(v, list) else v for c, v in tables[name].items()}
             if not any(len(memoryview(buf)) for _, buf in cols.values()):
                 continue
             files = self._raw.get(name)
@@ -79,17 +132,23 @@ class Spool:
             for c, (_, buf) in cols.items():
                 files[c].write(buf)
 
+    def _encode(self, name: str, col: str, texts: list[str]) -> tuple[str, bytes]:
+        """A text column's rows as codes (a log's few distinct texts, numbered as they come)."""
+        codes = self._texts.setdefault(name, {}).setdefault(col, {})
+        return _CODE.str, np.fromiter((codes.setdefault(t, len(codes)) for t in texts), _CODE, len(texts)).tobytes()
+
     def read(self, name: str, empty: Mapping[str, Any]) -> Iterator[dict[str, np.ndarray]]:
         """The raw rows of table `name`, `READ_ROWS` at a time (`empty`: the core's columns with
         no rows, yielded once when nothing was spooled, so the final table has its schema). Its
         raw files are gone afterwards (the disk holds one copy of the samples at a time)."""
         files = self._raw.pop(name, None)
         if files is None:
-            yield {k: _np(v) for k, v in empty.items()}
+            yield {k: column(v) for k, v in empty.items()}
             return
         for f in files.values():
             f.close()
         dtypes = self._dtypes.pop(name)
+        texts = {c: list(codes) for c, codes in self._texts.pop(name, {}).items()}
         first = next(iter(dtypes))
         rows = self._path(name, first).stat().st_size // dtypes[first].itemsize
         handles = {c: open(self._path(name, c), "rb") for c in dtypes}
@@ -99,7 +158,8 @@ class Spool:
             # peak memory; 16,384 rows kept it near 5 MB where 65,536 took about 20 MB more
             for start in range(0, rows, READ_ROWS):
                 n = min(READ_ROWS, rows - start)
-                yield {c: np.fromfile(h, dtype=dtypes[c], count=n) for c, h in handles.items()}
+                part = {c: np.fromfile(h, dtype=dtypes[c], count=n) for c, h in handles.items()}
+                yield {c: columns.Strings(texts[c], v.astype(np.int32)) if c in texts else v for c, v in part.items()}
         finally:
             for c, h in handles.items():
                 h.close()

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .columns import write as write_columns
-from .paths import is_file
+from .paths import check_replaceable, is_file, read_bounded, resolve
 from .run import TABLES, Results
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -58,7 +58,7 @@ def check_writable(out: Path | str, what: str = "output folder") -> None:
     read-only mounts and full disks count too). Raises ScenarioError naming `what`."""
     from .errors import ScenarioError
 
-    out = Path(out).resolve()
+    out = resolve(out)
     try:
         anc = out if out.is_dir() else out.parent
         while not anc.exists():
@@ -90,9 +90,10 @@ def write_run(
     overwrite: bool = False,
 ) -> Path:
     """Write a run folder atomically; returns its path."""
-    out = Path(out).resolve()
+    out = resolve(out)
     if out.exists() and not overwrite:
         raise RunExists(f"{out} already exists")
+    check_replaceable(out, folder=True)  # --force replaces a run folder, nothing else
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}{TMP_MARK}", dir=out.parent))
     try:
@@ -139,16 +140,33 @@ def read_table(path: Path | str, columns: list[str] | None = None) -> pa.Table:
     the file, not an Arrow traceback from whichever command read it."""
     import pyarrow.parquet as pq
 
+    check_regular(path)
     try:
         return pq.read_table(path, columns=columns)
     except _parquet_errors() as e:
         raise _unreadable(path, e) from None
 
 
+def check_regular(path: Path | str) -> None:
+    """A run folder's file must be a regular file: a pipe put in its place would block every
+    reader (pyarrow, DuckDB) for ever, a folder or a device would give their errors."""
+    import stat
+
+    from .errors import ScenarioError
+
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as e:
+        raise ScenarioError(f"{path}: cannot read it ({e.strerror or e}); {_REDO}") from None
+    if not stat.S_ISREG(mode):
+        raise ScenarioError(f"{path}: not a regular file (a damaged run folder); {_REDO}")
+
+
 def read_columns(path: Path | str) -> set[str]:
     """The column names of a run folder's table (its footer only); errors as `read_table`."""
     import pyarrow.parquet as pq
 
+    check_regular(path)
     try:
         return set(pq.read_schema(path).names)
     except _parquet_errors() as e:
@@ -171,7 +189,7 @@ def read_summary(d: Path | str) -> dict[str, Any]:
 
     path = Path(d) / SUMMARY
     try:
-        summary = json.loads(path.read_bytes())
+        summary = json.loads(read_bounded(path))
     except OSError as e:
         raise ScenarioError(f"{path}: cannot read it ({e.strerror or e})") from None
     except ValueError as e:  # bad JSON or bad UTF-8
@@ -180,7 +198,23 @@ def read_summary(d: Path | str) -> dict[str, Any]:
         raise ScenarioError(f"{path}: expected a JSON object, found {type(summary).__name__}; {_REDO}")
     if not isinstance(summary.get("params") or {}, dict):  # the swept values, by dotted key
         raise ScenarioError(f"{path}: 'params' is not a JSON object; {_REDO}")
+    for key, kinds, what in _SUMMARY_TYPES:
+        v = summary.get(key)
+        if v is not None and (isinstance(v, bool) or not isinstance(v, kinds)):
+            raise ScenarioError(f"{path}: '{key}' is {json.dumps(v)[:40]}, expected {what}: a damaged run folder; {_REDO}")
     return summary
+
+
+_NUMBER = (int, float)
+_SUMMARY_TYPES = [
+    *[(k, int, "a whole number") for k in ("flows", "flows_finished", "incast_flows", "drops", "fault_drops",
+                                            "dropped_bytes", "pause_frames", "resume_frames", "max_switch_buffer_bytes",
+                                            "events")],
+    *[(k, _NUMBER, "a number") for k in ("pause_time_ns", "end_time_ns", "wall_time_s", "events_per_s",
+                                         "slowdown_mean", "slowdown_p99", "fct_ns_p99")],
+    *[(k, str, "text") for k in ("name", "scenario_hash", "stopped")],
+]
+"""What `hopsim run` writes into summary.json, by type (what `query` and `report` read)."""
 
 
 def _parquet_errors() -> tuple[type[BaseException], ...]:

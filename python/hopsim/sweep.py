@@ -28,7 +28,9 @@ import itertools
 import json
 import os
 import re
+import shutil
 import signal
+import sys
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,7 +44,8 @@ from .resources import AUTO, memory_limit
 from .run import execute, results_from_native
 from .scenario import Scenario, apply_overrides, format_validation_error, read_toml, scenario_from_dict
 from .schema import Int, Strict
-from .store import SUMMARY, clean_stale, is_complete, write_run
+from .store import SUMMARY, clean_stale, is_complete, read_summary, write_run
+from .paths import read_bounded, resolve, why_unwritable
 
 __all__ = ["SweepModel", "RunPoint", "plan_sweep", "run_sweep", "check_out", "SweepReport", "MANIFEST"]
 
@@ -102,8 +105,8 @@ def _points(m: SweepModel) -> Iterator[dict[str, Any]]:
 
 def read_sweep(path: Path | str) -> SweepModel:
     """A sweep file, checked against the schema."""
-    p = Path(path).resolve()
-    raw = read_toml(p)
+    p = resolve(path)
+    raw = read_toml(p, "SWEEP")
     try:
         return SweepModel.model_validate(raw)
     except ValidationError as e:
@@ -114,9 +117,14 @@ def plan_sweep(path: Path | str, max_memory: Any = AUTO, quick: bool = False) ->
     """Read a sweep file and validate every run point (schema and core, the memory estimate
     against `max_memory` included: see `hopsim.resources`). `quick`: the reduced version its
     ``[paper.quick]`` table gives (those overrides on every point, the first seed only)."""
-    p = Path(path).resolve()
+    p = resolve(path)
     m = read_sweep(p)
-    base_path = (p.parent / m.base).resolve()
+    if m.seeds:
+        both = [f"grid.seed" for k in m.grid if k == "seed"] + [f"runs[{i}].seed" for i, r in enumerate(m.runs) if "seed" in r]
+        if both:
+            raise ScenarioError(f"{both[0]}: the seed is set by `seeds` too ({m.seeds}); give the seeds in one "
+                                "place: `seeds`, or a `seed` in the grid or the runs", source=str(p))
+    base_path = resolve(p.parent / m.base)
     base_raw = read_toml(base_path)
     seeds = m.seeds or [None]
     shrink: dict[str, Any] = {}
@@ -152,7 +160,7 @@ def plan_sweep(path: Path | str, max_memory: Any = AUTO, quick: bool = False) ->
 
 
 def _sweep_hash(sweep_path: Path) -> str:
-    return hashlib.sha256(sweep_path.read_bytes()).hexdigest()
+    return hashlib.sha256(read_bounded(sweep_path)).hexdigest()
 
 
 def check_out(out: Path, sweep_path: Path, quick: bool = False) -> Path:
@@ -171,7 +179,7 @@ def check_out(out: Path, sweep_path: Path, quick: bool = False) -> Path:
     if not manifest_path.exists():
         return sweep_path
     try:
-        manifest = json.loads(manifest_path.read_bytes())
+        manifest = json.loads(read_bounded(manifest_path))
         theirs = Path(manifest["sweep"])
     except (OSError, ValueError, KeyError, TypeError) as e:
         raise ScenarioError(f"--out {out}: its {MANIFEST} is not a sweep manifest ({type(e).__name__}: {e}); "
@@ -209,6 +217,7 @@ def run_sweep(
     on_done: Callable[[str], None] | None = None,
     max_memory: Any = AUTO,
     quick: bool = False,
+    prune: bool = False,
 ) -> SweepReport:
     """Run every point of a sweep that is not complete in `out` yet.
 
@@ -217,23 +226,38 @@ def run_sweep(
     against every point's memory estimate while planning, here, and again by the process that
     runs the point (a worker on a cluster checks its own machine's memory). A point refused
     there stops the sweep with ScenarioError; the runs completed before stay.
+
+    The folder holds this sweep's current runs only: runs of an earlier version of it (another
+    base scenario, grid or seeds) are refused, naming them, or removed with `prune`
+    (`_check_stale`). Two sweeps never write into one folder at once (`_hold`). A folder this call
+    made is removed again when it ends before completing a run (bad input found late, a full
+    disk, Ctrl-C).
     """
-    path = Path(path).resolve()
+    path = resolve(path)
     memory_limit(max_memory)  # a bad value is bad input before anything is planned
-    out = Path(out).resolve()
+    out = resolve(out)
     _, points = plan_sweep(path, max_memory, quick)
-    owner = check_out(out, path, quick)
+    check_out(out, path, quick)
     report = SweepReport(out=out, planned=points)
-    todo = []
-    for rp in points:
-        if is_complete(out / rp.run_id):
-            report.skipped.append(rp.run_id)
-        else:
-            todo.append(rp)
     # the cluster before anything is written: a wrong address leaves no folder behind
-    client = _connect(cluster) if cluster and todo else None
+    client = _connect(cluster) if cluster and not all(_complete(out / rp.run_id) for rp in points) else None
+    made = not out.exists()  # this call made the folder: removed again if nothing completes
+    lock = None
     try:
         out.mkdir(parents=True, exist_ok=True)
+        try:
+            lock = _hold(out)
+        except ScenarioError:
+            made = False  # another sweep's folder now
+            raise
+        owner = check_out(out, path, quick)  # again, under the lock: another sweep may have begun
+        _check_stale(out, points, prune)
+        todo = []
+        for rp in points:
+            if _complete(out / rp.run_id):
+                report.skipped.append(rp.run_id)
+            else:
+                todo.append(rp)
         clean_stale(out)
         _write_manifest(out, owner, path, points, quick)
         if on_plan:
@@ -242,10 +266,60 @@ def run_sweep(
             _run(todo, out, report, jobs, client, on_done, max_memory)
     except _Refused as r:
         raise ScenarioError(f"[{r.rp.run_id}] {r.message}", source=str(path)) from None
+    except OSError as e:
+        # a full disk, a folder made read-only meanwhile: name the file and the reason
+        raise ScenarioError(f"--out {out}: cannot write {e.filename or 'into it'} "
+                            f"({why_unwritable(Path(e.filename or out), e)}); the runs completed so far are kept")
     finally:
+        if made and not report.ran:
+            # nothing of this sweep was completed: leave no folder (nor manifest) behind
+            shutil.rmtree(out, ignore_errors=True)
+        if lock is not None:
+            lock.close()
         if client is not None:
             client.close()
     return report
+
+
+def _complete(d: Path) -> bool:
+    """Whether `d` is a run folder whose summary reads (a damaged one is run again)."""
+    if not is_complete(d):
+        return False
+    try:
+        read_summary(d)
+        return True
+    except ScenarioError:
+        return False
+
+
+def _hold(out: Path) -> Any:
+    """This sweep's lock on its folder (`hopsim.locks`): a second sweep into it refuses, naming
+    the first, rather than running the same points twice."""
+    from .locks import Held, hold, owner_text
+
+    try:
+        return hold(out)
+    except Held as h:
+        raise ScenarioError(f"--out {out}: in use by another sweep, {owner_text(h.owner)}; wait for it to end, "
+                            "or give another folder") from None
+
+
+def _check_stale(out: Path, points: list[RunPoint], prune: bool) -> None:
+    """A sweep folder holds its sweep's current runs only. Runs there that the sweep no longer
+    plans (its base scenario, grid or seeds changed since they ran) would be read by `query` and
+    `report` beside the current ones, with the same labels: refuse, naming them, or with `prune`
+    remove them."""
+    planned = {rp.run_id for rp in points}
+    stale = sorted(d for d in out.iterdir() if d.name not in planned and is_complete(d))
+    if not stale:
+        return
+    if prune:
+        for d in stale:
+            shutil.rmtree(d)
+        return
+    shown = ", ".join(d.name for d in stale[:3]) + (f" and {len(stale) - 3} more" if len(stale) > 3 else "")
+    raise ScenarioError(f"--out {out}: holds {len(stale)} run(s) this sweep no longer plans (its base scenario, grid "
+                        f"or seeds changed since they ran): {shown}; pass --prune to remove them, or give a new folder")
 
 
 def _run(todo: list[RunPoint], out: Path, report: SweepReport, jobs: int | None, client: Any,
@@ -253,7 +327,9 @@ def _run(todo: list[RunPoint], out: Path, report: SweepReport, jobs: int | None,
     """Run `todo` on the Dask `client`, else locally, writing each run folder as it completes."""
     def finish(rp: RunPoint, raw: dict[str, Any]) -> None:
         res = results_from_native(raw, rp.scenario.hash, rp.scenario.name)
-        write_run(res, rp.scenario, out / rp.run_id, params=rp.params)
+        # overwrite: a damaged folder of this point is replaced (`_complete`; the sweep's lock
+        # keeps anyone else from writing here)
+        write_run(res, rp.scenario, out / rp.run_id, params=rp.params, overwrite=True)
         report.ran.append(rp.run_id)
         if on_done:
             on_done(rp.run_id)
@@ -330,6 +406,25 @@ def _worker_signal(signum: int, frame: Any) -> None:
 def _worker_signals() -> None:
     signal.signal(signal.SIGINT, _worker_signal)
     signal.signal(signal.SIGTERM, _worker_signal)
+    _die_with_parent()
+
+
+def _die_with_parent() -> None:
+    """End this worker when the sweep's process ends, however it ends: a SIGKILL of the sweep
+    gives its workers no message, and an idle one would wait for work for ever (Linux: the
+    kernel sends SIGKILL on the parent's death, PR_SET_PDEATHSIG; its results would have nowhere
+    to go)."""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return
+    if os.getppid() == 1:  # the parent ended before the call
+        os._exit(1)
 
 
 def _worker_execute(core_json: str, max_memory: Any = AUTO) -> dict[str, Any]:
@@ -344,10 +439,13 @@ def _worker_execute(core_json: str, max_memory: Any = AUTO) -> dict[str, Any]:
 
 
 def _stop_workers(ex: ProcessPoolExecutor) -> None:
-    """Ask every worker process to stop its run (SIGINT, which `_worker_signal` turns into a stop)."""
+    """End every worker process at once. Why SIGKILL: the sweep is ending and uses nothing they
+    would send back (a run writes nothing itself), and a worker caught before its initializer
+    installed `_worker_signal` would otherwise finish its run first, holding the sweep's exit
+    (the executor joins its workers when the program ends) for as long as that run lasts."""
     for proc in list((getattr(ex, "_processes", None) or {}).values()):  # the executor keeps no public list
         try:
-            os.kill(proc.pid, signal.SIGINT)
+            os.kill(proc.pid, signal.SIGKILL)
         except (OSError, AttributeError):
             pass
 

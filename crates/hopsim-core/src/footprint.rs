@@ -14,9 +14,12 @@
 //! parts, measured with a counting allocator on this code (`tests/it/footprint.rs` checks the
 //! sum against what building and running a few scenarios allocates).
 //!
-//! What it leaves out: the event logs whose length depends on what happens in the run (the pause
-//! and control-frame tables, PFC frames received, the packet trace) and Floodgate's per-
-//! destination windows, which grow with the destinations a switch sees.
+//! What it leaves out: the event logs whose length depends on what happens in the run (the packet
+//! trace; the pause, control-frame and PFC-received tables of a run that does not spill)
+//! and Floodgate's per-destination windows, which grow with the destinations a switch sees. A
+//! spilling run hands its pause, control-frame and PFC-received logs over with the samples (a PFC storm sends
+//! pause frames for as long as it lasts, tens of MB a second), so it holds at most a chunk of them
+//! plus what one checkpoint's events add: that is counted.
 //!
 //! Output tables count twice: the core's columns grow by doubling, and at the end the binding
 //! copies them into Python and the front builds Arrow tables from the copies. A run that spills
@@ -93,6 +96,9 @@ const TYPICAL_RTT: Time = Time::from_us(8);
 const SLOWDOWN: f64 = 4.0;
 /// Output tables: growth slack in the core, then a copy in Python and the Arrow tables.
 const TABLE_FACTOR: u64 = 2;
+/// A row of the pause or control-frame log: its columns, and its text (the mechanism or kind) as
+/// a `String` in the core and as a Python `str` in the chunk handed over.
+const LOG_ROW: u64 = 8 + 4 + 2 + 4 + 8 + 8 + 24 + 16 + 64;
 
 /// The counts an estimate multiplies, from formulas or from a built topology.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -546,6 +552,9 @@ impl Scenario {
         let queue_samples = held(queue_rows, queue_bytes, rec.queue_ports.len() as u64);
         let disk = if spill.is_some() { buffer_bytes.saturating_add(queue_bytes).saturating_add(flows.saturating_mul(FLOW_ROW)) } else { 0 };
         let on_disk = |bytes: u64| if spill.is_some() { format!("; {} to disk", fmt_bytes(bytes)) } else { String::new() };
+        // the pause and control-frame logs: a chunk of them when spilled (taken at the checkpoint
+        // after they reach it, so up to `CHECK_EVERY` events' rows more); unbounded otherwise
+        let logs = spill.map_or(0, |chunk| (chunk as u64 + crate::progress::CHECK_EVERY).saturating_mul(LOG_ROW * (TABLE_FACTOR + 1)));
         let qlen = rec.qlen_monitor.as_ref().map_or(0, |q| {
             let end = q.end.map_or(run_time, |e| e.min(run_time));
             let dumps = (end.0.saturating_sub(q.start.0) / q.dump_interval.0.max(1)).saturating_add(1);
@@ -608,6 +617,12 @@ impl Scenario {
                 bytes: queue_samples,
                 detail: format!("{} samples of {} ports over {}{}", n(steps(rec.queue_interval)), rec.queue_ports.len(), run_time, on_disk(queue_bytes)),
                 change: "sample less often (record.queue_interval) or fewer ports (record.queue_ports)".into(),
+            },
+            Part {
+                name: "pause and control logs",
+                bytes: logs,
+                detail: "a chunk of the pause and control frames sent and received; the rest to disk as they come".into(),
+                change: "spool fewer rows at a time".into(),
             },
             Part {
                 name: "queue-length histograms",

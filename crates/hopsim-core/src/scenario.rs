@@ -339,11 +339,40 @@ impl WorkloadSpec {
     }
 }
 
+/// Refuse a network with a link so slow that one data packet takes longer to serialise than the
+/// longest retransmission timeout: every packet on it would time out before its ACK could come
+/// back, and go-back-N (or TCP at its largest backoff) would send it again for ever.
+fn check_links_beat_rto(topo: &Topology, host: &crate::config::HostConfig) -> Result<(), String> {
+    let (rto, field) = match &host.tcp {
+        Some(t) => (t.max_rto, "transport.tcp.max_rto"),
+        None => (host.rto, "transport.rto"),
+    };
+    if rto == Time::ZERO {
+        return Ok(()); // no timeout: NACKs alone repair loss
+    }
+    let bytes = host.mtu as u64 + host.header_bytes as u64;
+    let Some(slow) = topo.links.iter().min_by_key(|l| l.rate.0) else { return Ok(()) };
+    let t = slow.rate.tx_time(bytes);
+    if t < rto {
+        return Ok(());
+    }
+    Err(format!(
+        "topology: the link between nodes {} and {} runs at {}, which takes {t} to send one {bytes}-byte packet, longer \
+         than {field} = {rto}: every packet would time out and be sent again for ever; give the links a rate of at least {} \
+         or a longer {field}",
+        slow.a,
+        slow.b,
+        slow.rate,
+        Rate(((bytes as u128 * 8 * 1_000_000_000_000u128) / rto.0 as u128 + 1) as u64)
+    ))
+}
+
 impl Scenario {
     /// Build the topology, the flows and the simulation.
     pub fn build(&self) -> Result<Simulation, String> {
         self.net.cc.validate().map_err(|e| format!("congestion_control: {e}"))?;
         let (topo, file_loss) = self.topology.build_with_loss()?;
+        check_links_beat_rto(&topo, &self.net.host)?;
         let mut net = self.net.clone();
         // an HPCC topology file's per-link error rates (overridden by `faults.link_loss`)
         net.faults.file_loss = file_loss;

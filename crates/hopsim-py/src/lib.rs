@@ -31,7 +31,11 @@ use pyo3::types::{PyBytes, PyDict, PyList};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+mod alloc;
 mod parquet_out;
+
+#[global_allocator]
+static ALLOCATOR: alloc::Guarded = alloc::Guarded;
 
 /// A plain-old-data element type that NumPy can read straight from bytes.
 trait Pod: Copy {
@@ -96,18 +100,18 @@ fn spill_tables<'py>(py: Python<'py>, tables: &Bound<'py, PyDict>, s: &RunStats)
     table!(py, tables, "trace", tr, [time_ps, node, port, queue, event, flow, seq, size, qlen_bytes]);
     let m = &s.module_samples;
     table!(py, tables, "module_samples", m, [time_ps, node, port, metric, value]);
+    let p = &s.pauses;
+    table!(py, tables, "pauses", p, [time_ps, node, port, prio, quanta, duration_ps], text [mechanism]);
+    let c = &s.control;
+    table!(py, tables, "control", c, [time_ps, node, port, peer_node, target, value], text [kind]);
+    let r = &s.pfc_received;
+    table!(py, tables, "pfc_received", r, [time_ps, node, is_switch, port, prio, pause]);
     Ok(())
 }
 
 fn stats_to_py<'py>(py: Python<'py>, s: &RunStats) -> PyResult<Bound<'py, PyDict>> {
     let tables = PyDict::new(py);
-    let p = &s.pauses;
-    table!(py, tables, "pauses", p, [time_ps, node, port, prio, quanta, duration_ps], text [mechanism]);
-    let c = &s.control;
-    table!(py, tables, "control", c, [time_ps, node, port, peer_node, target, value], text [kind]);
     spill_tables(py, &tables, s)?;
-    let r = &s.pfc_received;
-    table!(py, tables, "pfc_received", r, [time_ps, node, is_switch, port, prio, pause]);
     let h = &s.qlen;
     table!(py, tables, "qlen", h, [dump_time_ps, node, port, kb, count]);
     let l = &s.latency;
@@ -201,15 +205,17 @@ fn parse(scenario_json: &str) -> PyResult<Scenario> {
 ///
 /// `on_progress`, if given, is called with a dict (`now_ns`, `end_ns`, `last_start_ns`, `events`,
 /// `flows`, `flows_started`, `flows_done`, `wall_s`) at most every `progress_every_s` of wall
-/// time, from the same hook; an exception it raises stops the run and is re-raised.
+/// time, from the same hook; an exception it raises stops the run and is re-raised, except a
+/// KeyboardInterrupt, which ends the run as interrupted (`keep_error`).
 ///
 /// `on_spill`, if given, is called with `{table: {column: value}}` of the tables that grow with
-/// simulated time (`buffer_switch`, `buffer_port`, `queues`, `trace`, `module_samples`) and of
+/// simulated time (`buffer_switch`, `buffer_port`, `queues`, `trace`, `module_samples`, `pauses`,
+/// `control`, `pfc_received`) and of
 /// `flows`, whose rows then come as flows are freed, in that order (not by flow id), whenever
 /// they hold `spill_rows` rows or more; the core then empties them, so the run's memory stays
 /// bounded and the returned tables hold only the rows after the last call
 /// (`hopsim_core::progress::Sink`).
-/// An exception it raises stops the run and is re-raised.
+/// An exception it raises stops the run and is re-raised (a KeyboardInterrupt: as interrupted).
 #[pyfunction]
 #[pyo3(signature = (scenario_json, on_progress=None, progress_every_s=0.5, on_spill=None, spill_rows=65536, max_memory=None, limit_note="max_memory"))]
 fn run<'py>(
@@ -242,7 +248,7 @@ fn run<'py>(
             match progress_dict(py, p).and_then(|d| cb.call1(py, (d,))) {
                 Ok(_) => true,
                 Err(e) => {
-                    *failed_in_hook.lock().expect("hook error slot") = Some(e);
+                    keep_error(py, &failed_in_hook, e);
                     false
                 }
             }
@@ -257,7 +263,7 @@ fn run<'py>(
                 match spill_tables(py, &tables, s).and_then(|_| cb.call1(py, (tables,))) {
                     Ok(_) => true,
                     Err(e) => {
-                        *failed_in_sink.lock().expect("hook error slot") = Some(e);
+                        keep_error(py, &failed_in_sink, e);
                         false
                     }
                 }
@@ -272,6 +278,16 @@ fn run<'py>(
     drop(stats);
     release_freed_memory();
     out
+}
+
+/// An exception a callback raised: kept to be raised when the run returns, except a
+/// KeyboardInterrupt (a signal handler that ran while the callback did, Ctrl-C or SIGTERM),
+/// which stops the run as one seen by `check_signals` does: partial results, `stop.reason ==
+/// "interrupted"`. Why: whichever moment the signal lands at, the caller sees one kind of end.
+fn keep_error(py: Python<'_>, slot: &Mutex<Option<PyErr>>, e: PyErr) {
+    if !e.is_instance_of::<pyo3::exceptions::PyKeyboardInterrupt>(py) {
+        *slot.lock().expect("hook error slot") = Some(e);
+    }
 }
 
 /// Hand the memory the finished run freed back to the system. Why: glibc's allocator keeps freed

@@ -281,7 +281,7 @@ impl Simulation {
         let host = &mut self.hosts[h as usize];
         let ngates = self.ports[host.port as usize].ngates();
         flow.nic_queue = host.nic.nic_queue(self.now, &nf, ngates).min(ngates.saturating_sub(1) as u16);
-        flow.nic_slot = host.sched.push(f);
+        flow.nic_slot = host.sched.push_prio(f, flow.spec.prio);
         h
     }
 
@@ -321,15 +321,15 @@ impl Simulation {
             })?;
             return Some(self.make_data(h, f));
         }
-        host.sched.unpace_all();
-        let (slot, f) = host.sched.flows_from_rr().find(|&(_, f)| {
+        let Host { sched, dst_pause, pauses_seen, .. } = host;
+        let (slot, f) = sched.pick_paused(|p| port.is_paused(p as usize, now), |f| {
             let flow = &flows[f as usize];
             flow.has_window_and_data(by_rate)
                 && flow.next_avail <= now
                 && !port.is_paused(flow.spec.prio as usize, now)
-                && !(host.pauses_seen && held_at_nic(port, &host.dst_pause, flow, now))
+                && !(*pauses_seen && held_at_nic(port, dst_pause, flow, now))
         })?;
-        host.sched.picked(slot);
+        sched.picked(slot);
         Some(self.make_data(h, f))
     }
 
@@ -374,7 +374,8 @@ impl Simulation {
                 (a, b) => a.or(b),
             }
         } else {
-            host.sched.flows().filter_map(wake).min()
+            let until = |p: u8| port.is_paused(p as usize, now).then(|| port.cold.prio_pause[p as usize].until);
+            host.sched.wake_paused(until, wake)
         };
         t.map(|x| x.max(now))
     }

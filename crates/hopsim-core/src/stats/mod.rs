@@ -327,7 +327,8 @@ pub struct RunStats {
 
 impl RunStats {
     /// Rows of the tables that grow with simulated time rather than with the network (buffer
-    /// samples, queue samples, the packet trace) and of the flows table, whose rows come as flows
+    /// samples, queue samples, the packet trace, the pause, control-frame and PFC-received logs, which a PFC
+    /// storm grows by tens of MB a second) and of the flows table, whose rows come as flows
     /// are released in a run with a sink. A watch's sink takes them away in chunks while the run
     /// goes on (`progress::Sink`).
     pub fn spill_rows(&self) -> usize {
@@ -337,6 +338,9 @@ impl RunStats {
             + self.queues.time_ps.len()
             + self.trace.time_ps.len()
             + self.module_samples.time_ps.len()
+            + self.pauses.time_ps.len()
+            + self.control.time_ps.len()
+            + self.pfc_received.time_ps.len()
     }
 
     /// The id of a module metric's name, added on first use.
@@ -357,6 +361,9 @@ impl RunStats {
         self.queues = QueueSeries::default();
         self.trace = record::PacketTrace::default();
         self.module_samples = ModuleSamples::default();
+        self.pauses = PauseLog::default();
+        self.control = ControlLog::default();
+        self.pfc_received = record::PfcRxLog::default();
     }
 }
 
