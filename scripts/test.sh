@@ -9,7 +9,7 @@ cargo test --workspace --release
 
 source scripts/venv.sh
 
-mkdocs build --strict --quiet --site-dir site
+NO_MKDOCS_2_WARNING=1 mkdocs build --strict --quiet --site-dir site
 
 if ! command -v chromium >/dev/null 2>&1; then
   echo "installing Debian's chromium (headless browser for the report test)"

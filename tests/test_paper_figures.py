@@ -46,8 +46,9 @@ class StandIn:
 
     def execute(self, sql: str) -> _Result:
         labs = list(self.labels)
-        if sql.startswith("SELECT DISTINCT"):
-            return _Result(pd.DataFrame({"label": labs, "x": [self.labels[lab].get(self.fig.x) for lab in labs]}))
+        if sql.startswith("SELECT DISTINCT"):  # a lines figure's x per run (or label)
+            key = sql.split()[2].rstrip(",")
+            return _Result(pd.DataFrame({key: labs, "x": [self.labels[lab].get(self.fig.x) for lab in labs]}))
         if "size_bytes, slowdown, finished, incast" in sql:
             n = 50
             return _Result(pd.DataFrame({"label": np.repeat(labs, n), "size_bytes": np.tile(np.geomspace(1e3, 1e7, n), len(labs)),
@@ -82,7 +83,7 @@ def assert_paper_figure(path: Path, fig: Figure) -> None:
             y, x = ax.get_ylabel(), ax.get_xlabel()
             assert has_unit(y), f"{fig.id}: y axis {y!r} names no unit"
             assert has_unit(x) or x.startswith(CATEGORY_AXES), f"{fig.id}: x axis {x!r} names no unit"
-        gids = {a.get_gid() for ax in d.figure.axes for a in [*ax.lines, *ax.collections, *ax.containers]}
+        gids = {a.get_gid() for a in d.figure.findobj()}
         for i, r in enumerate(fig.reported):
             has_number = check(r, values if r.metric is None and r.flows is None else
                                {lab: _value(lab) for lab in con.labels}).holds is not None

@@ -294,7 +294,9 @@ def report(
     out: Path = typer.Option(Path("report.html"), "--out", "-o", help="HTML file to write."),
 ) -> None:
     """Build one HTML page with the figures and summary tables (for a `hopsim reproduce` folder:
-    the paper's page, each figure beside the paper's numbers)."""
+    the paper's page, each figure beside the paper's numbers; for `reproduce all`'s: the pages and
+    their index, whatever --out says)."""
+    from .paper_index import build_index
     from .report import build_report
     from .reproduce import build_paper_page, is_reproduction
 
@@ -302,6 +304,11 @@ def report(
         with _bad_input(), _spinner("building report") as say:
             if is_reproduction(root):
                 path = build_paper_page(root, out)
+            elif root.is_dir() and any(is_reproduction(d) for d in root.iterdir() if d.is_dir()):
+                for d in root.iterdir():  # `hopsim reproduce all`'s folder: each paper's page, then the index
+                    if is_reproduction(d):
+                        build_paper_page(d)
+                path = build_index(root)
             else:
                 path = build_report(root, out, on_step=lambda s: say(f"report: {s}"))
     except FileNotFoundError as e:

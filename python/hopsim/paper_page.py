@@ -11,6 +11,7 @@ from __future__ import annotations
 import html
 import json
 import math
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -231,7 +232,7 @@ def build_paper_page(out: Path | str, page: Path | str | None = None) -> Path:
     ])
     _write(page, doc)
     (out / CLAIMS).write_text(json.dumps({
-        "paper": man["paper"], "quick": bool(man.get("quick")), "page": page.name, "wall_s": man.get("wall_s"),
+        "paper": man["paper"], "quick": bool(man.get("quick")), "page": os.path.relpath(page, out), "wall_s": man.get("wall_s"),
         "finished": man.get("finished"), "held": total.held, "failed": total.failed, "none": total.none,
         "sections": {s: {"held": c.held, "failed": c.failed, "none": c.none, "figures": c.figures} for s, c in sections.items()},
     }, indent=2) + "\n")

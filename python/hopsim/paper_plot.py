@@ -221,7 +221,21 @@ def _main(con: Any, fig: Figure, values: dict[str, float]):
         df = con.execute("SELECT label, scope, bytes FROM buffer WHERE scope = 'switch'").fetchdf()
         mpl = plots.buffer_cdf(df)
     mpl.suptitle("\n".join(textwrap.wrap(title, 110)), fontsize=9.5)
-    return _with_extra(mpl, fig, title, [], [])
+    return _with_extra(mpl, fig, title, [], _line_rows(mpl))
+
+
+def _line_rows(mpl) -> list[dict]:
+    """The data of a figure drawn by `plots`, read back from its lines: x as its tick reads."""
+    rows = []
+    for ax in mpl.axes:
+        ticks = {round(t): lab.get_text() for t, lab in zip(ax.get_xticks(), ax.get_xticklabels()) if lab.get_text()}
+        for ln in ax.lines:
+            if ln.get_label().startswith("_"):
+                continue
+            rows += [{"chart": ax.get_title() or ax.get_ylabel(), "label": ln.get_label(),
+                      "x": ticks.get(x, x) if float(x).is_integer() else x, "value": y, "unit": ax.get_ylabel()}
+                     for x, y in zip(ln.get_xdata(), ln.get_ydata())]
+    return rows
 
 
 def _extra_charts(fig: Figure) -> int:
@@ -273,10 +287,12 @@ def _draw_claim(p: _Panel, i: int, r: Reported, values: dict[str, float]) -> boo
     if y0 == y1:
         (art,) = p.ax.plot([x], [y0], ls="none", marker="D", ms=7, mfc="none", mec="black", mew=1.4,
                            label=text, zorder=6)
+        art.set_gid(f"paper-claim-{i}")
     else:
         art = p.ax.errorbar([x], [(y0 + y1) / 2], yerr=[[(y1 - y0) / 2]], fmt="none", ecolor="black",
                             elinewidth=2.5, capsize=5, label=text + " (range)", zorder=6)
-    art.set_gid(f"paper-claim-{i}")
+        for a in art.get_children():
+            a.set_gid(f"paper-claim-{i}")
     return True
 
 
