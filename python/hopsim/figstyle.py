@@ -42,22 +42,37 @@ SCHEMES: dict[str, tuple[str, str]] = {
 with another."""
 
 
-def scheme_of(label: str) -> str | None:
-    """The scheme key a label starts with, or None."""
-    first = re.split(r"[ ,]", label.strip(), maxsplit=1)[0].lower()
+def _key_of(word: str) -> str | None:
     best = None
     for key in SCHEMES:
-        if first == key or (first.startswith(key) and first[len(key)] in "-+_"):
+        if word == key or (word.startswith(key) and word[len(key)] in "-+_"):
             if best is None or len(key) > len(best):
                 best = key
     return best
 
 
+def scheme_of(label: str) -> str | None:
+    """The scheme key a label starts with (``bfc-128`` -> bfc), or that a swept ``scheme=`` or
+    ``algorithm=`` part of it names (``scheme=pfc, degree=8`` -> pfc); else None."""
+    for part in label.split(", "):
+        k, eq, v = part.partition("=")
+        if eq and k.strip() in ("scheme", "algorithm"):
+            return _key_of(v.strip().lower())
+    return _key_of(re.split(r"[ ,]", label.strip(), maxsplit=1)[0].lower())
+
+
 def scheme_name(label: str) -> str:
-    """The label with its scheme written as the paper writes it: ``dcqcn-ns3`` -> ``DCQCN-ns3``."""
+    """The label with its scheme written as the paper writes it: ``dcqcn-ns3`` -> ``DCQCN-ns3``,
+    ``scheme=capfc, degree=8`` -> ``CaPFC, degree=8``."""
     key = scheme_of(label)
     if key is None:
         return label
+    parts = label.split(", ")
+    for i, part in enumerate(parts):
+        k, eq, v = part.partition("=")
+        if eq and k.strip() in ("scheme", "algorithm"):
+            parts[i] = SCHEMES[key][0] + v.strip()[len(key):]
+            return ", ".join(parts)
     return SCHEMES[key][0] + label.strip()[len(key):]
 
 
@@ -78,7 +93,7 @@ def colours(labels: Iterable[str]) -> dict[str, str]:
     seen: dict[str, int] = {}
     rest = []
     # the scheme itself first, so that it keeps the pure colour whatever the order of labels
-    for lab in sorted(labels, key=lambda s: s.strip().lower() != scheme_of(s)):
+    for lab in sorted(labels, key=lambda s: scheme_name(s) != SCHEMES.get(scheme_of(s) or "", ("",))[0]):
         key = scheme_of(lab)
         if key is None:
             rest.append(lab)

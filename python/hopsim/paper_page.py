@@ -59,7 +59,7 @@ def cause_excerpt(cause: str, paper_folder: Path) -> tuple[Path, int, str]:
         if not m:
             break
         out.append(m.group(2))
-    return path, line, " ".join(out).strip()
+    return path, line, re.sub(r"\s+", " ", " ".join(out)).strip()
 
 
 @dataclass
