@@ -32,6 +32,7 @@ of a label are averaged; an SQL metric's rows of one label are averaged.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -165,13 +166,32 @@ class PaperModel(Strict):
     wall_quick_s: float | None = Field(default=None, gt=0)
 
 
+def flows_in_words(sql: str) -> str:
+    """A flow filter as an axis says it: ``NOT incast AND size_bytes < 3000`` -> ``non-incast flows < 3 KB``."""
+    from .units import fmt_size
+
+    words = []
+    for part in re.split(r"\s+AND\s+", sql.strip(), flags=re.I):
+        m = re.fullmatch(r"size_bytes\s*([<>]=?)\s*([0-9]+)", part.strip())
+        if part.strip() == "NOT incast":
+            words.append("non-incast")
+        elif part.strip() == "incast":
+            words.append("incast")
+        elif m:
+            words.append(f"{m.group(1)} {fmt_size(int(m.group(2))).replace('KB', ' KB').replace('MB', ' MB')}")
+        elif part.strip() != "finished":
+            words.append(part.strip())
+    kind = [w for w in words if w in ("non-incast", "incast")]
+    return " ".join([*kind, "flows", *(w for w in words if w not in kind)])
+
+
 def y_axis(fig: Figure, metric: str | None = None, flows: str | None = None) -> tuple[str, str]:
     """(quantity, unit) of a figure's values, or of a claim's own `metric` on it."""
     m = metric or fig.metric
     if m is not None and (metric is not None or fig.sql is None):
         q, unit = METRIC_AXES[m]
         f = flows if flows is not None else fig.flows
-        return (f"{q} [{f}]" if f and m in FLOW_METRICS else q), unit
+        return (f"{q}, {flows_in_words(f)}" if f and m in FLOW_METRICS else q), unit
     return fig.y or "value", fig.unit or ""
 
 

@@ -102,7 +102,7 @@ def _new(n: int, title: str):
 
 
 def _bars(ax, labs: list[str], values: dict[str, float], axis: Axis, ticks: list[str], xlabel: str) -> _Panel:
-    col = colours(values)
+    col = colours(labs)  # settings shade in their sorted order; schemes keep their own colours
     x = np.arange(len(labs))
     ys = [axis(values[s]) if math.isfinite(values[s]) else 0.0 for s in labs]
     ax.bar(x, ys, color=[col[s] for s in labs], width=0.7, zorder=2)
@@ -320,7 +320,8 @@ def draw(con: Any, fig: Figure, values: dict[str, float]) -> Drawn | None:
             q, unit = y_axis(fig, metric, flows)
             axis = axis_for(q, unit, vals.values())
             labs = [s for s in vals if any(s in (r.ratio or [r.label]) for r in fig.reported)] or list(vals)
-            p = _bars(ax, labs, vals, axis, [scheme_name(s) for s in labs], "scheme")
+            p = _bars(ax, labs, vals, axis, [scheme_name(s) for s in labs],
+                      "scheme" if all(scheme_of(s) for s in labs) else "setting")
             ax.set_title("the paper's numbers on this metric", fontsize=8)
             rows += [{"chart": q, "label": s, "x": scheme_name(s), "value": axis(vals[s]), "unit": axis.unit} for s in labs]
             for i, r in enumerate(fig.reported):
