@@ -97,8 +97,15 @@ def _ticks(key: str | None, labs: list[str]) -> tuple[list[str], str]:
 def _new(n: int, title: str):
     with plt.rc_context(plots.STYLE):
         fig, axes = plt.subplots(1, n, figsize=(min(4.3 * n, 13.0), 3.4), squeeze=False)
-    fig.suptitle("\n".join(textwrap.wrap(title, 110)), fontsize=9.5)
+    _title(fig, title)
     return fig, list(axes.flat)
+
+
+def _title(fig, title: str) -> int:
+    """The figure's title inside the image, wrapped to the figure's width; its number of lines."""
+    lines = textwrap.wrap(title, max(40, int(fig.get_size_inches()[0] * 15)))
+    fig.suptitle("\n".join(lines), fontsize=9.5)
+    return len(lines)
 
 
 def _bars(ax, labs: list[str], values: dict[str, float], axis: Axis, ticks: list[str], xlabel: str) -> _Panel:
@@ -168,6 +175,10 @@ def _lines(fig: Figure, per_run: pd.DataFrame, title: str, quantity: str, unit: 
                      for x, v in m.items()]
         for lab, xn in g.groupby("label", sort=False)["xn"].first().items():
             p.at[str(lab)] = float(xn)
+        xs_here = sorted({x for x in g["xn"] if math.isfinite(x)})
+        if 0 < len(xs_here) <= 8:  # the swept values themselves as ticks (24, 32, 40 senders)
+            ax.set_xticks(xs_here)
+            ax.set_xticklabels([f"{x:g}" for x in xs_here])
         if facet:
             ax.set_title(_facet_title(facet))
         ax.set_xlabel(xlabel)
@@ -220,7 +231,7 @@ def _main(con: Any, fig: Figure, values: dict[str, float]):
     else:  # buffer_cdf
         df = con.execute("SELECT label, scope, bytes FROM buffer WHERE scope = 'switch'").fetchdf()
         mpl = plots.buffer_cdf(df)
-    mpl.suptitle("\n".join(textwrap.wrap(title, 110)), fontsize=9.5)
+    _title(mpl, title)
     return _with_extra(mpl, fig, title, [], _line_rows(mpl))
 
 
@@ -334,7 +345,8 @@ def draw(con: Any, fig: Figure, values: dict[str, float]) -> Drawn | None:
                 plots.log_y(p.ax, [v for ln in p.ax.lines for v in ln.get_ydata()] +
                             [b.get_height() for b in p.ax.patches])
             _dedupe_legend(p.ax)
-        mpl.tight_layout()
+        lines = _title(mpl, fig.title)  # again: extra charts widen the figure
+        mpl.tight_layout(rect=(0, 0, 1, 1 - (0.16 * lines + 0.04) / mpl.get_size_inches()[1]))
     return Drawn(mpl, pd.DataFrame(rows, columns=["chart", "label", "x", "value", "unit"]), sorted(drawn))
 
 

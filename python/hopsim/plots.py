@@ -87,6 +87,14 @@ def log_y(ax, values) -> None:
     v = np.asarray(list(values), dtype=float)
     if np.any(v[np.isfinite(v)] > 0):
         ax.set_yscale("log")
+        # plain numbers (20, 100), not 2 x 10^1; minor ticks unlabelled unless within one decade
+        ax.yaxis.set_major_formatter(ticker.FuncFormatter(lambda y, _: f"{y:g}"))
+        lo, hi = ax.get_ylim()
+        if hi / max(lo, 1e-300) < 100:  # two decades or less: 2 and 5 of each decade labelled too
+            ax.yaxis.set_minor_locator(ticker.LogLocator(base=10, subs=(2.0, 5.0)))
+            ax.yaxis.set_minor_formatter(ticker.FuncFormatter(lambda y, _: f"{y:g}"))
+        else:
+            ax.yaxis.set_minor_formatter(ticker.NullFormatter())
 
 
 def _labels(df: pd.DataFrame) -> list[str]:
