@@ -89,6 +89,17 @@ def _fmt(v: Any) -> str:
     return fmt(v)
 
 
+def _in_unit(x: Any, unit: str) -> str:
+    """A number in the unit an axis would show it in: 1,894,784 B -> 1.89 MB."""
+    from .figstyle import axis_for
+
+    if x is None or not math.isfinite(float(x)):
+        return "–"
+    a = axis_for("", unit, [float(x)])
+    shown = f"{a(float(x)):,.3g}" if abs(a(float(x))) < 1000 else f"{a(float(x)):,.0f}"
+    return shown if a.unit in ("", "count", "slowdown") else f"{shown} {html.escape(a.unit)}"
+
+
 def _claim_values(con: Any, fig: Figure, r: Reported, values: dict[str, float]) -> dict[str, float]:
     if r.metric is None and r.flows is None:
         return values
@@ -139,8 +150,13 @@ def _figure_html(con: Any, stem: str, fig: Figure, folder: Path, figs_out: Path,
         what = f"{r.ratio[0]} / {r.ratio[1]}" if r.ratio else str(r.label)
         mark = _VERDICT[v.holds]
         on_fig = "" if drawn is None or i in drawn.drawn else " (not drawn: hopsim has no value to place it at)"
-        caption.append(f"<li class='{mark.replace(' ', '-')}'>{html.escape(what)}: paper {html.escape(v.paper)}, "
-                       f"hopsim {_fmt(v.hopsim)}: <b>{mark}</b> ({html.escape(v.why)}){on_fig}</li>")
+        paper_text, hopsim_text = html.escape(v.paper), _fmt(v.hopsim)
+        if not r.ratio:  # a value in the unit the figure shows it in (1.0 MB, not 1.002e+06)
+            cq, cunit = y_axis(fig, r.metric, r.flows)
+            paper_text = "-".join(_in_unit(x, cunit) for x in (r.range or [r.value]))
+            hopsim_text = _in_unit(v.hopsim, cunit)
+        caption.append(f"<li class='{mark.replace(' ', '-')}'>{html.escape(what)}: paper {paper_text}, "
+                       f"hopsim {hopsim_text}: <b>{mark}</b> ({html.escape(v.why)}){on_fig}</li>")
         cells = (f"<td>{html.escape(what)}</td><td>{html.escape(r.metric or fig.metric or q)}</td>"
                  f"<td>{html.escape(v.paper)}</td><td>{_fmt(v.hopsim)}</td><td class='{mark.replace(' ', '-')}'>{mark}: "
                  f"{html.escape(v.why)}</td><td>{_cause_cell(r, v.holds, folder)}</td><td>{html.escape(r.note)}</td>")
