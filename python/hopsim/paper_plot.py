@@ -183,7 +183,7 @@ def _lines(fig: Figure, per_run: pd.DataFrame, title: str, quantity: str, unit: 
             ax.set_title(_facet_title(facet))
         ax.set_xlabel(xlabel)
         ax.set_ylabel(axis.label)
-        ax.legend()
+        _dedupe_legend(ax)
         panels.append(p)
     return mpl, panels, rows
 
@@ -193,8 +193,11 @@ def _main(con: Any, fig: Figure, values: dict[str, float]):
     quantity, unit = y_axis(fig)
     title = fig.title
     if fig.plot == "bars":
-        groups = bar_groups(list(values))
+        groups = bar_groups(list(values)) or [(None, [])]  # no rows: one empty chart that says so
         mpl, axes = _new(len(groups) + _extra_charts(fig), title)
+        if not values:
+            axes[0].text(0.5, 0.5, "no values in these runs", ha="center", va="center",
+                         transform=axes[0].transAxes, color="0.4")
         axis = axis_for(quantity, unit, values.values())
         panels, rows = [], []
         for ax, (key, labs) in zip(axes, groups):
@@ -222,7 +225,7 @@ def _main(con: Any, fig: Figure, values: dict[str, float]):
             rows += [{"chart": "", "label": lab, "x": x, "value": axis(v), "unit": axis.unit} for x, v in zip(g["x"], g["y"])]
         ax.set_xlabel(fig.x_label)
         ax.set_ylabel(axis.label)
-        ax.legend()
+        _dedupe_legend(ax)
         return mpl, [], rows, axes[1:]
     if fig.plot == "slowdown_by_size":
         where = f"finished AND ({fig.flows})" if fig.flows else "finished"
