@@ -14,9 +14,10 @@ fi
 # shellcheck disable=SC1091
 source .venv/bin/activate
 python -m pip install --quiet --disable-pip-version-check "maturin>=1.5,<2"
-# builds crates/hopsim-py in release mode and installs hopsim (editable) with its dependencies
+# builds crates/hopsim-py in release mode and installs hopsim (editable) with its dependencies, those
+# of the tests and those of the documentation (MkDocs with its Material theme)
 echo "building hopsim (Rust core in release mode) and installing it into .venv ..."
-if ! maturin develop --release --extras test > .venv/build.log 2>&1; then
+if ! maturin develop --release --extras test,docs > .venv/build.log 2>&1; then
   tail -n 60 .venv/build.log >&2
   echo "building hopsim failed; the whole log is .venv/build.log" >&2
   exit 1

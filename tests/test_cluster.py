@@ -58,7 +58,7 @@ def _dask(*args: str, log: Path) -> subprocess.Popen:
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(
         [str(Path(hopsim.__file__).resolve().parents[1]), os.environ.get("PYTHONPATH", "")]))
     return subprocess.Popen([sys.executable, "-m", "dask", *args], stdout=log.open("wb"), stderr=subprocess.STDOUT,
-                            env=env, start_new_session=True)
+                            env=env, process_group=0)
 
 
 def _wait(cond, timeout: float, what: str, procs: list[subprocess.Popen]):
@@ -78,7 +78,7 @@ def _stop(procs: list[subprocess.Popen]) -> None:
     for p in procs:
         if p.poll() is None:
             try:
-                os.killpg(p.pid, signal.SIGKILL)  # its own session: the process and anything it started
+                os.killpg(p.pid, signal.SIGKILL)  # its own process group: the process and anything it started
             except ProcessLookupError:
                 pass
     for p in procs:

@@ -341,6 +341,6 @@ def test_an_empty_query_is_one_line(cli, tiny, tmp_path):
     assert code == 2 and _one_line(text).startswith("error: SQL: empty"), text
 
 
-def test_the_readme_says_what_import_hpcc_does_with_faults():
-    readme = (Path(__file__).parents[1] / "README.md").read_text()
-    assert "`ERROR_RATE_PER_LINK` and `LINK_DOWN` become `[faults]`" in readme
+def test_the_docs_say_what_import_hpcc_does_with_faults():
+    page = (Path(__file__).parents[1] / "docs" / "seed-simulators.md").read_text()
+    assert "`ERROR_RATE_PER_LINK` and `LINK_DOWN` become `[faults]`" in page

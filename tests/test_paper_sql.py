@@ -92,7 +92,8 @@ def test_every_figure_of_the_paper_computes(paper, repo, one_run, tmp_path):
 
     from hopsim.paper import by_label, metric_by_run
     from hopsim.query import connect
-    from hopsim.reproduce import _figure_values, _plot, paper_sweeps
+    from hopsim.paper_plot import draw
+    from hopsim.reproduce import figure_values, paper_sweeps
 
     sweeps = paper_sweeps(repo / "scenarios" / "papers" / paper)
     failed, figures = [], 0
@@ -103,13 +104,13 @@ def test_every_figure_of_the_paper_computes(paper, repo, one_run, tmp_path):
             figures += 1
             failed += [f"{paper}/{path.name} {fig.id}: {m}" for m in _unrecorded(fig.sql, points)]
             try:
-                values = _figure_values(con, fig)
+                values = figure_values(con, fig)
                 if fig.plot == "series":  # the plot reads label, x, y, but draws nothing when no row came
                     cols = con.execute(fig.sql).fetchdf().columns
                     assert {"label", "x", "y"} <= set(cols), f"a series' sql must return label, x, y; it returned {list(cols)}"
-                p = _plot(con, fig, values)
-                if p is not None:
-                    plt.close(p)
+                d = draw(con, fig, values)
+                if d is not None:
+                    plt.close(d.figure)
                 for r in fig.reported:
                     if r.metric is not None or r.flows is not None:  # the page computes these apart
                         by_label(metric_by_run(con, r.metric or fig.metric, None if r.metric else fig.sql,

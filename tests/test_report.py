@@ -68,6 +68,16 @@ def test_each_figure_function(sweep_out):
     for key, (_, fn, table) in plots.ALL_FIGURES.items():
         fig = fn(tables[table])
         assert fig.axes, key
+    # every axis names its unit (or is an axis of hop classes), and a scheme has its one colour
+    from hopsim.figstyle import SCHEMES, has_unit
+
+    for key, (_, fn, table) in plots.ALL_FIGURES.items():
+        for ax in fn(tables[table]).axes:
+            for label in (ax.get_xlabel(), ax.get_ylabel()):
+                assert has_unit(label) or label.startswith("hop class"), (key, label)
+    fig = plots.fct_slowdown(tables["flows"])
+    colours = {ln.get_label(): ln.get_color() for ln in fig.axes[0].lines}
+    assert colours["CaPFC"] == SCHEMES["capfc"][1] and colours["PFC"] == SCHEMES["pfc"][1]
     # empty input draws a "no data" figure rather than failing
     fig = plots.queue_timeseries(tables["queues"].iloc[0:0])
     assert fig.axes

@@ -13,7 +13,8 @@ from hopsim.paper import Reported, check
 
 from conftest import TINY
 
-SWEEP = """
+SWEEP = """# A tiny paper, §2.1: PFC against a lossy fabric
+# PFC's flows cannot number 100: the run has 4 flows (the cause of fig1's first claim).
 name = "tiny-paper"
 base = "tiny.toml"
 seeds = [1, 2]
@@ -40,6 +41,7 @@ label = "pfc"
 metric = "flows_finished"
 value = 100.0
 note = "a claim that cannot hold: the run has 4 flows"
+cause = "fig.toml:2"
 [[paper.figures.reported]]
 label = "pfc"
 value = 1.0
@@ -59,6 +61,9 @@ id = "fig3"
 title = "Fig. 3: queue over time"
 plot = "series"
 sql = "SELECT label, time_ns / 1000 AS x, avg(bytes) AS y FROM queues GROUP BY ALL ORDER BY x"
+y = "queue"
+unit = "B"
+x_label = "time (us)"
 """
 
 
@@ -86,6 +91,8 @@ title = "Fig. 5: flows finished vs incast degree, one value per label from SQL"
 plot = "lines"
 x = "degree"
 sql = "SELECT label, count(*) AS value FROM flows GROUP BY label"
+y = "flows"
+unit = "count"
 """
 
 
@@ -120,6 +127,22 @@ def test_quick_reproduction_runs_every_label_once_and_writes_the_page(paper, cli
     assert "pfc, degree=3 / pfc, degree=2" in page
     assert "does not hold" in page and "no number" in page
     assert "figure failed" not in page
+    # a summary per section of the paper; a claim that does not hold links to its cause, or says none is known
+    assert "Summary by section of the paper" in page and "§2.1" in page
+    assert "fig.toml:2</a>" in page and "the run has 4 flows (the cause" in page and "cause unknown" in page
+    # each figure as SVG, PDF, PNG and its data as CSV, named by its id
+    for fig in ("fig1", "fig2", "fig3", "fig4", "fig5"):
+        for kind in ("svg", "pdf", "png", "csv"):
+            assert (out / "figures" / f"{fig}.{kind}").stat().st_size > 0, (fig, kind)
+    assert "<svg" in (out / "figures" / "fig1.svg").read_text()
+    assert (out / "figures" / "fig1.pdf").read_bytes().startswith(b"%PDF")
+    claims = json.loads((out / "claims.json").read_text())
+    assert claims["held"] + claims["failed"] + claims["none"] == 4 and "§2.1" in claims["sections"]
+    # a folder of reproductions (`reproduce all`) gets an index of its papers
+    from hopsim.paper_index import build_index
+
+    index = build_index(tmp_path).read_text()
+    assert "rq/tiny.html" in index and f"<b>{claims['held']} of 4</b>" in index
     # a full run may not reuse the quick folder
     code, msg = cli("reproduce", paper, "--out", out, "--jobs", "1")
     assert code == 2 and "quick" in msg

@@ -316,7 +316,9 @@ def report(
     out: Path = typer.Option(Path("report.html"), "--out", "-o", help="HTML file to write."),
 ) -> None:
     """Build one HTML page with the figures and summary tables (for a `hopsim reproduce` folder:
-    the paper's page, each figure beside the paper's numbers)."""
+    the paper's page, each figure beside the paper's numbers; for `reproduce all`'s: the pages and
+    their index, whatever --out says)."""
+    from .paper_index import build_index
     from .report import build_report
     from .reproduce import build_paper_page, is_reproduction
 
@@ -324,6 +326,11 @@ def report(
         with _bad_input(root=root, out=out), _spinner("building report") as say:
             if is_reproduction(root):
                 path = build_paper_page(root, out)
+            elif root.is_dir() and any(is_reproduction(d) for d in root.iterdir() if d.is_dir()):
+                for d in root.iterdir():  # `hopsim reproduce all`'s folder: each paper's page, then the index
+                    if is_reproduction(d):
+                        build_paper_page(d)
+                path = build_index(root)
             else:
                 path = build_report(root, out, on_step=lambda s: say(f"report: {s}"))
     except FileNotFoundError as e:
@@ -334,13 +341,30 @@ def report(
 
 @app.command()
 def reproduce(
-    paper: str = typer.Argument(..., metavar="PAPER", help="floodgate, bfc, flowsail, ppfc, pulser (scenarios/papers/PAPER), or a folder."),
+    paper: str = typer.Argument(..., metavar="PAPER", help="floodgate, bfc, flowsail, ppfc, pulser (scenarios/papers/PAPER), a folder, or all."),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Folder for the runs and the page (default runs/reproduce-PAPER[-quick])."),
     quick: bool = typer.Option(False, "--quick", help="The reduced version: shorter runs, first seed only (minutes on 2 cores)."),
     jobs: Optional[int] = typer.Option(None, "--jobs", "-j", min=1, help="Worker processes (default: one per core)."),
 ) -> None:
     """Run a paper's scenarios as sweeps and write one HTML page: each figure redrawn from hopsim's
-    runs beside the numbers the paper reports; resumes when run again."""
+    runs beside the numbers the paper reports; resumes when run again. `all`: every paper, each in
+    a folder of --out, and an index page of them."""
+    from .paper_index import build_index
+    from .reproduce import all_papers
+    from .store import check_writable
+
+    if paper != "all":
+        _reproduce_one(paper, out, quick, jobs)
+        return
+    out = out or Path("runs") / f"reproduce-all{'-quick' if quick else ''}"
+    with _bad_input():
+        check_writable(out, "--out")
+    for name in all_papers():
+        _reproduce_one(name, out / name, quick, jobs)
+    out_console.print(f"index: {build_index(out)}")
+
+
+def _reproduce_one(paper: str, out: Optional[Path], quick: bool, jobs: Optional[int]) -> None:
     from .progress import SweepProgress
     from .reproduce import expected_wall, paper_dir, paper_sweeps
     from .reproduce import reproduce as run_paper

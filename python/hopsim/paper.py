@@ -15,11 +15,13 @@ here, with the figure and the page they come from::
     claim = "Floodgate cuts the p99 FCT of Poisson flows 2-4x against DCQCN"
     plot = "bars"                    # bars | lines | series | slowdown_by_size | buffer_cdf | table
     metric = "slowdown_p99"          # a named metric, or sql = "SELECT label, ... AS value ..."
+                                     # with y = "what the value is" and unit = "us" (`figstyle.UNITS`)
     flows = "NOT incast"             # SQL filter on `flows` for the named flow metrics
     [[paper.figures.reported]]
     ratio = ["dcqcn", "floodgate"]   # metric(dcqcn) / metric(floodgate) ...
     range = [2.0, 4.0]               # ... is 2-4 in the paper (or value = 3.0)
     note = "Fig. 8a, Memcached"
+    cause = "fig8-memcached.toml:12"  # where a claim that does not hold is explained (optional)
 
 A claim *holds* when hopsim's number is on the same side of 1 as the paper's (ratios: the same
 scheme wins, by more than 5%: a ratio of 1.0003 is no win) and within a factor of 2 of it (of the
@@ -30,18 +32,20 @@ of a label are averaged; an SQL metric's rows of one label are averaged.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field, model_validator
 
+from .figstyle import UNITS
 from .schema import Int, Strict
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["PaperModel", "Figure", "Reported", "FLOW_METRICS", "SUMMARY_METRICS", "metric_by_run", "by_label",
-           "Verdict", "check"]
+__all__ = ["PaperModel", "Figure", "Reported", "FLOW_METRICS", "SUMMARY_METRICS", "METRIC_AXES", "y_axis", "metric_by_run",
+           "by_label", "Verdict", "check"]
 
 # named metrics over the flows table: SQL aggregate of the finished flows that pass `flows`
 FLOW_METRICS = {
@@ -56,6 +60,25 @@ FLOW_METRICS = {
 # named metrics from the run summary (the `runs` table)
 SUMMARY_METRICS = ("pause_frames", "pause_time_ns", "drops", "max_switch_buffer_bytes", "flows_finished",
                    "wall_time_s", "events", "end_time_ns")
+
+# what each named metric is on an axis: (quantity, unit of its values)
+METRIC_AXES = {
+    "slowdown_mean": ("mean FCT slowdown", "slowdown"),
+    "slowdown_p50": ("median FCT slowdown", "slowdown"),
+    "slowdown_p95": ("p95 FCT slowdown", "slowdown"),
+    "slowdown_p99": ("p99 FCT slowdown", "slowdown"),
+    "fct_us_mean": ("mean FCT", "us"),
+    "fct_us_p99": ("p99 FCT", "us"),
+    "flows_done": ("flows finished", "count"),
+    "pause_frames": ("pause frames", "count"),
+    "pause_time_ns": ("pause time", "ns"),
+    "drops": ("packets dropped", "count"),
+    "max_switch_buffer_bytes": ("peak switch buffer", "B"),
+    "flows_finished": ("flows finished", "count"),
+    "wall_time_s": ("wall time", "s"),
+    "events": ("events", "count"),
+    "end_time_ns": ("simulated time", "ns"),
+}
 
 # ratios within this factor of 1 have no direction (`check`)
 DEAD_BAND = 1.05
@@ -73,6 +96,9 @@ class Reported(Strict):
     metric: str | None = None
     flows: str | None = None
     note: str = ""
+    cause: str | None = Field(default=None, pattern=r"^[^:]+(:[0-9]+)?$")
+    """Where the reason it does not hold is written: ``FILE`` or ``FILE:LINE``, a file of the
+    paper's folder (a sweep's comment) or of the repository (a module's doc comment)."""
 
     @model_validator(mode="after")
     def _one_of_each(self) -> "Reported":
@@ -97,6 +123,9 @@ class Figure(Strict):
     sql: str | None = None
     flows: str | None = None
     x: str | None = None
+    x_label: str | None = None
+    y: str | None = None
+    unit: str | None = None
     logy: bool = False
     reported: list[Reported] = Field(default_factory=list)
 
@@ -111,6 +140,13 @@ class Figure(Strict):
             raise ValueError(f"plot = {self.plot!r} needs a metric or sql")
         if self.plot == "series" and self.sql is None:
             raise ValueError("plot = 'series' needs sql returning label, x, y")
+        if self.sql is not None and self.plot != "table" and (self.y is None or self.unit is None):
+            raise ValueError("a figure drawn from sql needs y (what its value is) and unit (one of "
+                             f"{', '.join(UNITS)}, or slowdown)")
+        if self.unit is not None and self.unit not in (*UNITS, "slowdown"):
+            raise ValueError(f"unit {self.unit!r} is not one of {', '.join(UNITS)}, slowdown")
+        if self.plot == "series" and self.x_label is None:
+            raise ValueError("plot = 'series' needs x_label (the quantity on the x axis, with its unit)")
         if self.plot == "lines" and self.x is None:
             raise ValueError("plot = 'lines' needs x (the swept parameter on the x axis)")
         for r in self.reported:
@@ -128,6 +164,35 @@ class PaperModel(Strict):
     figures: list[Figure] = Field(min_length=1)
     wall_full_s: float | None = Field(default=None, gt=0)
     wall_quick_s: float | None = Field(default=None, gt=0)
+
+
+def flows_in_words(sql: str) -> str:
+    """A flow filter as an axis says it: ``NOT incast AND size_bytes < 3000`` -> ``non-incast flows < 3 KB``."""
+    from .units import fmt_size
+
+    words = []
+    for part in re.split(r"\s+AND\s+", sql.strip(), flags=re.I):
+        m = re.fullmatch(r"size_bytes\s*([<>]=?)\s*([0-9]+)", part.strip())
+        if part.strip() == "NOT incast":
+            words.append("non-incast")
+        elif part.strip() == "incast":
+            words.append("incast")
+        elif m:
+            words.append(f"{m.group(1)} {fmt_size(int(m.group(2))).replace('KB', ' KB').replace('MB', ' MB')}")
+        elif part.strip() != "finished":
+            words.append(part.strip())
+    kind = [w for w in words if w in ("non-incast", "incast")]
+    return " ".join([*kind, "flows", *(w for w in words if w not in kind)])
+
+
+def y_axis(fig: Figure, metric: str | None = None, flows: str | None = None) -> tuple[str, str]:
+    """(quantity, unit) of a figure's values, or of a claim's own `metric` on it."""
+    m = metric or fig.metric
+    if m is not None and (metric is not None or fig.sql is None):
+        q, unit = METRIC_AXES[m]
+        f = flows if flows is not None else fig.flows
+        return (f"{q}, {flows_in_words(f)}" if f and m in FLOW_METRICS else q), unit
+    return fig.y or "value", fig.unit or ""
 
 
 def metric_by_run(con: Any, metric: str | None, sql: str | None = None, flows: str | None = None) -> "pd.DataFrame":

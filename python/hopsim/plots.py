@@ -28,6 +28,7 @@ import matplotlib.ticker as ticker  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from .figstyle import axis_for, colours, scheme_name, sort_key  # noqa: E402
 from .store import read_frame  # noqa: E402
 
 __all__ = [
@@ -41,7 +42,7 @@ __all__ = [
     "ALL_FIGURES",
 ]
 
-_STYLE = {
+STYLE = {
     "font.size": 9,
     "axes.titlesize": 10,
     "axes.grid": True,
@@ -53,7 +54,7 @@ _STYLE = {
     "figure.dpi": 100,
     "savefig.dpi": 110,
 }
-_MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
+MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
 HOP_ORDER = ["host-up", "tor-up", "agg-up", "core-down", "agg-down", "tor-down", "other"]
 
 
@@ -62,7 +63,7 @@ def _styled(fn):
 
     @functools.wraps(fn)
     def wrapper(*a, **k):
-        with plt.rc_context(_STYLE):
+        with plt.rc_context(STYLE):
             return fn(*a, **k)
 
     return wrapper
@@ -79,13 +80,21 @@ def _empty(ax, what: str) -> None:
     ax.set_yticks([])
 
 
-def _log_y(ax, values) -> None:
+def log_y(ax, values) -> None:
     """A log y axis, if any value is positive. Why: a paper figure asks for log scale, but a
     short or small run may give only zeros (no pauses, no drops), and matplotlib then warns and
     draws a broken axis; a linear axis shows the zeros as they are."""
     v = np.asarray(list(values), dtype=float)
     if np.any(v[np.isfinite(v)] > 0):
         ax.set_yscale("log")
+        # plain numbers (20, 100), not 2 x 10^1; minor ticks unlabelled unless within one decade
+        ax.yaxis.set_major_formatter(ticker.FuncFormatter(lambda y, _: f"{y:g}"))
+        lo, hi = ax.get_ylim()
+        if hi / max(lo, 1e-300) < 100:  # two decades or less: 2 and 5 of each decade labelled too
+            ax.yaxis.set_minor_locator(ticker.LogLocator(base=10, subs=(2.0, 5.0)))
+            ax.yaxis.set_minor_formatter(ticker.FuncFormatter(lambda y, _: f"{y:g}"))
+        else:
+            ax.yaxis.set_minor_formatter(ticker.NullFormatter())
 
 
 def _labels(df: pd.DataFrame) -> list[str]:
@@ -94,14 +103,6 @@ def _labels(df: pd.DataFrame) -> list[str]:
 
 def _with_label(df: pd.DataFrame) -> pd.DataFrame:
     return df if "label" in df else df.assign(label="run")
-
-
-def _size_label(b: float) -> str:
-    for unit, s in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
-        if b >= s:
-            v = b / s
-            return f"{v:.3g}{unit}"
-    return f"{b:.0f}B"
 
 
 @_styled
@@ -125,23 +126,28 @@ def fct_slowdown(flows: pd.DataFrame, nbins: int = 10, incast: bool | None = Non
     idx = np.clip(np.searchsorted(edges, sizes, side="left") - 1, 0, len(edges) - 2)
     f = f.assign(_bin=idx)
     xt = np.arange(len(edges) - 1)
-    xlabels = [_size_label(e) for e in edges[1:]]
+    # sizes span decades: each tick in engineering notation (103, 1.5k, 12.2M bytes), as on a log axis
+    eng = ticker.EngFormatter(places=None, sep="")
+    xlabels = [eng.format_eng(float(f"{e:.3g}")) for e in edges[1:]]
+    col = colours(_labels(f))
     for ax, (title, q) in zip(axes, [("average", None), ("p95", 0.95), ("p99", 0.99)]):
         for i, lab in enumerate(_labels(f)):
             by_bin = f[f["label"] == lab].groupby("_bin")["slowdown"]
             g = by_bin.mean() if q is None else by_bin.quantile(q)
-            ax.plot(g.index, g.values, marker=_MARKERS[i % len(_MARKERS)], ms=4, lw=1.4, label=lab)
+            ax.plot(g.index, g.values, marker=MARKERS[i % len(MARKERS)], ms=4, lw=1.4, color=col[lab],
+                    label=scheme_name(lab))
         ax.set_title(f"{title} FCT slowdown")
         ax.set_xticks(xt)
         ax.set_xticklabels(xlabels, rotation=45, ha="right")
-        ax.set_xlabel("flow size (upper edge of size-percentile bin)")
+        ax.set_xlabel("flow size, top of its size-percentile bin (B)")
         ax.set_yscale("log")
         ax.yaxis.set_major_formatter(ticker.ScalarFormatter())
         # within one decade a log axis has no major tick: label the minor ones then
         lo, hi = ax.get_ylim()
         narrow = hi / max(lo, 1e-12) < 10
         ax.yaxis.set_minor_formatter(ticker.ScalarFormatter() if narrow else ticker.NullFormatter())
-    axes[0].set_ylabel("FCT slowdown")
+    for ax, title in zip(axes, ("average", "p95", "p99")):
+        ax.set_ylabel(f"{title} FCT slowdown")
     axes[0].legend()
     fig.tight_layout()
     return fig
@@ -156,10 +162,12 @@ def buffer_cdf(buffer: pd.DataFrame):
     if b.empty:
         _empty(ax, "buffer samples")
         return fig
+    axis = axis_for("switch buffer occupancy", "B", b["bytes"])
+    col = colours(_labels(b))
     for lab in _labels(b):
-        v = np.sort(b.loc[b["label"] == lab, "bytes"].to_numpy(dtype=float)) / 1e3
-        ax.step(v, np.arange(1, len(v) + 1) / len(v), where="post", lw=1.4, label=lab)
-    ax.set_xlabel("switch buffer occupancy (KB)")
+        v = np.sort(b.loc[b["label"] == lab, "bytes"].to_numpy(dtype=float)) / axis.factor
+        ax.step(v, np.arange(1, len(v) + 1) / len(v), where="post", lw=1.4, color=col[lab], label=scheme_name(lab))
+    ax.set_xlabel(axis.label)
     ax.set_ylabel("CDF")
     ax.set_ylim(0, 1.02)
     ax.legend()
@@ -174,8 +182,10 @@ def _grouped_bars(ax, table: pd.DataFrame, ylabel: str) -> None:
     n = max(len(table.columns), 1)
     w = 0.8 / n
     x = np.arange(len(classes))
+    col = colours(table.columns)
     for i, lab in enumerate(table.columns):
-        ax.bar(x + (i - (n - 1) / 2) * w, table[lab].fillna(0).to_numpy(), width=w, label=lab)
+        ax.bar(x + (i - (n - 1) / 2) * w, table[lab].fillna(0).to_numpy(), width=w, color=col[lab],
+               label=scheme_name(lab))
     ax.set_xticks(x)
     ax.set_xticklabels(classes)
     ax.set_ylabel(ylabel)
@@ -190,12 +200,13 @@ def labelled_bars(values: dict[str, float], ylabel: str, logy: bool = False):
         _empty(ax, "values")
         return fig
     x = np.arange(len(values))
-    ax.bar(x, [0 if v != v else v for v in values.values()], color=[f"C{i % 10}" for i in range(len(values))])
+    col = colours(values)
+    ax.bar(x, [0 if v != v else v for v in values.values()], color=[col[k] for k in values])
     ax.set_xticks(x)
-    ax.set_xticklabels(list(values), rotation=30, ha="right")
+    ax.set_xticklabels([scheme_name(k) for k in values], rotation=30, ha="right")
     ax.set_ylabel(ylabel)
     if logy:
-        _log_y(ax, values.values())
+        log_y(ax, values.values())
     fig.tight_layout()
     return fig
 
@@ -207,20 +218,23 @@ def lines(df: pd.DataFrame, x: str, ylabel: str, logy: bool = False):
     if df.empty:
         _empty(ax, "values")
         return fig
+    col = colours(df["series"])
     for i, (name, g) in enumerate(df.groupby("series", sort=False)):
         xs = pd.to_numeric(g[x], errors="coerce")
-        if xs.isna().any():  # values with units ("50%", "10us") stay categories, in their order
+        style = dict(marker=MARKERS[i % len(MARKERS)], ms=4, lw=1.4, color=col[name], label=scheme_name(str(name)))
+        if xs.isna().any():  # values with units ("50%", "10us") are categories, sorted by their value
             m = g.groupby(x, sort=False)["value"].mean()
-            ax.plot(range(len(m)), m.values, marker=_MARKERS[i % len(_MARKERS)], ms=4, lw=1.4, label=name)
+            m = m.iloc[sorted(range(len(m)), key=lambda j: sort_key(m.index[j]))]
+            ax.plot(range(len(m)), m.values, **style)
             ax.set_xticks(range(len(m)))
             ax.set_xticklabels([str(v) for v in m.index])
         else:
             m = g.assign(_x=xs).groupby("_x")["value"].mean()
-            ax.plot(m.index, m.values, marker=_MARKERS[i % len(_MARKERS)], ms=4, lw=1.4, label=name)
+            ax.plot(m.index, m.values, **style)
     ax.set_xlabel(x)
     ax.set_ylabel(ylabel)
     if logy:
-        _log_y(ax, df["value"])
+        log_y(ax, df["value"])
     ax.legend()
     fig.tight_layout()
     return fig
@@ -236,9 +250,10 @@ def buffer_by_hop(buffer: pd.DataFrame, quantile: float = 0.99):
     if b.empty:
         _empty(ax, "port buffer samples")
         return fig
-    t = b.groupby(["hop_class", "label"])["bytes"].quantile(quantile).unstack("label") / 1e3
+    t = b.groupby(["hop_class", "label"])["bytes"].quantile(quantile).unstack("label")
     t = t[[c for c in _labels(b) if c in t.columns]]
-    _grouped_bars(ax, t, f"p{quantile * 100:g} port queue (KB)")
+    y = axis_for(f"p{quantile * 100:g} port queue", "B", t.to_numpy().ravel())
+    _grouped_bars(ax, t / y.factor, y.label)
     ax.set_xlabel("hop class of the egress port")
     fig.tight_layout()
     return fig
@@ -256,13 +271,16 @@ def queue_timeseries(queues: pd.DataFrame, node: int | None = None, port: int | 
     if node is None or port is None:
         node, port = int(q["node"].iloc[0]), int(q["port"].iloc[0])
     q = q[(q["node"] == node) & (q["port"] == port)]
+    col = colours(_labels(q))
+    t = axis_for("time", "ns", q["time_ns"])
+    y = axis_for(f"queue at node {node} port {port}", "B", q["bytes"])
     for lab in _labels(q):
         g = q[q["label"] == lab]
         if "run" in g:
             g = g[g["run"] == g["run"].iloc[0]]
-        ax.plot(g["time_ns"] / 1e3, g["bytes"] / 1e3, lw=1.2, label=lab)
-    ax.set_xlabel("time (us)")
-    ax.set_ylabel(f"queue at node {node} port {port} (KB)")
+        ax.plot(g["time_ns"] / t.factor, g["bytes"] / y.factor, lw=1.2, color=col[lab], label=scheme_name(lab))
+    ax.set_xlabel(t.label)
+    ax.set_ylabel(y.label)
     ax.legend()
     fig.tight_layout()
     return fig
@@ -279,9 +297,10 @@ def pause_time_by_hop(ports: pd.DataFrame):
     run_col = "run" if "run" in p else None
     keys = ["hop_class", "label"] + ([run_col] if run_col else [])
     per_run = p.groupby(keys)["paused_ns"].sum()
-    t = (per_run.groupby(level=["hop_class", "label"]).mean() / 1e3).unstack("label")
+    t = per_run.groupby(level=["hop_class", "label"]).mean().unstack("label")
     t = t[[c for c in _labels(p) if c in t.columns]]
-    _grouped_bars(ax, t, "total pause time (us)")
+    y = axis_for("total pause time", "ns", t.to_numpy().ravel())
+    _grouped_bars(ax, t / y.factor, y.label)
     ax.set_xlabel("hop class of the paused port")
     fig.tight_layout()
     return fig
@@ -301,6 +320,8 @@ def throughput_timeseries(buffer: pd.DataFrame, hop_class: str = "tor-down"):
     if b.empty:
         _empty(ax, f"{hop_class} port samples (set record.buffer_interval)")
         return fig
+    col = colours(_labels(b))
+    t = axis_for("time", "ns", b["time_ns"])
     for lab in _labels(b):
         g = b[b["label"] == lab]
         keys = ["run", "time_ns"] if "run" in g else ["time_ns"]
@@ -311,8 +332,8 @@ def throughput_timeseries(buffer: pd.DataFrame, hop_class: str = "tor-down"):
             d = tot[["time_ns", "tx_bytes"]].diff()
         tot = tot.assign(gbps=d["tx_bytes"].astype(float) * 8 / d["time_ns"]).dropna(subset=["gbps"])
         series = tot.groupby("time_ns")["gbps"].mean()  # bits per ns = Gb/s
-        ax.plot(series.index / 1e3, series.values, lw=1.2, label=lab)
-    ax.set_xlabel("time (us)")
+        ax.plot(series.index / t.factor, series.values, lw=1.2, color=col[lab], label=scheme_name(lab))
+    ax.set_xlabel(t.label)
     ax.set_ylabel(f"throughput out of {hop_class} ports (Gb/s)")
     ax.legend()
     fig.tight_layout()

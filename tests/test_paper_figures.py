@@ -1,0 +1,129 @@
+"""Every figure of every paper page, drawn from stand-in values (no simulation: the labels the
+sweeps' runs will carry, each with a positive value): each axis names its unit (or is an axis of
+schemes or settings), and each number the paper reports is drawn on the figure."""
+
+from __future__ import annotations
+
+import math
+import zlib
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import pytest
+
+from hopsim.figstyle import SCHEMES, colours, has_unit, scheme_name, sort_key
+from hopsim.paper import Figure, check
+from hopsim.paper_page import cause_excerpt
+from hopsim.paper_plot import bar_groups, draw
+from hopsim.reproduce import all_papers, figure_values, paper_dir, paper_sweeps
+
+from paper_claims import planned_labels
+
+CATEGORY_AXES = ("scheme", "setting", "hop class")
+
+
+def _value(label: str) -> float:
+    return 1.0 + zlib.crc32(label.encode()) % 997
+
+
+class _Result:
+    def __init__(self, df: pd.DataFrame):
+        self.df = df
+
+    def fetchdf(self) -> pd.DataFrame:
+        return self.df
+
+
+class StandIn:
+    """A connection that answers the queries `reproduce` makes with stand-in values for the
+    labels of one sweep (and those its claims name, such as a figure's own SQL labels)."""
+
+    def __init__(self, labels: dict[str, dict], fig: Figure):
+        extra = [lab for r in fig.reported for lab in (r.ratio or [r.label]) if lab not in labels]
+        self.labels, self.fig = {**labels, **{lab: {} for lab in extra}}, fig
+
+    def execute(self, sql: str) -> _Result:
+        labs = list(self.labels)
+        if sql.startswith("SELECT DISTINCT"):  # a lines figure's x per run (or label)
+            key = sql.split()[2].rstrip(",")
+            return _Result(pd.DataFrame({key: labs, "x": [self.labels[lab].get(self.fig.x) for lab in labs]}))
+        if "size_bytes, slowdown, finished, incast" in sql:
+            n = 50
+            return _Result(pd.DataFrame({"label": np.repeat(labs, n), "size_bytes": np.tile(np.geomspace(1e3, 1e7, n), len(labs)),
+                                         "slowdown": np.tile(np.linspace(1, 20, n), len(labs)), "finished": True,
+                                         "incast": False}))
+        if "FROM buffer WHERE scope = 'switch'" in sql and sql.startswith("SELECT label, scope"):
+            return _Result(pd.DataFrame({"label": np.repeat(labs, 20), "scope": "switch",
+                                         "bytes": np.tile(np.linspace(0, 2e6, 20), len(labs))}))
+        if self.fig.plot == "series" and sql == self.fig.sql:
+            return _Result(pd.DataFrame({"label": np.repeat(labs, 5), "x": np.tile(np.arange(5.0), len(labs)),
+                                         "y": np.tile(np.arange(1.0, 6.0), len(labs))}))
+        return _Result(pd.DataFrame({"run": labs, "label": labs, "value": [_value(lab) for lab in labs]}))
+
+
+def _figures():
+    root = Path(__file__).resolve().parents[1] / "scenarios" / "papers"
+    for paper in all_papers():
+        for path, model in paper_sweeps(paper_dir(str(root / paper))):
+            for fig in model.paper.figures:
+                if fig.plot != "table":
+                    yield pytest.param(path, fig, id=f"{paper}/{fig.id}")
+
+
+def assert_paper_figure(path: Path, fig: Figure) -> None:
+    """The checks of one figure: units on every axis, every reported number drawn."""
+    con = StandIn(planned_labels(path, quick=True), fig)
+    values = figure_values(con, fig)
+    d = draw(con, fig, values)
+    assert d is not None
+    try:
+        for ax in d.figure.axes:
+            y, x = ax.get_ylabel(), ax.get_xlabel()
+            assert has_unit(y), f"{fig.id}: y axis {y!r} names no unit"
+            assert has_unit(x) or x.startswith(CATEGORY_AXES), f"{fig.id}: x axis {x!r} names no unit"
+        gids = {a.get_gid() for a in d.figure.findobj()}
+        for i, r in enumerate(fig.reported):
+            has_number = check(r, values if r.metric is None and r.flows is None else
+                               {lab: _value(lab) for lab in con.labels}).holds is not None
+            if has_number:
+                assert f"paper-claim-{i}" in gids and i in d.drawn, f"{fig.id}: reported number {i} ({r.note}) not drawn"
+        assert not d.data.empty and {"label", "value", "unit"} <= set(d.data.columns)
+    finally:
+        plt.close(d.figure)
+
+
+@pytest.mark.parametrize("path, fig", list(_figures()))
+def test_every_paper_figure_has_units_and_the_papers_numbers(path, fig):
+    assert_paper_figure(path, fig)
+
+
+def test_every_documented_cause_points_at_a_comment():
+    for paper in all_papers():
+        for path, model in paper_sweeps(paper_dir(paper)):
+            for fig in model.paper.figures:
+                for r in fig.reported:
+                    if r.cause:
+                        _, _, text = cause_excerpt(r.cause, path.parent)
+                        assert len(text) > 20, f"{path.name} {fig.id}: cause {r.cause} is not at a comment"
+
+
+def test_bars_one_chart_per_sweep_dimension_sorted_by_value():
+    labels = ["T=10us", "thre=1BDP", "T=20us", "T=5us", "T=40us", "thre=38BDP"]
+    assert bar_groups(labels) == [("T", ["T=5us", "T=10us", "T=20us", "T=40us"]), ("thre", ["thre=1BDP", "thre=38BDP"])]
+    assert bar_groups(["loss 10%", "loss 0%", "loss 5%"]) == [(None, ["loss 0%", "loss 5%", "loss 10%"])]
+    # schemes keep the sweep's order
+    assert bar_groups(["dcqcn", "floodgate"]) == [(None, ["dcqcn", "floodgate"])]
+    assert sorted(["1ms", "40us", "5us"], key=sort_key) == ["5us", "40us", "1ms"]
+
+
+def test_one_colour_and_the_papers_name_per_scheme():
+    a, b = colours(["pfc", "ppfc", "capfc"]), colours(["capfc", "dcqcn", "pfc"])
+    assert a["pfc"] == b["pfc"] == SCHEMES["pfc"][1] and a["capfc"] == b["capfc"]
+    # a variant is a shade of its scheme, and the scheme keeps its own colour
+    v = colours(["bfc-128", "bfc"])
+    assert v["bfc"] == SCHEMES["bfc"][1] and v["bfc-128"] != v["bfc"]
+    assert scheme_name("ppfc 6:1") == "P-PFC 6:1" and scheme_name("ideal-fq") == "Ideal-FQ"
+    assert scheme_name("fixed 5us") == "fixed 5us"
+    assert not math.isnan(_value("x"))
