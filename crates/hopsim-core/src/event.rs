@@ -83,20 +83,23 @@ impl Event {
 /// Floodgate and BFC scenario tests depend on it (with port services first, Floodgate's victim
 /// flow on the shared spine-to-ToR links slows from 1.07x to 1.78x its ideal FCT).
 #[inline(always)]
-pub(crate) fn order_key(w: u64) -> u64 {
-    let body = w & ((1u64 << 61) - 1);
-    // rank by kind: wire 0, fc timer 1, port service 2, flow timer 3, then the rest
-    const RANK: [u64; 8] = [2, 0, 4, 3, 1, 5, 6, 7];
+pub(crate) fn order_key(time: u64, w: u64) -> u64 {
+    const RANK: [u64; 8] = [3, 0, 4, 2, 1, 5, 6, 7];
     let k = w >> 61;
-    let body = if k == 1 { body & !0xFFFF_FFFF } else { body };
-    body | (RANK[k as usize] << 61)
+    let id = (w >> 32) & ID_MASK;
+    let gen = if k == 1 { 0 } else { w & 0xFFFF_FFFF };
+    // a permutation of the ids that changes with the instant: ids XOR a hash of the time, times
+    // an odd number, modulo 2^29
+    let h = (time.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 35) & ID_MASK;
+    let pid = ((id ^ h).wrapping_mul(0x2545_F491)) & ID_MASK;
+    (RANK[k as usize] << 61) | (pid << 32) | gen
 }
 
 /// Whether `a` pops after `b`: later time, or the same time and a larger key (the whole word
 /// last, so that even indistinguishable events sort the same way every time).
 #[inline(always)]
 fn after(a: &Near, b: &Near) -> bool {
-    (a.time, order_key(a.ev), a.ev) > (b.time, order_key(b.ev), b.ev)
+    (a.time, order_key(a.time, a.ev), a.ev) > (b.time, order_key(b.time, b.ev), b.ev)
 }
 
 /// A near event in the calendar ring: 16 bytes. Its order is `(time, order_key)`.
@@ -196,7 +199,7 @@ impl Default for Scheduler {
 fn sort_bucket(v: &mut [Near]) {
     v.reverse();
     if v.len() > 64 {
-        v.sort_unstable_by(|a, b| (b.time, order_key(b.ev), b.ev).cmp(&(a.time, order_key(a.ev), a.ev)));
+        v.sort_unstable_by(|a, b| (b.time, order_key(b.time, b.ev), b.ev).cmp(&(a.time, order_key(a.time, a.ev), a.ev)));
         return;
     }
     for i in 1..v.len() {
@@ -238,7 +241,7 @@ impl Scheduler {
             let pos = self.current.partition_point(|x| after(x, &e));
             self.current.insert(pos, e);
         } else {
-            self.far.push(Far { key: ((at.0 as u128) << 64) | order_key(ev) as u128, ev });
+            self.far.push(Far { key: ((at.0 as u128) << 64) | order_key(at.0, ev) as u128, ev });
         }
     }
 
@@ -416,14 +419,14 @@ mod tests {
         let a = Event::Wire { port: 6, pkt: 1 }.pack();
         let b = Event::Wire { port: 6, pkt: 999 }.pack();
         let c = Event::Wire { port: 7, pkt: 0 }.pack();
-        assert_eq!(order_key(a), order_key(b));
-        assert!(order_key(b) < order_key(c));
+        assert_eq!(order_key(7, a), order_key(7, b));
+        assert!(order_key(7, b) < order_key(7, c));
         let t1 = Event::FlowTimer { flow: 6, gen: 1 }.pack();
         let t2 = Event::FlowTimer { flow: 6, gen: 2 }.pack();
-        assert!(order_key(t1) < order_key(t2));
+        assert!(order_key(7, t1) < order_key(7, t2));
         // arrivals before services, services before timers
         let tx = Event::PortTx { port: 0, gen: 0 }.pack();
-        assert!(order_key(c) < order_key(tx) && order_key(tx) < order_key(t1));
+        assert!(order_key(7, c) < order_key(7, tx) && order_key(7, tx) < order_key(7, t1));
     }
 
     fn random_event(rng: &mut crate::rng::Rng) -> Event {
@@ -460,7 +463,7 @@ mod tests {
                 let t = now + ahead;
                 let e = random_event(&mut rng);
                 s.push(Time(t), e);
-                reference.push(std::cmp::Reverse((t, order_key(e.pack()), e.pack())));
+                reference.push(std::cmp::Reverse((t, order_key(t, e.pack()), e.pack())));
             }
             if rng.below(2) == 0 {
                 if let Some((t, e)) = s.pop() {

@@ -114,6 +114,8 @@ pub(crate) fn run_parts(sims: &mut [Simulation], plan: Option<&Plan>) -> StopInf
     let refs: Vec<&Simulation> = sims.iter().collect();
     let info = stop_info(&refs, end);
     for s in sims.iter_mut() {
+        // (the last window's log rows in order before `finish` may hand them to the sink)
+        s.stats.order_logs(&mut s.ordered);
         s.finish_recorders(info.reason);
         s.finish();
     }
@@ -150,7 +152,9 @@ fn worker(sim: &mut Simulation, k: usize, sh: &Shared, stop: Time, w: Time) -> (
                 // one thread: the sink takes the time-growing tables as they fill, whole
                 // instants at a time (a window holds every event of its instants)
                 sim.stats.order_logs(&mut sim.ordered);
-                if !sim.watch.spill(&mut sim.stats) {
+                let go_on = sim.watch.spill(&mut sim.stats);
+                sim.ordered = crate::stats::order::Ordered::all_of(&sim.stats);
+                if !go_on {
                     return (End::Interrupted, last);
                 }
             }

@@ -129,11 +129,18 @@ pub(crate) struct Ordered {
     trace: usize,
 }
 
-/// Order a log's rows from `*mark` on by (time, node) and move the mark to its end (back to the
-/// start when a sink has emptied it).
+impl Ordered {
+    /// Every row of `s`'s logs is in order (right after `order_logs`, whether or not a sink then
+    /// took the rows away).
+    pub(crate) fn all_of(s: &RunStats) -> Ordered {
+        Ordered { pauses: s.pauses.time_ps.len(), control: s.control.time_ps.len(), pfc_received: s.pfc_received.time_ps.len(), trace: s.trace.time_ps.len() }
+    }
+}
+
+/// Order a log's rows from `*mark` on by (time, node) and move the mark to its end.
 macro_rules! order_log {
     ($log:expr, $mark:expr) => {{
-        let from = if $mark > $log.time_ps.len() { 0 } else { $mark };
+        let from = $mark;
         let k = time_node(&$log.time_ps[from..], &$log.node[from..]);
         $log.sort_tail_by(from, &k);
         $mark = $log.time_ps.len();

@@ -78,8 +78,9 @@ fn the_papers_queue_peaks_need_its_cnp_clock() {
     let clock = peak_queue(&ppfc_setting(FcConfig::Pfc, 10)) as f64;
     // measured: 3.96 MB (the shared buffer is full: PFC fires, which the paper's run just avoids)
     assert!((clock / 3_400_000.0 - 1.0).abs() < 0.25, "10:1 peak {clock} B vs the paper's 3.4 MB");
-    // 16:1 without the clock: standard PFC never fires, against the paper
-    assert_eq!(ppfc_setting_with(FcConfig::Pfc, 16, CnpTiming::SinceLast).counters.pauses_sent, 0);
+    // (16:1 is no test of the clock: standard PFC fires with it and without it, 32 and 24 pauses
+    // measured; under the event order before the engine's per-instant permutation of equal-time
+    // events, none without it. The peaks above are what the clock decides.)
 }
 
 #[test]
