@@ -117,6 +117,15 @@ MaxMemoryOpt = typer.Option(
     "auto", "--max-memory", metavar="SIZE",
     help="Refuse a run whose estimated memory exceeds this (e.g. 4GiB; 'off': no limit). Default: the "
     "HOPSIM_MAX_MEMORY environment variable, else the memory available on this machine.")
+ThreadsOpt = typer.Option(None, "--threads", min=1, help="Threads for the run: the network is split into that many "
+                          "partitions run side by side, with tables identical to one thread's (default: the "
+                          "machine's cores).")
+
+
+def _threads(threads: Optional[int]) -> int:
+    from .resources import default_threads
+
+    return default_threads() if threads is None else threads
 
 
 @app.command()
@@ -128,6 +137,7 @@ def run(
                                       "(summary.json says partial)."),
     set_: list[str] = SetOpt,
     max_memory: str = MaxMemoryOpt,
+    threads: Optional[int] = ThreadsOpt,
 ) -> None:
     """Run one scenario and write a run folder (Parquet tables + summary.json)."""
     from .errors import RunInterrupted
@@ -147,7 +157,7 @@ def run(
         check_disk(sc.core_json, [(Path(tempfile.gettempdir()), "the spool"), (out.parent, "--out")], str(scenario))
         try:
             with RunProgress(err_console, sc.name) as prog:
-                res = run_scenario(sc, on_progress=prog.update, max_memory=max_memory)
+                res = run_scenario(sc, on_progress=prog.update, max_memory=max_memory, threads=threads)
         except RunInterrupted as e:
             # (what was measured is made into tables only when asked for: `RunInterrupted.partial`)
             partial = e.partial if keep_partial else None
@@ -175,9 +185,12 @@ def run(
     out_console.print(
         f"{s['flows_finished']}/{s['flows']} flows finished, {s['pause_frames']} pause frames, {s['drops']} drops"
         + (f" (and {s['fault_drops']:,} packets lost to [faults])" if s.get("fault_drops") else "") + ", "
-        f"{s['events']:,} events in {s['wall_time_s']:.2f} s" + (f" ({eps / 1e6:.1f} M events/s)" if eps else ""),
+        f"{s['events']:,} events in {s['wall_time_s']:.2f} s" + (f" ({eps / 1e6:.1f} M events/s)" if eps else "")
+        + f" on {s.get('threads', 1)} thread{'s' if s.get('threads', 1) != 1 else ''}",
         markup=False,
     )
+    if s.get("threads_note"):
+        _notes([s["threads_note"]])
     out_console.print(f"run folder: {path}")
 
 
@@ -200,6 +213,7 @@ def validate(
                                               "here (what hopsim-bench and a run folder's scenario.json hold)."),
     max_memory: str = MaxMemoryOpt,
     memory: bool = typer.Option(False, "--memory", help="Also print the estimated memory of a run, part by part."),
+    threads: Optional[int] = ThreadsOpt,
 ) -> None:
     """Check a scenario (schema, files, topology, flows, memory) without running it."""
     from .resources import check_disk, estimate_memory
@@ -214,7 +228,7 @@ def validate(
             write_text_atomic(core_json, sc.core_json, "--core-json")
     _notes(sc.warnings)
     if memory:
-        _print_estimate(estimate_memory(sc.core_json, spooled=True))
+        _print_estimate(estimate_memory(sc.core_json, spooled=True, threads=_threads(threads)))
     out_console.print(f"{scenario}: ok (sha256 {sc.hash[:16]})")
 
 

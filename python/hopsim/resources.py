@@ -79,13 +79,14 @@ SPILL_ROWS = 65536
 default ``spill_rows``): what a spooled run holds of them in memory."""
 
 
-def estimate_memory(core_json: str, spooled: bool = False) -> dict[str, Any]:
+def estimate_memory(core_json: str, spooled: bool = False, threads: int = 1) -> dict[str, Any]:
     """The core's estimate of a scenario's memory (``hopsim._native.estimate``); `spooled`: for
     a run that spools its buffer and queue samples (`hopsim.run`'s default), whose bytes on disk
-    are then under ``"disk"``."""
+    are then under ``"disk"``; `threads`: for a run split over that many partitions (each holds
+    a copy of the network's state and keeps its tables to the end)."""
     from . import _native
 
-    return _native.estimate(core_json, SPILL_ROWS if spooled else None)
+    return _native.estimate(core_json, SPILL_ROWS if spooled else None, threads)
 
 
 def check_disk(core_json: str, places: list[tuple[Path, str]], source: str | None = None) -> None:
@@ -134,3 +135,10 @@ def native_limit(value: Any = AUTO, option: str = "--max-memory") -> dict[str, A
     ``limit_note``."""
     limit, note = memory_limit(value, option)
     return {"max_memory": limit, "limit_note": note}
+
+
+def default_threads(jobs: int = 1) -> int:
+    """Threads for each run when `jobs` runs go side by side: the machine's cores shared among
+    them (at least one each), so that jobs x threads does not exceed the cores."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return max(1, cores // max(1, jobs))

@@ -41,8 +41,13 @@ def execute(
     on_progress: Callable[[dict[str, Any]], None] | None = None,
     on_spill: Callable[[dict[str, Any]], None] | None = None,
     max_memory: Any = "auto",
+    threads: int = 1,
 ) -> dict[str, Any]:
     """Run the core on one scenario JSON; the raw columnar result plus wall time.
+
+    `threads`: the core splits the network into that many partitions run side by side
+    (``hopsim_core::engine``), with tables identical to one thread's; ``out["engine"]`` says how
+    many it used and, where it used one, why.
 
     This is the unit of work of sweeps, on a local process pool and on Dask workers alike:
     plain bytes in, plain bytes out, so both give identical results. `on_progress` gets the
@@ -62,7 +67,7 @@ def execute(
 
     limit = native_limit(max_memory)
     t0 = time.perf_counter()
-    out = _native.run(core_json, on_progress, on_spill=on_spill, **limit)
+    out = _native.run(core_json, on_progress, on_spill=on_spill, threads=max(1, int(threads)), **limit)
     out["wall_time_s"] = time.perf_counter() - t0
     stop = out.get("stop", {})
     if stop.get("reason") == "interrupted":
@@ -298,6 +303,10 @@ def results_from_native(raw: dict[str, Any], scenario_hash: str = "", name: str 
         "end_time_ns": int(counters.get("end_time_ps", 0)) / 1000.0,
         "events": events,
         "wall_time_s": wall,
+        # partitions the core ran side by side (`hopsim_core::engine`: the tables do not
+        # depend on it), and why one where more were asked
+        "threads": int(raw.get("engine", {}).get("threads", 1)),
+        "threads_note": raw.get("engine", {}).get("note"),
         "events_per_s": events / wall if wall > 0 else None,
         "slowdown_mean": float(sd.mean()) if sd.size else None,
         "slowdown_p99": float(np.percentile(sd, 99)) if sd.size else None,
@@ -418,6 +427,7 @@ def run(
     on_progress: Callable[[dict[str, Any]], None] | None = None,
     spool: bool = True,
     max_memory: Any = "auto",
+    threads: int | None = None,
 ) -> Results:
     """Run a scenario (a `Scenario` or a path to a TOML file) and return its results.
 
@@ -431,7 +441,11 @@ def run(
     With `spool` (the default), the tables that grow with simulated time (buffer, queues, trace)
     and the flows table go to a temporary folder in chunks while the core runs, so memory stays
     bounded however long the run and however many its flows (`hopsim.spool`); the results read
-    them back on access."""
+    them back on access.
+
+    `threads` (default: the machine's cores, `hopsim.resources.default_threads`): the network is
+    split into that many partitions run side by side, with the same tables as on one thread."""
+    from .resources import default_threads
     from .scenario import Scenario, load_scenario
 
     sc = scenario if isinstance(scenario, Scenario) else load_scenario(scenario)
@@ -446,7 +460,8 @@ def run(
                    source=str(sc.source) if sc.source else None)
     sp = Spool() if spool else None
     try:
-        raw = execute(sc.core_json, on_progress, sp.add if sp else None, max_memory)
+        raw = execute(sc.core_json, on_progress, sp.add if sp else None, max_memory,
+                      threads=default_threads() if threads is None else threads)
     except RunInterrupted as e:
         if isinstance(e.partial, dict):
             e.convert_with(lambda raw: results_from_native(raw, sc.hash, sc.name, sp))

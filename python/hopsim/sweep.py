@@ -334,12 +334,16 @@ def _run(todo: list[RunPoint], out: Path, report: SweepReport, jobs: int | None,
         if on_done:
             on_done(rp.run_id)
 
+    from .resources import default_threads
+
     if client is not None:
         _run_dask(client, todo, finish, max_memory)
     elif (jobs or os.cpu_count() or 1) <= 1 or len(todo) == 1:
+        # one run at a time: each on the machine's cores (`hopsim_core::engine`)
+        threads = default_threads(1)
         for rp in todo:
             try:
-                raw = execute(rp.scenario.core_json, max_memory=max_memory)
+                raw = execute(rp.scenario.core_json, max_memory=max_memory, threads=threads)
             except ValueError as e:
                 raise _Refused(rp, e) from None
             finish(rp, raw)
@@ -364,10 +368,15 @@ def _run_pool(jobs: int, todo: list[RunPoint], finish: Callable[[RunPoint, dict[
     # fork, not spawn: a spawned worker re-imports the caller's __main__, which would rerun an
     # unguarded user script (or fail for `python -`); the workers only call into the core.
     ctx = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
-    ex = ProcessPoolExecutor(max_workers=min(jobs, len(todo)), mp_context=ctx, initializer=_worker_signals)
+    workers = min(jobs, len(todo))
+    # jobs x threads within the cores: each run gets its share of them
+    from .resources import default_threads
+
+    threads = default_threads(workers)
+    ex = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_worker_signals)
     try:
         pending: dict[Future, RunPoint] = {
-            ex.submit(_worker_execute, rp.scenario.core_json, max_memory): rp for rp in todo}
+            ex.submit(_worker_execute, rp.scenario.core_json, max_memory, threads): rp for rp in todo}
         while pending:
             done, _ = wait(pending, return_when=FIRST_COMPLETED)
             for fut in done:
@@ -427,13 +436,13 @@ def _die_with_parent() -> None:
         os._exit(1)
 
 
-def _worker_execute(core_json: str, max_memory: Any = AUTO) -> dict[str, Any]:
+def _worker_execute(core_json: str, max_memory: Any = AUTO, threads: int = 1) -> dict[str, Any]:
     global _RUNNING
     if _STOPPING:
         raise RunInterrupted("not started: the sweep was interrupted")
     _RUNNING = True
     try:
-        return execute(core_json, max_memory=max_memory)
+        return execute(core_json, max_memory=max_memory, threads=threads)
     finally:
         _RUNNING = False
 

@@ -417,6 +417,29 @@ impl Scenario {
     }
 
     /// `check_memory` for a run whose time-growing tables leave it every `spill` rows.
+    /// `estimate_spilled` for a run on `threads` threads (`crate::engine`): each partition
+    /// holds a whole copy of the network's and the flows' state and keeps its tables to the end
+    /// (no sink), so every part counts once a partition.
+    pub fn estimate_threads(&self, spill: Option<usize>, threads: usize) -> Result<Estimate, String> {
+        if threads <= 1 {
+            return self.estimate_spilled(spill);
+        }
+        let mut e = self.estimate_spilled(None)?;
+        for p in &mut e.parts {
+            p.bytes = p.bytes.saturating_mul(threads as u64);
+            p.detail = format!("{}, once in each of {threads} partitions", p.detail);
+        }
+        Ok(e)
+    }
+
+    /// `check_memory_spilled` for a run on `threads` threads (`estimate_threads`).
+    pub fn check_memory_threads(&self, limit: u64, limit_note: &str, spill: Option<usize>, threads: usize) -> Result<(), String> {
+        match self.estimate_threads(spill, threads) {
+            Ok(e) => e.check(limit, limit_note),
+            Err(_) => Ok(()),
+        }
+    }
+
     pub fn check_memory_spilled(&self, limit: u64, limit_note: &str, spill: Option<usize>) -> Result<(), String> {
         match self.estimate_spilled(spill) {
             Ok(e) => e.check(limit, limit_note),

@@ -217,7 +217,8 @@ fn parse(scenario_json: &str) -> PyResult<Scenario> {
 /// (`hopsim_core::progress::Sink`).
 /// An exception it raises stops the run and is re-raised (a KeyboardInterrupt: as interrupted).
 #[pyfunction]
-#[pyo3(signature = (scenario_json, on_progress=None, progress_every_s=0.5, on_spill=None, spill_rows=65536, max_memory=None, limit_note="max_memory"))]
+#[pyo3(signature = (scenario_json, on_progress=None, progress_every_s=0.5, on_spill=None, spill_rows=65536, max_memory=None, limit_note="max_memory", threads=1))]
+#[allow(clippy::too_many_arguments)]
 fn run<'py>(
     py: Python<'py>,
     scenario_json: &str,
@@ -227,9 +228,10 @@ fn run<'py>(
     spill_rows: usize,
     max_memory: Option<u64>,
     limit_note: &str,
+    threads: usize,
 ) -> PyResult<Bound<'py, PyDict>> {
     let sc = parse(scenario_json)?;
-    guard(&sc, max_memory, limit_note, on_spill.as_ref().map(|_| spill_rows))?;
+    guard(&sc, max_memory, limit_note, on_spill.as_ref().map(|_| spill_rows), threads)?;
     let failed: Arc<Mutex<Option<PyErr>>> = Arc::new(Mutex::new(None));
     let failed_in_hook = failed.clone();
     let failed_in_sink = failed.clone();
@@ -270,11 +272,18 @@ fn run<'py>(
             })
         }));
     }
-    let stats = py.detach(move || sc.run_watched(watch)).map_err(PyValueError::new_err)?;
+    let (stats, split) = py.detach(move || sc.run_threads(watch, threads.max(1))).map_err(PyValueError::new_err)?;
     if let Some(e) = failed.lock().expect("hook error slot").take() {
         return Err(e);
     }
     let out = stats_to_py(py, &stats);
+    if let Ok(d) = &out {
+        // how the run was split over threads (`hopsim_core::engine`)
+        let engine = PyDict::new(py);
+        engine.set_item("threads", split.threads)?;
+        engine.set_item("note", split.note)?;
+        d.set_item("engine", engine)?;
+    }
     drop(stats);
     release_freed_memory();
     out
@@ -327,18 +336,18 @@ fn progress_dict<'py>(py: Python<'py>, p: &Progress) -> PyResult<Bound<'py, PyDi
 #[pyfunction]
 /// `spill_rows`: the run will spill its time-growing tables every that many rows (as `run` with
 /// `on_spill` does), so only a chunk of them counts in memory.
-#[pyo3(signature = (scenario_json, max_memory=None, limit_note="max_memory", spill_rows=None))]
-fn validate(py: Python<'_>, scenario_json: &str, max_memory: Option<u64>, limit_note: &str, spill_rows: Option<usize>) -> PyResult<Vec<String>> {
+#[pyo3(signature = (scenario_json, max_memory=None, limit_note="max_memory", spill_rows=None, threads=1))]
+fn validate(py: Python<'_>, scenario_json: &str, max_memory: Option<u64>, limit_note: &str, spill_rows: Option<usize>, threads: usize) -> PyResult<Vec<String>> {
     let sc = parse(scenario_json)?;
-    guard(&sc, max_memory, limit_note, spill_rows)?;
+    guard(&sc, max_memory, limit_note, spill_rows, threads)?;
     py.detach(move || sc.build().map(|_| sc.warnings())).map_err(PyValueError::new_err)
 }
 
 /// `ValueError` when the scenario's estimated memory (`hopsim_core::footprint`) exceeds
 /// `max_memory` bytes; the message names the largest part and the field to change.
-fn guard(sc: &Scenario, max_memory: Option<u64>, limit_note: &str, spill_rows: Option<usize>) -> PyResult<()> {
+fn guard(sc: &Scenario, max_memory: Option<u64>, limit_note: &str, spill_rows: Option<usize>, threads: usize) -> PyResult<()> {
     match max_memory {
-        Some(limit) => sc.check_memory_spilled(limit, limit_note, spill_rows).map_err(PyValueError::new_err),
+        Some(limit) => sc.check_memory_threads(limit, limit_note, spill_rows, threads).map_err(PyValueError::new_err),
         None => Ok(()),
     }
 }
@@ -350,10 +359,10 @@ fn guard(sc: &Scenario, max_memory: Option<u64>, limit_note: &str, spill_rows: O
 /// `on_spill`), "disk" is what those take on disk. Raises ValueError when the scenario cannot be
 /// read.
 #[pyfunction]
-#[pyo3(signature = (scenario_json, spill_rows=None))]
-fn estimate<'py>(py: Python<'py>, scenario_json: &str, spill_rows: Option<usize>) -> PyResult<Bound<'py, PyDict>> {
+#[pyo3(signature = (scenario_json, spill_rows=None, threads=1))]
+fn estimate<'py>(py: Python<'py>, scenario_json: &str, spill_rows: Option<usize>, threads: usize) -> PyResult<Bound<'py, PyDict>> {
     let sc = parse(scenario_json)?;
-    let e = sc.estimate_spilled(spill_rows).map_err(PyValueError::new_err)?;
+    let e = sc.estimate_threads(spill_rows, threads).map_err(PyValueError::new_err)?;
     let out = PyDict::new(py);
     out.set_item("total", e.total())?;
     out.set_item("disk", e.disk)?;

@@ -28,7 +28,8 @@ fn peak_rss_mb() -> f64 {
         .unwrap_or(f64::NAN)
 }
 
-const USAGE: &str = "usage: hopsim-bench [SCENARIO.json | TOPO.txt FLOWS.txt]
+const USAGE: &str = "usage: hopsim-bench [--threads N] [SCENARIO.json | TOPO.txt FLOWS.txt]
+  --threads N    split the network into N partitions run side by side (hopsim_core::engine)
   SCENARIO.json  a core scenario JSON (`hopsim validate X.toml --core-json X.json`, or a run folder's scenario.json)
   TOPO FLOWS     HPCC-format topology and flow files, run with hopsim's own defaults
   (no argument)  the standard benchmark's files under benchmarks/, hopsim's defaults";
@@ -41,10 +42,16 @@ fn fail(msg: String) -> ! {
 
 fn main() {
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../benchmarks/");
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
     if args.iter().any(|a| a == "-h" || a == "--help") {
         println!("{USAGE}");
         return;
+    }
+    let mut threads = 1usize;
+    if let Some(i) = args.iter().position(|a| a == "--threads") {
+        let n = args.get(i + 1).cloned().unwrap_or_default();
+        threads = n.parse().ok().filter(|&t| t >= 1).unwrap_or_else(|| fail(format!("--threads {n:?}: allowed: a whole number, 1 or more")));
+        args.drain(i..=i + 1);
     }
     if let Some(a) = args.iter().find(|a| a.starts_with('-')) {
         fail(format!("unknown option {a}"));
@@ -62,7 +69,11 @@ fn main() {
         [one] => fail(format!("{one}: one argument must be a scenario JSON (.json)")),
         _ => fail(format!("{} arguments: give at most two", args.len())),
     };
-    run(sc);
+    if threads > 1 {
+        run_split(sc, threads)
+    } else {
+        run(sc)
+    }
 }
 
 fn defaults_scenario(topo: &str, flows: &str) -> Scenario {
@@ -74,6 +85,30 @@ fn defaults_scenario(topo: &str, flows: &str) -> Scenario {
         workload: WorkloadSpec::HpccFlows { text: flows.to_string(), time_offset: Time::from_secs_f64(2.0) },
         net,
     }
+}
+
+/// `run` on `threads` threads: the partitions are assembled side by side, so the wall time
+/// printed is assembly and run together (`build_s` is the first partition's assembly alone).
+fn run_split(sc: Scenario, threads: usize) {
+    let t0 = Instant::now();
+    sc.build().unwrap_or_else(|e| fail(e.to_string()));
+    let build = t0.elapsed().as_secs_f64();
+    let t1 = Instant::now();
+    let (stats, split) = sc.run_threads(Watch::default(), threads).unwrap_or_else(|e| fail(e));
+    let wall = t1.elapsed().as_secs_f64() - build;
+    let c = &stats.counters;
+    let mut sds = Slowdowns::default();
+    sds.add(&stats.flows);
+    let (mean, p99) = mean_p99(sds.hopsim);
+    println!("threads {}{}", split.threads, split.note.map(|n| format!(" ({n})")).unwrap_or_default());
+    println!("build_s {build:.3}");
+    println!("wall_s {wall:.3}");
+    println!("peak_rss_mb {:.1}", peak_rss_mb());
+    println!("events {}", c.events);
+    println!("events_per_s {:.0}", c.events as f64 / wall);
+    println!("sim_time_ms {:.3}", c.end_time_ps as f64 / 1e9);
+    println!("flows {} finished {}", c.flows, c.flows_finished);
+    println!("slowdown_mean {mean:.3} p99 {p99:.3}");
 }
 
 /// Slowdowns of the finished flows on hopsim's basis and on the HPCC simulator's, gathered from
