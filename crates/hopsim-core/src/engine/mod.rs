@@ -152,8 +152,6 @@ pub fn run_threads(
         None
     } else if let Some(why) = single_reason(&first) {
         Some(format!("one thread: {why}"))
-    } else if plan.parts <= 1 {
-        Some("one thread: the network has a single switch with its hosts, which one partition runs whole".to_string())
     } else {
         None
     };

@@ -249,18 +249,26 @@ fn floodgate_recovers_the_credits_of_lost_packets() {
     let t = ls.build();
     let mut flows: Vec<FlowSpec> = (4..12).map(|s| FlowSpec { incast: true, ..flow(s, 0, 300_000, Time::ZERO) }).collect();
     flows.push(flow(8, 9, 10_000, Time::from_ms(20)));
-    let mut cfg = NetConfig { fc: FcConfig::Floodgate(FloodgateConfig::default()), ..Default::default() };
-    cfg.switch.lossless = false;
-    cfg.switch.scheduler = SchedulerConfig::Strict { queues: vec![0] };
-    cfg.record.buffer_interval = None;
-    cfg.faults.link_loss = vec![LinkLoss { link: (ls.tor_id(1), ls.spine_id(0)), rate: 0.1 }];
-    let mut sim = Simulation::new(&t, &flows, cfg).unwrap();
-    let r = sim.run().clone();
-    eprintln!("modules {:?}, lost {}", r.modules, r.counters.drops_loss);
-    assert_conserved(&r);
-    assert!(r.counters.drops_loss > 0);
-    assert!(r.modules["floodgate_credits"] > 0 && r.modules["floodgate_syns"] > 0, "{:?}", r.modules);
-    assert_eq!(floodgate_in_flight(&sim), vec![0; 5], "every window got its credits back");
+    // which credits are lost depends on the seed (its loss draws, and its ECMP hashes, which may
+    // send no flow over the lossy link): over a few seeds some last credit is lost and a
+    // switchSYN brings it back; in every run every window recovers
+    let (mut syns, mut lost) = (0, 0);
+    for seed in 1..=4 {
+        let mut cfg = NetConfig { fc: FcConfig::Floodgate(FloodgateConfig::default()), seed, ..Default::default() };
+        cfg.switch.lossless = false;
+        cfg.switch.scheduler = SchedulerConfig::Strict { queues: vec![0] };
+        cfg.record.buffer_interval = None;
+        cfg.faults.link_loss = vec![LinkLoss { link: (ls.tor_id(1), ls.spine_id(0)), rate: 0.1 }];
+        let mut sim = Simulation::new(&t, &flows, cfg).unwrap();
+        let r = sim.run().clone();
+        eprintln!("seed {seed}: modules {:?}, lost {}", r.modules, r.counters.drops_loss);
+        assert_conserved(&r);
+        assert!(r.modules["floodgate_credits"] > 0, "{:?}", r.modules);
+        assert_eq!(floodgate_in_flight(&sim), vec![0; 5], "every window got its credits back");
+        syns += r.modules["floodgate_syns"];
+        lost += r.counters.drops_loss;
+    }
+    assert!(lost > 0 && syns > 0, "some lost last credit came back with a switchSYN ({lost} packets lost)");
 }
 
 #[test]
