@@ -17,6 +17,16 @@ from collections import OrderedDict
 # the first sentence of commits whose subject dates a measurement by how the work was organised
 # rather than by the day: the same facts, dated
 REWORDED = {
+    "e74242d": "Engine: events of one instant ordered by a key of the event itself (kind, entity, generation), not "
+               "push order; the run in windows of the shortest cuttable link delay; partitions on threads exchange "
+               "cut-link packets as messages at window ends; tables merged as one thread writes them",
+    "6664396": "Engine: a receiver in another partition answers every data packet (the early return keyed on the "
+               "flow's packet count alone); chosen flows' delivered bytes taken where their receivers are",
+    "d059b78": "Engine: equal-time events of one kind in an order permuted by the instant (no port wins every tie); "
+               "wire arrivals, then flow-control timers, flow timers, port services",
+    "aa6fe44": "Engine: --threads on run and validate, threads= in the Python API, a sweep's jobs share the cores; "
+               "the memory estimate counts each partition; hopsim-bench --threads",
+    "bcd8e2e": "Engine: the scaling table over threads (1-16) on 1,024 and 4,394 hosts; docs",
     "e535284": "README: the 1,024-host 10 ms run beside the first commit of 2026-11-24 (416 s against 388 s)",
     "0e4aa9d": "Scaling study re-measured on 2026-11-24 (profile-guided; events per second 9-12 M at 128-320 hosts, "
                "5.3-6.1 M at 1,024, 2.3-3.6 M at 4,394); README's Benchmark section: that day's row and scaling figures",

@@ -313,6 +313,7 @@ impl Simulation {
             network_idle: false,
             singles: 0,
             ordered: Default::default(),
+            aborted: false,
         };
         if sim.cfg.cc == crate::cc::CcConfig::Ideal {
             sim.ideal = Some(Box::new(crate::cc::ideal::Oracle::new(sim.ports.len(), nflows)));

@@ -94,6 +94,8 @@ pub struct Simulation {
     pub(crate) singles: u64,
     /// How far the logs are in canonical order (`stats::order`).
     pub(crate) ordered: crate::stats::order::Ordered,
+    /// The outside watch asked to stop inside a window (`engine::window`).
+    pub(crate) aborted: bool,
 }
 
 impl Simulation {

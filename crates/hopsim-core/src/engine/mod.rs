@@ -82,12 +82,14 @@ pub(crate) struct Part {
     /// whose destination this partition owns (`stats::sample`; the sender's partition writes
     /// the row, `merge` puts these bytes in it).
     pub delivered: Vec<(u64, u32, u64)>,
+    /// Set by partition 0 when the outside watch asks to stop mid-window (`window`).
+    pub abort: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl Part {
     pub(crate) fn new(sim: &crate::Simulation, plan: &Plan, me: u16) -> Part {
         let cut = (0..sim.ports.len() as u32).map(|p| plan.port_part(sim, p) == me && plan.port_part(sim, p ^ 1) != me).collect();
-        Part { me, cut, dest: plan.of.clone(), out: (0..plan.parts).map(|_| vec![]).collect(), delivered: vec![] }
+        Part { me, cut, dest: plan.of.clone(), out: (0..plan.parts).map(|_| vec![]).collect(), delivered: vec![], abort: Default::default() }
     }
 
     /// Whether this partition owns node `n`.

@@ -72,10 +72,13 @@ struct Shared {
 /// assembled from the same scenario), `merge` then builds the tables.
 pub(crate) fn run_parts(sims: &mut [Simulation], plan: Option<&Plan>) -> StopInfo {
     let n = sims.len();
+    let abort: std::sync::Arc<std::sync::atomic::AtomicBool> = Default::default();
     for (k, s) in sims.iter_mut().enumerate() {
         match plan {
             Some(plan) => {
-                s.part = Some(Box::new(Part::new(s, plan, k as u16)));
+                let mut part = Part::new(s, plan, k as u16);
+                part.abort = abort.clone();
+                s.part = Some(Box::new(part));
                 // a flow's halves live in two partitions: each keeps its state to the end, and
                 // the tables take each half's results from where it ran (`merge`)
                 s.flows.keep_all();
@@ -188,6 +191,13 @@ fn worker(sim: &mut Simulation, k: usize, sh: &Shared, stop: Time, w: Time) -> (
         }
         sim.run_window(window_end(t0, w, stop));
         ran = true;
+        if sim.aborted {
+            // stopped from outside inside the window (`Simulation::stop_mid_window`)
+            asked_stop = true;
+            if n == 1 {
+                return (End::Interrupted, sim.now);
+            }
+        }
         if let Some(part) = sim.part.as_deref_mut() {
             for (to, out) in part.out.iter_mut().enumerate() {
                 if !out.is_empty() {

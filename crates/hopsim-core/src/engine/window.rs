@@ -63,7 +63,35 @@ impl Simulation {
                     self.on_fault()
                 }
             }
+            if self.sched.popped & (crate::progress::CHECK_EVERY - 1) == 0 && self.stop_mid_window() {
+                return;
+            }
         }
+    }
+
+    /// Every `CHECK_EVERY` events inside a window: whether to stop now (a window may hold any
+    /// number of events: a run that loops at one instant must still obey Ctrl-C). Partition 0
+    /// (or the one thread) asks the outside watch and tells the others through the shared flag.
+    #[cold]
+    #[inline(never)]
+    fn stop_mid_window(&mut self) -> bool {
+        let me = self.part.as_deref().map_or(0, |p| p.me);
+        if me == 0 && !self.aborted {
+            let go_on = !self.watch.stop_requested() && (!self.watch.due() || {
+                let p = self.progress();
+                self.watch.report(&p)
+            });
+            self.aborted = !go_on;
+            if let Some(part) = self.part.as_deref() {
+                if self.aborted {
+                    part.abort.store(true, std::sync::atomic::Ordering::Relaxed);
+                }
+            }
+        }
+        if let Some(part) = self.part.as_deref() {
+            self.aborted |= part.abort.load(std::sync::atomic::Ordering::Relaxed);
+        }
+        self.aborted
     }
 
     /// A packet put on port `p`'s wire whose far end another partition owns: it leaves this
