@@ -117,6 +117,10 @@ pub(crate) fn run_parts(sims: &mut [Simulation], plan: Option<&Plan>) -> StopInf
     let refs: Vec<&Simulation> = sims.iter().collect();
     let info = stop_info(&refs, end);
     for s in sims.iter_mut() {
+        if plan.is_some() {
+            // a split run's tables are whole only once merged: no partition hands rows out
+            s.watch.sink = None;
+        }
         // (the last window's log rows in order before `finish` may hand them to the sink)
         s.stats.order_logs(&mut s.ordered);
         s.finish_recorders(info.reason);
