@@ -101,7 +101,7 @@ def test_the_limit_comes_from_the_option_then_the_environment(write, cli, monkey
     assert code == 0, msg
     monkeypatch.setenv("HOPSIM_MAX_MEMORY", "off")
     code, msg = cli("validate", sc, "--memory")
-    assert code == 0 and "estimated memory: about" in msg and "network" in msg, msg
+    assert code == 0 and "estimated memory: about" in msg and "network" in msg and "process" in msg, msg
 
 
 def test_a_bad_limit_is_bad_input(write, cli, monkeypatch):

@@ -170,13 +170,13 @@ def run(
             raise typer.Exit(INTERRUPTED) from None
         try:
             path = _write(write_run, res, sc, out, force)
+            interrupts.ignore()  # the run folder is written: the rest is reporting
         except KeyboardInterrupt:
             # a signal just as the folder was put in place: say which it was
             if not is_complete(out):
                 raise
             _interrupted(f"interrupted; the run folder was written: {out}")
             raise typer.Exit(INTERRUPTED) from None
-        interrupts.ignore()  # the run folder is written: the rest is reporting
     s = res.summary
     eps = s.get("events_per_s")
     if s.get("stopped") in ("deadlock", "no_progress"):
@@ -216,7 +216,7 @@ def validate(
     threads: Optional[int] = ThreadsOpt,
 ) -> None:
     """Check a scenario (schema, files, topology, flows, memory) without running it."""
-    from .resources import check_disk, estimate_memory
+    from .resources import check_disk, estimate_memory, with_process
     from .scenario import load_scenario
 
     from .paths import write_text_atomic
@@ -228,7 +228,7 @@ def validate(
             write_text_atomic(core_json, sc.core_json, "--core-json")
     _notes(sc.warnings)
     if memory:
-        _print_estimate(estimate_memory(sc.core_json, spooled=True, threads=_threads(threads)))
+        _print_estimate(with_process(estimate_memory(sc.core_json, spooled=True, threads=_threads(threads))))
     out_console.print(f"{scenario}: ok (sha256 {sc.hash[:16]})")
 
 
@@ -527,7 +527,7 @@ def main() -> None:
 
 _MODULES = {
     "run": ("scenario", "run", "store", "progress", "resources", "spool"),
-    "validate": ("scenario", "resources"),
+    "validate": ("scenario", "resources", "store", "spool", "run", "progress"),
     "sweep": ("scenario", "run", "store", "progress", "sweep"),
     "reproduce": ("scenario", "run", "store", "progress", "sweep", "reproduce"),
     "query": ("query", "duckdb", "pandas"),
@@ -556,7 +556,7 @@ def _main() -> Any:
     import click
 
     try:
-        return app(standalone_mode=False)
+        code = app(standalone_mode=False)
     except click.exceptions.Abort as e:
         if isinstance(e.__context__, KeyboardInterrupt):  # click's name for a Ctrl-C it caught
             raise KeyboardInterrupt from None
@@ -573,6 +573,15 @@ def _main() -> Any:
         _error("memory: this machine ran out of memory; keep --max-memory at auto, which refuses a run that does "
                "not fit before it starts, or give a smaller scenario")
         return BAD_INPUT
+    if code == INTERRUPTED and not _said:
+        # Typer turns a KeyboardInterrupt that leaves a command into a silent exit code 130 (older
+        # versions raised click's Abort, above); the command had no line for it, so `main` says one
+        raise KeyboardInterrupt
+    return code
+
+
+_said = False
+"""Whether the command has written its interrupted line (`_interrupted`)."""
 
 
 def _interrupted(line: str) -> None:
@@ -582,6 +591,8 @@ def _interrupted(line: str) -> None:
     losing the line."""
     import os
 
+    global _said
+    _said = True
     try:
         os.write(2, (line + "\n").encode())
     except OSError:
