@@ -5,6 +5,7 @@ benchmarks/scaling.png (commit them with the machine named in the .md).
     bash scripts/scaling.sh            # the whole grid (about 10-20 minutes on 2 cores)
     bash scripts/scaling.sh --quick    # the two smallest networks at 30% only
     bash scripts/scaling.sh --length   # memory against the workload's length (about 1 minute after the build)
+    bash scripts/scaling.sh --threads 1,2   # each grid point on 1 and on 2 threads (default: 1)
 
 The grid: k-ary fat-trees (128 hosts: k = 8; 320: k = 8 with 10 hosts per edge switch, the
 HPCC fat-tree's size; 1024: k = 16; 4394: k = 26), 100 Gb/s links of 1 us, DCQCN over PFC with
@@ -75,15 +76,16 @@ algorithm = "dcqcn"
 """
 
 
-def one(toml: str, out: str) -> None:
-    """Child mode: run one scenario as `hopsim run` does, print its numbers as JSON."""
+def one(toml: str, out: str, threads: int) -> None:
+    """Child mode: run one scenario as `hopsim run` does on `threads` threads, print its numbers
+    as JSON."""
     from hopsim.run import run
     from hopsim.scenario import load_scenario
     from hopsim.store import write_run
 
     t0 = time.perf_counter()
     sc = load_scenario(toml, validate=True)
-    res = run(sc)
+    res = run(sc, threads=threads)
     write_run(res, sc, out)
     wall = time.perf_counter() - t0
     s = res.summary
@@ -125,9 +127,10 @@ def plot(rows: list[dict], loads: list[float]) -> None:
     fig.savefig(OUT / "scaling.png", dpi=110)
 
 
-def run_one(toml: Path, out: Path) -> dict:
+def run_one(toml: Path, out: Path, threads: int = 1) -> dict:
     """One scenario in a fresh process (`one`): its numbers."""
-    p = subprocess.run([sys.executable, __file__, "--one", str(toml), str(out)], capture_output=True, text=True, cwd=ROOT)
+    p = subprocess.run([sys.executable, __file__, "--one", str(toml), str(out), str(threads)], capture_output=True,
+                       text=True, cwd=ROOT)
     if p.returncode != 0:
         sys.exit(f"run {toml.name} failed:\n{p.stderr[-2000:]}")
     r = json.loads(p.stdout.strip().splitlines()[-1])
@@ -172,7 +175,9 @@ def length_study() -> None:
     print(f"wrote {OUT / 'scaling_length.csv'}, scaling_length.md")
 
 
-def main(quick: bool) -> None:
+def main(quick: bool, threads: list[int]) -> None:
+    """The grid, each point on each of `threads` (alternating at each point, so a drift of the
+    machine's speed falls on every thread count alike)."""
     sizes = SIZES[:2] if quick else SIZES
     loads = LOADS[:1] if quick else LOADS
     rows = []
@@ -181,33 +186,50 @@ def main(quick: bool) -> None:
             for load in loads:
                 toml = Path(d) / f"s{hosts}-{load}.toml"
                 toml.write_text(scenario(hosts, k, hpe, load))
-                out = Path(d) / f"r{hosts}-{load}"
-                r = run_one(toml, out)
-                r.update(hosts=hosts, k=k, load=load)
-                print(f"{hosts:5d} hosts {int(load * 100):3d}%: {r['wall_s']:7.2f} s wall, {r['peak_rss_mb']:6.1f} MB, "
-                      f"{r['events']:>12,} events, {r['events_per_s_m']} M events/s", flush=True)
-                rows.append(r)
+                for t in threads:
+                    out = Path(d) / f"r{hosts}-{load}-{t}"
+                    r = run_one(toml, out, t)
+                    r.update(hosts=hosts, k=k, load=load, threads=t)
+                    print(f"{hosts:5d} hosts {int(load * 100):3d}% {t:2d} threads: {r['wall_s']:7.2f} s wall, "
+                          f"{r['peak_rss_mb']:6.1f} MB, {r['events']:>12,} events, {r['events_per_s_m']} M events/s",
+                          flush=True)
+                    rows.append(r)
     if quick:
         return
-    cols = ["hosts", "k", "load", "flows", "flows_finished", "events", "sim_wall_s", "wall_s", "events_per_s_m",
-            "peak_rss_mb", "peak_packets"]
+    cols = ["hosts", "k", "load", "threads", "flows", "flows_finished", "events", "sim_wall_s", "wall_s",
+            "events_per_s_m", "peak_rss_mb", "peak_packets"]
     write_table("scaling", cols, rows, "Scaling study (`bash scripts/scaling.sh`)",
-                "Each run: 1 ms of Poisson WebSearch arrivals, stopped at 1 ms, DCQCN over PFC, default records; "
-                "wall = the whole `hopsim run` path (build, simulate, write Parquet) in a fresh process; peak RSS "
-                "of that process.")
-    plot(rows, loads)
+                "Each run: 1 ms of Poisson WebSearch arrivals, stopped at 1 ms, DCQCN over PFC, default records, "
+                "on `threads` threads (the same tables on any count); wall = the whole `hopsim run` path (build, "
+                "simulate, write Parquet) in a fresh process; peak RSS of that process.")
+    plot([r for r in rows if r["threads"] == threads[0]], loads)
     print(f"wrote {OUT / 'scaling.csv'}, scaling.md, scaling.png")
 
 
+def _threads_arg(argv: list[str]) -> list[int]:
+    """`--threads 1,2,4` (default 1): the thread counts each grid point runs on."""
+    if "--threads" not in argv:
+        return [1]
+    i = argv.index("--threads")
+    try:
+        ts = [int(t) for t in argv[i + 1].split(",")]
+        if not ts or min(ts) < 1:
+            raise ValueError
+    except (IndexError, ValueError):
+        sys.exit("--threads: a comma-separated list of thread counts of at least 1, e.g. --threads 1,2")
+    return ts
+
+
 if __name__ == "__main__":
-    if len(sys.argv) == 4 and sys.argv[1] == "--one":
-        one(sys.argv[2], sys.argv[3])
+    if len(sys.argv) == 5 and sys.argv[1] == "--one":
+        one(sys.argv[2], sys.argv[3], int(sys.argv[4]))
     elif "--plot" in sys.argv:  # redraw from benchmarks/scaling.csv
         with open(OUT / "scaling.csv") as f:
             rows = [{k: (float(v) if k in ("load", "wall_s", "sim_wall_s", "events_per_s_m", "peak_rss_mb") else int(v))
                      for k, v in r.items()} for r in csv.DictReader(f)]
-        plot(rows, sorted({r["load"] for r in rows}))
+        first = min(r.get("threads", 1) for r in rows)
+        plot([r for r in rows if r.get("threads", 1) == first], sorted({r["load"] for r in rows}))
     elif "--length" in sys.argv:
         length_study()
     else:
-        main("--quick" in sys.argv)
+        main("--quick" in sys.argv, _threads_arg(sys.argv))

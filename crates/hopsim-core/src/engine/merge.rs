@@ -58,7 +58,10 @@ pub(crate) fn merge(sims: &mut [Simulation], plan: &Plan) -> RunStats {
     b.sort_switch_rows_by(&key);
     let key: Vec<(u64, u32)> = b.port_time_ps.iter().zip(&b.port_row).map(|(&t, &p)| (t, port_sw(p))).collect();
     b.sort_port_rows_by(&key);
-    let place = |node: u32, local: u16| s0.cfg.record.queue_ports.iter().position(|&q| q == (node, local)).unwrap_or(usize::MAX) as u32;
+    // (maps, not a search per row: a long run samples its chosen queues millions of times)
+    let places: std::collections::HashMap<(u32, u16), u32> =
+        s0.cfg.record.queue_ports.iter().enumerate().map(|(i, &q)| (q, i as u32)).rev().collect();
+    let place = |node: u32, local: u16| places.get(&(node, local)).copied().unwrap_or(u32::MAX);
     let q = &mut out.queues;
     let key: Vec<(u64, u32)> = q.time_ps.iter().zip(q.node.iter().zip(&q.port)).map(|(&t, (&n, &l))| (t, place(n, l))).collect();
     q.sort_rows_by(&key);
@@ -70,7 +73,9 @@ pub(crate) fn merge(sims: &mut [Simulation], plan: &Plan) -> RunStats {
             out.cwnd.delivered_bytes[i] = d;
         }
     }
-    let flow_place = |f: u32| s0.cfg.record.cwnd_flows.iter().position(|&x| x == f).unwrap_or(usize::MAX) as u32;
+    let flow_places: std::collections::HashMap<u32, u32> =
+        s0.cfg.record.cwnd_flows.iter().enumerate().map(|(i, &f)| (f, i as u32)).rev().collect();
+    let flow_place = |f: u32| flow_places.get(&f).copied().unwrap_or(u32::MAX);
     let c = &mut out.cwnd;
     let key: Vec<(u64, u32)> = c.time_ps.iter().zip(&c.flow).map(|(&t, &f)| (t, flow_place(f))).collect();
     c.sort_rows_by(&key);

@@ -169,14 +169,13 @@ fn worker(sim: &mut Simulation, k: usize, sh: &Shared, stop: Time, w: Time) -> (
                 // the outside watch, out of line: its stop flag, and its progress hook when due
                 // (partition 0 runs on the calling thread, where the hook may look at signals)
                 checked = sim.sched.popped;
-                asked_stop |= sim.watch.stop_requested();
-                if !asked_stop && sim.watch.due() {
-                    let mut p = sim.progress();
+                asked_stop = asked_stop || sim.watch_says_stop(|s| {
+                    let mut p = s.progress();
                     p.events = all.iter().map(|r| r.popped).sum();
                     p.flows_done = done as u64;
                     p.now = last;
-                    asked_stop |= !sim.watch.report(&p);
-                }
+                    p
+                });
                 if asked_stop && n == 1 {
                     return (End::Interrupted, last);
                 }

@@ -77,11 +77,7 @@ impl Simulation {
     fn stop_mid_window(&mut self) -> bool {
         let me = self.part.as_deref().map_or(0, |p| p.me);
         if me == 0 && !self.aborted {
-            let go_on = !self.watch.stop_requested() && (!self.watch.due() || {
-                let p = self.progress();
-                self.watch.report(&p)
-            });
-            self.aborted = !go_on;
+            self.aborted = self.watch_says_stop(|s| s.progress());
             if let Some(part) = self.part.as_deref() {
                 if self.aborted {
                     part.abort.store(true, std::sync::atomic::Ordering::Relaxed);
@@ -92,6 +88,16 @@ impl Simulation {
             self.aborted |= part.abort.load(std::sync::atomic::Ordering::Relaxed);
         }
         self.aborted
+    }
+
+    /// Whether the outside watch asks to stop: its stop flag, else its progress hook when due,
+    /// shown `progress(self)`. Partition 0 asks it (inside a window and at window ends), on the
+    /// calling thread, where the hook may look at signals.
+    pub(crate) fn watch_says_stop(&mut self, progress: impl FnOnce(&Self) -> crate::progress::Progress) -> bool {
+        self.watch.stop_requested() || self.watch.due() && {
+            let p = progress(self);
+            !self.watch.report(&p)
+        }
     }
 
     /// A packet put on port `p`'s wire whose far end another partition owns: it leaves this
