@@ -227,6 +227,9 @@ pub struct Part {
     pub change: String,
 }
 
+/// The parts of an estimate that grow with simulated time and go to a sink in chunks.
+const GROWING: [&str; 3] = ["buffer samples", "queue samples", "pause and control logs"];
+
 /// A scenario's estimated memory, part by part (largest first).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Estimate {
@@ -424,11 +427,22 @@ impl Scenario {
         if threads <= 1 {
             return self.estimate_spilled(spill);
         }
+        // each partition holds a copy of the network and of every flow's state to the end; the
+        // time-growing tables of all partitions together go to the sink in chunks
+        // (`engine::parallel`), so with one they take a chunk, as on one thread
+        let spilled = self.estimate_spilled(spill)?;
         let mut e = self.estimate_spilled(None)?;
         for p in &mut e.parts {
-            p.bytes = p.bytes.saturating_mul(threads as u64);
-            p.detail = format!("{}, once in each of {threads} partitions", p.detail);
+            if let Some(q) = spilled.parts.iter().find(|q| q.name == p.name).filter(|_| spill.is_some() && GROWING.contains(&p.name)) {
+                *p = q.clone();
+                p.detail = format!("{}, over all {threads} partitions", p.detail);
+            } else {
+                p.bytes = p.bytes.saturating_mul(threads as u64);
+                p.detail = format!("{}, once in each of {threads} partitions", p.detail);
+            }
         }
+        e.disk = spilled.disk;
+        e.parts.sort_by_key(|p| std::cmp::Reverse(p.bytes));
         Ok(e)
     }
 

@@ -114,10 +114,16 @@ impl Watch {
     /// Hand the time-growing tables to the sink when they hold `spill_rows` rows or more (then
     /// empty them); false: the sink asked to stop.
     pub(crate) fn spill(&mut self, stats: &mut crate::stats::RunStats) -> bool {
-        let Some(sink) = self.sink.as_mut() else { return true };
         if stats.spill_rows() < self.spill_rows {
             return true;
         }
+        self.spill_now(stats)
+    }
+
+    /// Hand the time-growing tables to the sink, if there is one, and empty them; false: the
+    /// sink asked to stop.
+    pub(crate) fn spill_now(&mut self, stats: &mut crate::stats::RunStats) -> bool {
+        let Some(sink) = self.sink.as_mut() else { return true };
         let go_on = sink(stats);
         stats.clear_spilled();
         self.refused |= !go_on;

@@ -18,12 +18,23 @@ use crate::engine::Plan;
 use crate::sim::Simulation;
 use crate::stats::{FlowTable, RunStats};
 
-/// Build the run's tables from every partition's (`sims[k]` ran partition `k` of `plan`).
+/// Build the run's tables from every partition's (`sims[k]` ran partition `k` of `plan`): what
+/// is left of the time-growing tables after the chunks the sink took (`merge_growing`), and
+/// the rest.
 pub(crate) fn merge(sims: &mut [Simulation], plan: &Plan) -> RunStats {
     let parts: Vec<RunStats> = sims.iter_mut().map(|s| std::mem::take(&mut s.stats)).collect();
+    let mut names = sims[0].part.as_deref_mut().map(|p| std::mem::take(&mut p.metric_names)).unwrap_or_default();
     let s0 = &sims[0];
     let owner = |node: u32| plan.of[node as usize] as usize;
-    let mut out = RunStats { flows: merge_flows(&parts, &owner), ..Default::default() };
+    let mut out = merge_growing(&parts, s0, &mut names);
+    // (names reported without a row keep their place after the others)
+    for s in &parts {
+        for n in &s.module_metrics {
+            metric_id(&mut names, n);
+        }
+    }
+    out.module_metrics = names;
+    out.flows = merge_flows(&parts, &owner);
 
     // per port: its owner's row; drops by faults where they happened
     out.ports = parts[0].ports.clone();
@@ -35,37 +46,11 @@ pub(crate) fn merge(sims: &mut [Simulation], plan: &Plan) -> RunStats {
         out.ports.drops_unreachable[p] = parts.iter().map(|s| s.ports.drops_unreachable[p]).sum();
     }
 
-    // logs: every partition's rows, in (time, node) order
+    // a chosen flow's congestion window: by time, then its place among the chosen flows; its
+    // bytes delivered are its receiver's, sampled where the receiver is
     for s in &parts {
-        out.pauses.append_rows(&s.pauses);
-        out.control.append_rows(&s.control);
-        out.pfc_received.append_rows(&s.pfc_received);
-        out.trace.append_rows(&s.trace);
-    }
-    out.canonical_order();
-
-    // samples: by time, then the switch's (or chosen port's, or chosen flow's) place in the
-    // one-thread order
-    let sw_index = |node: u32| s0.switch_index(node);
-    let port_sw = |p: u32| sw_index(s0.ports[p as usize].node);
-    for s in &parts {
-        out.buffer.append_rows(&s.buffer);
-        out.queues.append_rows(&s.queues);
         out.cwnd.append_rows(&s.cwnd);
     }
-    let b = &mut out.buffer;
-    let key: Vec<(u64, u32)> = b.switch_time_ps.iter().zip(&b.switch_node).map(|(&t, &n)| (t, sw_index(n))).collect();
-    b.sort_switch_rows_by(&key);
-    let key: Vec<(u64, u32)> = b.port_time_ps.iter().zip(&b.port_row).map(|(&t, &p)| (t, port_sw(p))).collect();
-    b.sort_port_rows_by(&key);
-    // (maps, not a search per row: a long run samples its chosen queues millions of times)
-    let places: std::collections::HashMap<(u32, u16), u32> =
-        s0.cfg.record.queue_ports.iter().enumerate().map(|(i, &q)| (q, i as u32)).rev().collect();
-    let place = |node: u32, local: u16| places.get(&(node, local)).copied().unwrap_or(u32::MAX);
-    let q = &mut out.queues;
-    let key: Vec<(u64, u32)> = q.time_ps.iter().zip(q.node.iter().zip(&q.port)).map(|(&t, (&n, &l))| (t, place(n, l))).collect();
-    q.sort_rows_by(&key);
-    // a chosen flow's bytes delivered: its receiver's, sampled where the receiver is
     let delivered: std::collections::HashMap<(u64, u32), u64> =
         sims.iter().filter_map(|s| s.part.as_deref()).flat_map(|p| p.delivered.iter().map(|&(t, f, d)| ((t, f), d))).collect();
     for (i, (&t, &f)) in out.cwnd.time_ps.iter().zip(&out.cwnd.flow).enumerate() {
@@ -73,37 +58,13 @@ pub(crate) fn merge(sims: &mut [Simulation], plan: &Plan) -> RunStats {
             out.cwnd.delivered_bytes[i] = d;
         }
     }
+    // (maps, not a search per row: a long run samples its chosen flows millions of times)
     let flow_places: std::collections::HashMap<u32, u32> =
         s0.cfg.record.cwnd_flows.iter().enumerate().map(|(i, &f)| (f, i as u32)).rev().collect();
     let flow_place = |f: u32| flow_places.get(&f).copied().unwrap_or(u32::MAX);
     let c = &mut out.cwnd;
     let key: Vec<(u64, u32)> = c.time_ps.iter().zip(&c.flow).map(|(&t, &f)| (t, flow_place(f))).collect();
     c.sort_rows_by(&key);
-
-    // module samples in one-thread order, then their metric ids numbered in order of first
-    // appearance, as one thread numbers them
-    let mut names: Vec<String> = vec![];
-    for s in &parts {
-        let start = out.module_samples.time_ps.len();
-        out.module_samples.append_rows(&s.module_samples);
-        for m in &mut out.module_samples.metric[start..] {
-            *m = metric_id(&mut names, &s.module_metrics[*m as usize]);
-        }
-    }
-    let ms = &mut out.module_samples;
-    let key: Vec<(u64, u32)> = ms.time_ps.iter().zip(&ms.node).map(|(&t, &n)| (t, sw_index(n))).collect();
-    ms.sort_rows_by(&key);
-    let mut renamed: Vec<String> = vec![];
-    for m in &mut ms.metric {
-        *m = metric_id(&mut renamed, &names[*m as usize]);
-    }
-    // (names reported without a row keep their place after the others)
-    for s in &parts {
-        for n in &s.module_metrics {
-            metric_id(&mut renamed, n);
-        }
-    }
-    out.module_metrics = renamed;
 
     // queue-length histograms: the owner's rows, in (dump time, node, port) order
     for (k, s) in parts.iter().enumerate() {
@@ -126,6 +87,61 @@ pub(crate) fn merge(sims: &mut [Simulation], plan: &Plan) -> RunStats {
     }
     out.counters = merge_counters(&parts, sims);
     out.counters.flows_finished = out.flows.finish_ps.iter().filter(|&&t| t != u64::MAX).count() as u64;
+    out
+}
+
+/// The time-growing tables (logs, buffer, queue and module samples) of every partition up to
+/// one moment, as one thread writes them: every row before that moment, from every partition,
+/// is in `parts` (a window's end: `parallel::worker` hands them over when the sink is due, and
+/// `merge` the rest). `s0` is any partition (each knows the whole network); `names` are the
+/// module metrics' names as numbered so far, extended here.
+pub(crate) fn merge_growing(parts: &[RunStats], s0: &Simulation, names: &mut Vec<String>) -> RunStats {
+    let mut out = RunStats::default();
+    // logs: every partition's rows, in (time, node) order
+    for s in parts {
+        out.pauses.append_rows(&s.pauses);
+        out.control.append_rows(&s.control);
+        out.pfc_received.append_rows(&s.pfc_received);
+        out.trace.append_rows(&s.trace);
+    }
+    out.canonical_order();
+
+    // samples: by time, then the switch's (or chosen port's) place in the one-thread order
+    let sw_index = |node: u32| s0.switch_index(node);
+    let port_sw = |p: u32| sw_index(s0.ports[p as usize].node);
+    for s in parts {
+        out.buffer.append_rows(&s.buffer);
+        out.queues.append_rows(&s.queues);
+    }
+    let b = &mut out.buffer;
+    let key: Vec<(u64, u32)> = b.switch_time_ps.iter().zip(&b.switch_node).map(|(&t, &n)| (t, sw_index(n))).collect();
+    b.sort_switch_rows_by(&key);
+    let key: Vec<(u64, u32)> = b.port_time_ps.iter().zip(&b.port_row).map(|(&t, &p)| (t, port_sw(p))).collect();
+    b.sort_port_rows_by(&key);
+    let places: std::collections::HashMap<(u32, u16), u32> =
+        s0.cfg.record.queue_ports.iter().enumerate().map(|(i, &q)| (q, i as u32)).rev().collect();
+    let place = |node: u32, local: u16| places.get(&(node, local)).copied().unwrap_or(u32::MAX);
+    let q = &mut out.queues;
+    let key: Vec<(u64, u32)> = q.time_ps.iter().zip(q.node.iter().zip(&q.port)).map(|(&t, (&n, &l))| (t, place(n, l))).collect();
+    q.sort_rows_by(&key);
+
+    // module samples in one-thread order, their metric ids numbered in order of first
+    // appearance, as one thread numbers them
+    let mut local: Vec<String> = vec![];
+    for s in parts {
+        let start = out.module_samples.time_ps.len();
+        out.module_samples.append_rows(&s.module_samples);
+        for m in &mut out.module_samples.metric[start..] {
+            *m = metric_id(&mut local, &s.module_metrics[*m as usize]);
+        }
+    }
+    let ms = &mut out.module_samples;
+    let key: Vec<(u64, u32)> = ms.time_ps.iter().zip(&ms.node).map(|(&t, &n)| (t, sw_index(n))).collect();
+    ms.sort_rows_by(&key);
+    for m in &mut ms.metric {
+        *m = metric_id(names, &local[*m as usize]);
+    }
+    out.module_metrics = names.clone();
     out
 }
 

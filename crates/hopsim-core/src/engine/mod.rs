@@ -31,7 +31,9 @@
 //! thread: a run ends at the end of the window in which its last flow finished, or in which
 //! the stop time falls. A flow's sender half (NIC queue, timers, congestion control) runs where
 //! its source is, its receiver half where its destination is; every partition keeps the flow's
-//! fixed data. At the end, `merge` builds each table from the partitions as one thread writes it.
+//! fixed data. At the end, `merge` builds each table from the partitions as one thread writes it;
+//! the tables that grow with simulated time (samples, logs) leave before, at a window's end,
+//! whenever the partitions together hold the sink's chunk of them (`parallel::spill_across`).
 //!
 //! # A worked example
 //! A 2-pod fat-tree on two threads, link delay 1 us, so `W` = 1 us. Pod 0 with two cores is
@@ -84,12 +86,16 @@ pub(crate) struct Part {
     pub delivered: Vec<(u64, u32, u64)>,
     /// Set by partition 0 when the outside watch asks to stop mid-window (`window`).
     pub abort: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    /// The module metrics' names as the run's tables number them, so far (partition 0, which
+    /// hands the merged time-growing tables to the sink: `merge::merge_growing`).
+    pub metric_names: Vec<String>,
 }
 
 impl Part {
     pub(crate) fn new(sim: &crate::Simulation, plan: &Plan, me: u16) -> Part {
         let cut = (0..sim.ports.len() as u32).map(|p| plan.port_part(sim, p) == me && plan.port_part(sim, p ^ 1) != me).collect();
-        Part { me, cut, dest: plan.of.clone(), out: (0..plan.parts).map(|_| vec![]).collect(), delivered: vec![], abort: Default::default() }
+        Part { me, cut, dest: plan.of.clone(), out: (0..plan.parts).map(|_| vec![]).collect(), delivered: vec![], abort: Default::default(),
+               metric_names: vec![] }
     }
 
     /// Whether this partition owns node `n`.

@@ -10,7 +10,7 @@ use crate::engine::window::Report;
 use crate::engine::{window_end, window_width, Msg, Part, Plan};
 use crate::progress::CHECK_EVERY;
 use crate::sim::Simulation;
-use crate::stats::{StopInfo, StopReason};
+use crate::stats::{RunStats, StopInfo, StopReason};
 use crate::time::Time;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -63,6 +63,11 @@ struct Shared {
     /// `mail[to][from]`.
     mail: Vec<Vec<Mutex<Vec<Msg>>>>,
     reports: Vec<Mutex<Report>>,
+    /// Rows of time-growing tables, over every partition, at which the sink takes them
+    /// (`usize::MAX`: no sink).
+    chunk_rows: usize,
+    /// Each partition's time-growing tables, handed to partition 0 for the sink.
+    growing: Vec<Mutex<RunStats>>,
 }
 
 /// Run `sims` side by side, one thread each (the first on the calling thread, which holds the
@@ -98,6 +103,8 @@ pub(crate) fn run_parts(sims: &mut [Simulation], plan: Option<&Plan>) -> StopInf
         barrier: SpinBarrier::new(n),
         mail: (0..n).map(|_| (0..n).map(|_| Mutex::new(vec![])).collect()).collect(),
         reports: (0..n).map(|_| Mutex::new(Report::default())).collect(),
+        chunk_rows: if n > 1 { sims[0].watch.chunk_rows() } else { usize::MAX },
+        growing: (0..n).map(|_| Mutex::new(RunStats::default())).collect(),
     };
     let mut ends: Vec<(End, Time)> = vec![];
     std::thread::scope(|scope| {
@@ -165,6 +172,9 @@ fn worker(sim: &mut Simulation, k: usize, sh: &Shared, stop: Time, w: Time) -> (
                     return (End::Interrupted, last);
                 }
             }
+            if n > 1 && all.iter().map(|r| r.rows).sum::<usize>() >= sh.chunk_rows && !spill_across(sim, k, sh) {
+                asked_stop = true;
+            }
             if k == 0 && sim.sched.popped - checked >= CHECK_EVERY {
                 // the outside watch, out of line: its stop flag, and its progress hook when due
                 // (partition 0 runs on the calling thread, where the hook may look at signals)
@@ -218,6 +228,26 @@ fn worker(sim: &mut Simulation, k: usize, sh: &Shared, stop: Time, w: Time) -> (
             }
         }
     }
+}
+
+/// A split run's sink is due (every partition decided so from the same reports, at a window's
+/// end, so every row before it is written): each partition hands over its time-growing tables
+/// and partition 0 gives them, merged as one thread writes them, to the sink. Why: a long run
+/// on many threads holds no more of its samples and logs than one thread does. False: the sink
+/// asked to stop (partition 0).
+fn spill_across(sim: &mut Simulation, k: usize, sh: &Shared) -> bool {
+    sim.stats.order_logs(&mut sim.ordered);
+    *sh.growing[k].lock().expect("growing") = sim.stats.take_growing();
+    sim.ordered = crate::stats::order::Ordered::all_of(&sim.stats);
+    sh.barrier.wait();
+    if k != 0 {
+        return true;
+    }
+    let parts: Vec<RunStats> = sh.growing.iter().map(|m| std::mem::take(&mut *m.lock().expect("growing"))).collect();
+    let mut names = std::mem::take(&mut sim.part.as_deref_mut().expect("a split run").metric_names);
+    let mut chunk = crate::engine::merge::merge_growing(&parts, sim, &mut names);
+    sim.part.as_deref_mut().expect("a split run").metric_names = names;
+    sim.watch.spill_now(&mut chunk)
 }
 
 /// Why the run ended, in words, from every partition's state at the end.

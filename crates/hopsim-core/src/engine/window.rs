@@ -20,6 +20,8 @@ pub(crate) struct Report {
     pub popped: u64,
     /// The outside watch asked to stop (partition 0, which holds the watch).
     pub stop: bool,
+    /// Rows its time-growing tables hold (`RunStats::spill_rows`).
+    pub rows: usize,
 }
 
 impl Simulation {
@@ -134,6 +136,7 @@ impl Simulation {
             last: self.now,
             popped: self.sched.popped,
             stop: false,
+            rows: self.stats.spill_rows(),
         }
     }
 }

@@ -354,6 +354,23 @@ impl RunStats {
         }
     }
 
+    /// The time-growing tables alone (emptied here; not the flows table), with the metric names
+    /// their ids refer to: what a partition of a split run hands over when the sink is due
+    /// (`engine::merge::merge_growing`).
+    pub fn take_growing(&mut self) -> RunStats {
+        RunStats {
+            buffer: std::mem::take(&mut self.buffer),
+            queues: std::mem::take(&mut self.queues),
+            trace: std::mem::take(&mut self.trace),
+            module_samples: std::mem::take(&mut self.module_samples),
+            module_metrics: self.module_metrics.clone(),
+            pauses: std::mem::take(&mut self.pauses),
+            control: std::mem::take(&mut self.control),
+            pfc_received: std::mem::take(&mut self.pfc_received),
+            ..Default::default()
+        }
+    }
+
     /// Empty those tables once a sink has taken their rows.
     pub fn clear_spilled(&mut self) {
         self.flows = FlowTable::default();

@@ -31,7 +31,7 @@ macro_rules! rows {
         impl $t {
             /// Add `o`'s rows after these.
             #[allow(dead_code)]
-            pub(crate) fn append_rows(&mut self, o: &Self) {
+            pub fn append_rows(&mut self, o: &Self) {
                 $( self.$f.extend_from_slice(&o.$f); )*
             }
             /// Reorder the rows by a permutation of their indices.
@@ -83,7 +83,7 @@ rows!(QlenHist { dump_time_ps, node, port, kb, count });
 
 impl BufferSamples {
     /// Add `o`'s switch and port rows after these.
-    pub(crate) fn append_rows(&mut self, o: &Self) {
+    pub fn append_rows(&mut self, o: &Self) {
         self.switch_time_ps.extend_from_slice(&o.switch_time_ps);
         self.switch_node.extend_from_slice(&o.switch_node);
         self.switch_bytes.extend_from_slice(&o.switch_bytes);

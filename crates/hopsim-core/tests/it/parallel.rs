@@ -138,3 +138,59 @@ fn a_run_that_cannot_be_split_says_why_and_runs_on_one_thread() {
     assert!(split.note.as_deref().is_some_and(|n| n.contains("TCP")), "{:?}", split.note);
     assert_same(&on(&sc, 1, None), &stats, "TCP");
 }
+
+/// The time-growing tables a split run hands to the sink, chunk by chunk, then what is left:
+/// the one-thread run's tables, row for row, and no chunk much above the threshold: a long run
+/// on many threads holds no more of its samples and logs than on one. Floodgate for module
+/// samples and control frames, DCQCN over PFC for pauses.
+#[test]
+fn a_split_run_gives_the_sink_its_samples_and_logs_in_chunks() {
+    use hopsim_core::fc::floodgate::FloodgateConfig;
+    let floodgate = busy(lossless(FcConfig::Floodgate(FloodgateConfig::default()), CcConfig::Dcqcn(Default::default())));
+    let whole = chunks_add_up(&floodgate, "Floodgate");
+    assert!(!whole.module_samples.time_ps.is_empty() && !whole.control.time_ps.is_empty(), "samples and control frames");
+    let pfc = busy(lossless(FcConfig::Pfc, CcConfig::Dcqcn(Default::default())));
+    let whole = chunks_add_up(&pfc, "DCQCN + PFC");
+    assert!(!whole.pauses.time_ps.is_empty() && !whole.pfc_received.time_ps.is_empty(), "pauses");
+}
+
+fn chunks_add_up(sc: &Scenario, name: &str) -> RunStats {
+    use std::sync::{Arc, Mutex};
+    let whole = on(sc, 1, None);
+    for threads in [1, 3] {
+        let what = format!("{name} on {threads} threads");
+        let got: Arc<Mutex<(RunStats, Vec<usize>)>> = Arc::default();
+        let into = got.clone();
+        let mut watch = Watch::default();
+        watch.spill_rows = 2000;
+        watch.sink = Some(Box::new(move |s: &RunStats| {
+            let mut g = into.lock().unwrap();
+            add(&mut g.0, s);
+            g.1.push(s.spill_rows() - s.flows.len());
+            true
+        }));
+        let (left, _) = run_threads(&|| sc.build(), threads, None, watch).expect("runs");
+        let (mut all, chunks) = std::mem::take(&mut *got.lock().unwrap());
+        assert!(chunks.len() >= 3, "{what}: several chunks: {chunks:?}");
+        assert!(chunks.iter().all(|&c| c < 2000 + 20_000), "{what}: {chunks:?}");
+        add(&mut all, &left);
+        assert_eq!(all.buffer, whole.buffer, "{what}: buffer samples");
+        assert_eq!(all.queues, whole.queues, "{what}: queue samples");
+        assert_eq!(all.pauses, whole.pauses, "{what}: pauses");
+        assert_eq!(all.control, whole.control, "{what}: control");
+        assert_eq!(all.pfc_received, whole.pfc_received, "{what}: PFC frames received");
+        assert_eq!(all.module_samples, whole.module_samples, "{what}: module samples");
+        assert_eq!(left.module_metrics, whole.module_metrics, "{what}: module metrics");
+        assert_eq!(left.counters.flows_finished, whole.counters.flows_finished, "{what}");
+    }
+    return whole;
+
+    fn add(into: &mut RunStats, from: &RunStats) {
+        into.buffer.append_rows(&from.buffer);
+        into.queues.append_rows(&from.queues);
+        into.pauses.append_rows(&from.pauses);
+        into.control.append_rows(&from.control);
+        into.pfc_received.append_rows(&from.pfc_received);
+        into.module_samples.append_rows(&from.module_samples);
+    }
+}
