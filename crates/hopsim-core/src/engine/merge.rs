@@ -35,6 +35,18 @@ pub(crate) fn merge(sims: &mut [Simulation], plan: &Plan) -> RunStats {
     }
     out.module_metrics = names;
     out.flows = merge_flows(&parts, &owner);
+    // drops where neither end of the flow is
+    let t = &mut out.flows;
+    if sims.iter().any(|s| s.part.as_deref().is_some_and(|p| !p.dropped.is_empty())) {
+        let row: std::collections::HashMap<u32, usize> = t.flow_id.iter().enumerate().map(|(i, &f)| (f, i)).collect();
+        for s in sims.iter() {
+            for (&f, &b) in s.part.as_deref().map(|p| &p.dropped).into_iter().flatten() {
+                if let Some(&i) = row.get(&f) {
+                    t.dropped_bytes[i] += b;
+                }
+            }
+        }
+    }
 
     // per port: its owner's row; drops by faults where they happened
     out.ports = parts[0].ports.clone();

@@ -31,7 +31,7 @@
 //! thread: a run ends at the end of the window in which its last flow finished, or in which
 //! the stop time falls. A flow's sender half (NIC queue, timers, congestion control) runs where
 //! its source is, its receiver half where its destination is; every partition keeps the flow's
-//! fixed data. At the end, `merge` builds each table from the partitions as one thread writes it;
+//! fixed data, and only those two its state. At the end, `merge` builds each table from the partitions as one thread writes it;
 //! the tables that grow with simulated time (samples, logs) leave before, at a window's end,
 //! whenever the partitions together hold the sink's chunk of them (`parallel::spill_across`).
 //!
@@ -89,13 +89,16 @@ pub(crate) struct Part {
     /// The module metrics' names as the run's tables number them, so far (partition 0, which
     /// hands the merged time-growing tables to the sink: `merge::merge_growing`).
     pub metric_names: Vec<String>,
+    /// Payload bytes dropped here of flows neither of whose ends this partition owns (it holds
+    /// no state of them: `Simulation::start_flow`), by flow; `merge` adds them to the flows table.
+    pub dropped: std::collections::HashMap<u32, u64>,
 }
 
 impl Part {
     pub(crate) fn new(sim: &crate::Simulation, plan: &Plan, me: u16) -> Part {
         let cut = (0..sim.ports.len() as u32).map(|p| plan.port_part(sim, p) == me && plan.port_part(sim, p ^ 1) != me).collect();
         Part { me, cut, dest: plan.of.clone(), out: (0..plan.parts).map(|_| vec![]).collect(), delivered: vec![], abort: Default::default(),
-               metric_names: vec![] }
+               metric_names: vec![], dropped: Default::default() }
     }
 
     /// Whether this partition owns node `n`.

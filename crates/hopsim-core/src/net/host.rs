@@ -241,6 +241,14 @@ impl Simulation {
     #[inline(never)]
     pub(crate) fn start_flow(&mut self, f: u32) {
         let now = self.now;
+        if let Some(part) = self.part.as_deref() {
+            let spec = &self.flows.fixed(f).spec;
+            if !part.owns(spec.src) && !part.owns(spec.dst) {
+                // neither half runs here: its packets only pass through (a drop is charged to
+                // it in `Part::dropped`), and its state would be one more copy per partition
+                return;
+            }
+        }
         let needs = self.cfg.cc.transport_needs();
         let fx = self.flows.fixed(f);
         let cc = fx.new_cc(&self.cfg.cc, self.cfg.host.mtu);
@@ -502,6 +510,25 @@ impl Simulation {
                 }
             }
             PktKind::Ctrl | PktKind::Marker => unreachable!("control frames and markers never reach a host's receive path"),
+        }
+    }
+
+    /// A packet of flow `f` carrying `payload` bytes was dropped at a switch: charged to the
+    /// flow, or, in a partition that holds no state of it (`start_flow`), to `Part::dropped`.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn flow_dropped(&mut self, f: u32, payload: u64) {
+        match self.flows.get_mut(f) {
+            Some(flow) => {
+                flow.dropped_bytes += payload;
+                self.flow_packet_gone(f);
+            }
+            None => {
+                let part = self.part.as_deref_mut().expect("a flow without state is a split run's");
+                if payload > 0 {
+                    *part.dropped.entry(f).or_default() += payload;
+                }
+            }
         }
     }
 

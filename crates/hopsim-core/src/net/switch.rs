@@ -122,13 +122,12 @@ impl Simulation {
                 let c = &mut self.stats.counters;
                 c.drops += 1;
                 c.data_bytes_dropped += pkt.payload as u64;
-                let f = pkt.flow;
-                self.flows[f as usize].dropped_bytes += pkt.payload as u64;
+                let (f, payload) = (pkt.flow, pkt.payload as u64);
                 if self.rec.wants(self.now) {
                     self.record_packet(s, out, q as usize, id, EV_DROP, false);
                 }
                 self.slab.free(id);
-                self.flow_packet_gone(f);
+                self.flow_dropped(f, payload);
             }
             Some(charge) => {
                 pkt.charge = charge;
