@@ -862,6 +862,11 @@ class Floodgate(Strict):
     dst_pause: Bool = Field(default=False, description="the ideal design: dstPause at the first-hop ToR")
     thre_off_bdp: Float = Field(default=1.0, gt=0, le=1_000_000, description="dstPause above this VOQ length, BDPs")
     thre_on_bdp: Float = Field(default=1.0, gt=0, le=1_000_000, description="dstResume below this VOQ length, BDPs")
+    dst_pause_on: Literal["voq", "source_host"] = Field(
+        default="voq",
+        description="voq: dstPause tests the destination's VOQ length and pauses every source host (§4.3); "
+        "source_host: one source host for one destination, on that host's own bytes for it at its ToR (Floodgate-NS3's SRCTOR_DST_PFC)",
+    )
     ideal: Bool = Field(default=False, description="the ideal design (§3.2, §6): per-packet credit, window m x BDP, a VOQ per destination, dstPause")
     m: Float = Field(default=1.5, gt=0, le=1_000_000, description="the ideal design's window, next-hop BDPs")
     watch_dst: Int | None = Field(default=None, ge=0, description="a host whose window per next hop goes into module_samples (window_pkts)")

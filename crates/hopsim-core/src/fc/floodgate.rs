@@ -72,9 +72,12 @@
 //!   delayCredit removes is what credits returned during the burst would let in past that bound
 //!   (tests/it/floodgate.rs measures both).
 
+mod dst_pause;
 mod pool;
 #[cfg(test)]
 mod tests;
+
+pub use dst_pause::DstPauseOn;
 
 use super::{Actions, CtrlMsg, FcAction, FlowControl, Origin, PktMeta, Samples, SwitchView, SWITCH_WIDE};
 use crate::rng::mix;
@@ -139,6 +142,10 @@ pub struct FloodgateConfig {
     /// dstPause and dstResume thresholds in BDPs of the host link (§4.3: "one-hop BDP").
     pub thre_off_bdp: f64,
     pub thre_on_bdp: f64,
+    /// What dstPause tests: the destination's VOQ length, pausing every source host (default,
+    /// §4.3), or one source host's own bytes for the destination (Floodgate-NS3); see
+    /// `floodgate/dst_pause.rs`.
+    pub dst_pause_on: DstPauseOn,
     /// The ideal design (§3.2, §6): per-packet credits, window `m x BDP_nextHop`, a VOQ per
     /// destination, no delayCredit.
     pub ideal: bool,
@@ -165,6 +172,7 @@ impl Default for FloodgateConfig {
             dst_pause: false,
             thre_off_bdp: 1.0,
             thre_on_bdp: 1.0,
+            dst_pause_on: DstPauseOn::Voq,
             ideal: false,
             m: 1.5,
             watch_dst: None,
@@ -240,8 +248,8 @@ pub struct Floodgate {
     dst_voqs: HashMap<u32, Vec<(u16, u16)>>,
     /// The switch-wide pool (`voq_pool` shared or grouped), built on first use.
     pool: Option<Pool>,
-    /// dstPause state: (host port, destination) paused.
-    dst_paused: HashMap<u32, Vec<u16>>,
+    /// dstPause state (`floodgate/dst_pause.rs`).
+    pauses: dst_pause::DstPauses,
     /// Initial window per egress port (packets), computed on first use.
     initial: Vec<u32>,
     timer: Option<Time>,
@@ -251,7 +259,6 @@ pub struct Floodgate {
     pub voq_allocs: u64,
     pub voq_hashed: u64,
     pub syns: u64,
-    pub dst_pauses: u64,
     /// Packets of non-incast flows that waited in a VOQ (Fig. 11's isolation: none should).
     pub non_incast_in_voq: u64,
     /// Most VOQs holding packets at once on one port (§6.1 "VOQ usage": at most one).
@@ -279,7 +286,7 @@ impl Floodgate {
             voq_dsts: HashMap::new(),
             dst_voqs: HashMap::new(),
             pool: None,
-            dst_paused: HashMap::new(),
+            pauses: Default::default(),
             initial: Vec::new(),
             timer: None,
             credits_sent: 0,
@@ -287,7 +294,6 @@ impl Floodgate {
             voq_allocs: 0,
             voq_hashed: 0,
             syns: 0,
-            dst_pauses: 0,
             non_incast_in_voq: 0,
             peak_voqs: 0,
             voq_destinations: Default::default(),
@@ -600,15 +606,8 @@ impl FlowControl for Floodgate {
         }
         // the ideal design: the first-hop ToR pauses the source host of a destination in incast
         if (self.cfg.dst_pause || self.cfg.ideal) && view.peer(pkt.ingress).is_host() {
-            let off = (view.hop_bdp(pkt.ingress) as f64 * self.cfg.thre_off_bdp) as u64;
-            if self.voq_bytes(view, pkt.dst) > off {
-                let hosts = self.dst_paused.entry(pkt.dst).or_default();
-                if !hosts.contains(&pkt.ingress) {
-                    hosts.push(pkt.ingress);
-                    self.dst_pauses += 1;
-                    out.push(FcAction::Send { port: pkt.ingress, msg: CtrlMsg::DstPause { dst: pkt.dst, pause: true }, by: Origin::Scheme });
-                }
-            }
+            let voq = self.voq_bytes(view, pkt.dst);
+            self.pauses.on_enqueue(self.cfg.dst_pause_on, self.cfg.thre_off_bdp, pkt, view, voq, out);
         }
     }
 
@@ -655,15 +654,9 @@ impl FlowControl for Floodgate {
                 }
             }
         }
-        if (self.cfg.dst_pause || self.cfg.ideal) && !self.dst_paused.is_empty() {
-            if let Some(hosts) = self.dst_paused.get(&pkt.dst) {
-                let on = (view.hop_bdp(hosts[0]) as f64 * self.cfg.thre_on_bdp) as u64;
-                if self.voq_bytes(view, pkt.dst) < on {
-                    for &h in self.dst_paused.remove(&pkt.dst).expect("present").iter() {
-                        out.push(FcAction::Send { port: h, msg: CtrlMsg::DstPause { dst: pkt.dst, pause: false }, by: Origin::Scheme });
-                    }
-                }
-            }
+        if (self.cfg.dst_pause || self.cfg.ideal) && self.pauses.any() {
+            let voq = self.voq_bytes(view, pkt.dst);
+            self.pauses.on_dequeue(self.cfg.dst_pause_on, self.cfg.thre_on_bdp, pkt, view, voq, out);
         }
     }
 
@@ -769,10 +762,7 @@ impl FlowControl for Floodgate {
             v.retain(|&(p, _)| p != port);
         }
         self.dst_voqs.retain(|_, v| !v.is_empty());
-        for v in self.dst_paused.values_mut() {
-            v.retain(|&h| h != port);
-        }
-        self.dst_paused.retain(|_, v| !v.is_empty());
+        self.pauses.forget_port(port);
     }
 
     fn counters(&self, out: &mut Vec<(&'static str, u64)>) {
@@ -781,7 +771,7 @@ impl FlowControl for Floodgate {
         out.push(("floodgate_voq_allocs", self.voq_allocs));
         out.push(("floodgate_voq_hashed", self.voq_hashed));
         out.push(("floodgate_syns", self.syns));
-        out.push(("floodgate_dst_pauses", self.dst_pauses));
+        out.push(("floodgate_dst_pauses", self.pauses.sent));
         out.push(("floodgate_in_flight", self.in_flight()));
         out.push(("floodgate_non_incast_in_voq", self.non_incast_in_voq));
         out.push(("floodgate_peak_voqs", self.peak_voqs));

@@ -374,3 +374,50 @@ fn one_window_per_destination_is_spent_by_every_uplink() {
     assert_eq!(fy.arrive(&mut pp, HOST, UP2, 7, 0, true), 0);
     assert_eq!(pp.window(&fy.view(), UP2, 7), W0 - 1);
 }
+
+/// A ToR whose ports 0 and 1 face hosts A and B and port 2 a spine.
+fn two_hosts() -> Fx {
+    let mut fx = Fx::new();
+    fx.info.peers = vec![Peer { tier: None }, Peer { tier: None }, Peer { tier: Some(1) }];
+    fx
+}
+
+/// The dstPause frames sent so far, as (host port, pause).
+fn dst_pauses(fx: &Fx) -> Vec<(u16, bool)> {
+    fx.sent.iter().filter_map(|&(p, m)| if let CtrlMsg::DstPause { pause, .. } = m { Some((p, pause)) } else { None }).collect()
+}
+
+#[test]
+fn dst_pause_tests_the_voq_by_default_and_one_source_hosts_own_bytes_in_the_floodgate_ns3_reading() {
+    const A: u16 = 0;
+    const B: u16 = 1;
+    const UP: u16 = 2;
+    // thre_off = thre_on = one host-link BDP, 26,048 B = 24.9 packets of 1,048 B; the ideal
+    // window towards the spine is 38 packets
+    let run = |on: DstPauseOn| {
+        let mut fx = two_hosts();
+        let mut fg = Floodgate::new(FloodgateConfig { ideal: true, dst_pause_on: on, ..Default::default() });
+        for _ in 0..38 {
+            assert_eq!(fx.arrive(&mut fg, A, UP, 7, 0, true), 0, "window left: direct");
+        }
+        for _ in 0..20 {
+            assert_ne!(fx.arrive(&mut fg, A, UP, 7, 0, true), 0, "no window: the VOQ");
+        }
+        // B's 10 packets take the VOQ past thre_off (30 x 1,048 B); B holds 10,480 B of its own
+        for _ in 0..10 {
+            fx.arrive(&mut fg, B, UP, 7, 0, true);
+        }
+        let paused = dst_pauses(&fx);
+        // A's 38 direct packets leave: A holds 20 VOQ packets (20,960 B) afterwards
+        for _ in 0..38 {
+            fx.leave(&mut fg, UP, 0);
+        }
+        (paused, dst_pauses(&fx))
+    };
+    // §4.3: the destination's VOQ passed thre_off when B's packets came: B is paused, A (whose
+    // packets all came before) is not; the VOQ is still long, so nobody is resumed
+    assert_eq!(run(DstPauseOn::Voq), (vec![(B, true)], vec![(B, true)]));
+    // Floodgate-NS3: A is paused on its own bytes (its 25th packet) and B, with 10,480 B held,
+    // never; A is resumed once its own bytes fall below thre_on, whatever the VOQ holds
+    assert_eq!(run(DstPauseOn::SourceHost), (vec![(A, true)], vec![(A, true), (A, false)]));
+}
