@@ -151,6 +151,17 @@ pub struct FloodgateConfig {
     pub ideal: bool,
     /// The ideal design's window in next-hop BDPs (§6 "Parameters": m = 1.5).
     pub m: f64,
+    /// The practical design's window is `win_m x BDP_nextHop + C_out x T`: the paper's is 1
+    /// (§4.2); Floodgate-NS3 multiplies the BDP by its `SWITCH_WIN_M` (1.5 in its configs:
+    /// `third.cc` line 2872, `win = Settings::switch_win_m * bdp`, then `+ credit_interval x
+    /// link` on line 2874).
+    pub win_m: f64,
+    /// A credit also goes back at dequeue as soon as the bytes forwarded from an ingress for a
+    /// destination since its last credit reach this many (delayCredit still holding it back);
+    /// the timer sends the rest. `None` (default, §4.1): credits on the timer only. Floodgate-NS3's
+    /// `SWTICH_BYTE_COUNTER` (10240 in its practical configs; `switch-node.cc` line 467,
+    /// `if (creditPippyback >= Settings::switch_byte_counter)` in `SwitchNotifyDequeue`).
+    pub byte_counter: Option<u64>,
     /// A destination whose window towards each next hop goes into the module time series
     /// (`window_pkts`, per windowed port holding state for it; with the switch-wide window every
     /// such port shows the switch's one window).
@@ -175,6 +186,8 @@ impl Default for FloodgateConfig {
             dst_pause_on: DstPauseOn::Voq,
             ideal: false,
             m: 1.5,
+            win_m: 1.0,
+            byte_counter: None,
             watch_dst: None,
             pfc: false,
         }
@@ -196,6 +209,12 @@ impl FloodgateConfig {
             if !(v.is_finite() && v >= 0.0) {
                 return Err(format!("flow_control.floodgate.{name}: {v} must be a number of BDPs, 0 or more"));
             }
+        }
+        if !(self.win_m.is_finite() && self.win_m > 0.0 && self.win_m <= 1e6) {
+            return Err(format!("flow_control.floodgate.win_m: {} must be a number of BDPs above 0 (the paper's 1)", self.win_m));
+        }
+        if self.byte_counter == Some(0) {
+            return Err("flow_control.floodgate.byte_counter: must be a size above 0 bytes (or left out: credits on the timer only)".into());
         }
         if !(self.m.is_finite() && self.m > 0.0 && self.m <= 1e6) {
             return Err(format!("flow_control.floodgate.m: {} must be a number of BDPs above 0 (the paper's 1.5)", self.m));
@@ -224,8 +243,9 @@ struct Win {
 /// Downstream state per (ingress port, destination).
 #[derive(Clone, Copy, Debug, Default)]
 struct Owed {
-    /// Packets forwarded since the last credit, and the PSN of the last one.
+    /// Packets forwarded since the last credit, their bytes, and the PSN of the last one.
     count: u32,
+    bytes: u64,
     psn: u32,
     /// Packets from that ingress for that destination in this switch's buffer.
     resident: u32,
@@ -315,13 +335,13 @@ impl Floodgate {
     fn initial(&mut self, view: &SwitchView, p: u16) -> u32 {
         if self.initial.is_empty() {
             let mtu = view.info.mtu_bytes as u64;
-            let (ideal, m, t) = (self.cfg.ideal, self.cfg.m, self.cfg.t);
+            let (ideal, m, t, win_m) = (self.cfg.ideal, self.cfg.m, self.cfg.t, self.cfg.win_m);
             self.initial = (0..view.nports() as u16)
                 .map(|q| {
                     let bytes = if ideal {
                         (view.hop_bdp(q) as f64 * m).ceil() as u64
                     } else {
-                        view.hop_bdp(q) + view.rate(q).bytes_in(t)
+                        (view.hop_bdp(q) as f64 * win_m).ceil() as u64 + view.rate(q).bytes_in(t)
                     };
                     bytes.div_ceil(mtu.max(1)).max(1) as u32
                 })
@@ -452,6 +472,20 @@ impl Floodgate {
         }
     }
 
+    /// delayCredit (§4.1): credits for `dst` are held back while its VOQs here are long.
+    fn delayed(&self, view: &SwitchView, ingress: u16, dst: u32) -> bool {
+        self.cfg.delay_credit && !self.cfg.ideal && self.voq_bytes(view, dst) > (view.hop_bdp(ingress) as f64 * self.cfg.thre_credit_bdp) as u64
+    }
+
+    /// Credit upstream `ingress` for everything of `dst` forwarded since its last credit.
+    fn credit(&mut self, ingress: u16, dst: u32, out: &mut Actions) {
+        let o = self.owed.get_mut(&(ingress, dst)).expect("owed");
+        out.push(FcAction::Send { port: ingress, msg: CtrlMsg::Credit { dst, credits: o.count, psn: o.psn }, by: Origin::Scheme });
+        o.count = 0;
+        o.bytes = 0;
+        self.credits_sent += 1;
+    }
+
     fn arm(&mut self, now: Time) {
         if self.timer.is_none() {
             self.timer = Some(now + self.cfg.t);
@@ -524,11 +558,17 @@ impl Floodgate {
             out.push(FcAction::Send { port: pkt.ingress, msg: CtrlMsg::Credit { dst: pkt.dst, credits: 1, psn: o.psn }, by: Origin::Scheme });
         } else {
             o.count += 1;
+            o.bytes += pkt.size as u64;
             // PSNs only move forward (packets of one ingress may leave by several ports)
             if after(pkt.tags.psn, o.psn) {
                 o.psn = pkt.tags.psn;
             }
+            let due = self.cfg.byte_counter.is_some_and(|b| o.bytes >= b);
+            if due && !self.delayed(view, pkt.ingress, pkt.dst) {
+                self.credit(pkt.ingress, pkt.dst, out);
+            }
         }
+        let o = self.owed.get_mut(&(pkt.ingress, pkt.dst)).expect("made above");
         if o.resident == 0 {
             if let Some(s) = o.syn.take() {
                 if after(s, o.psn) {
@@ -715,14 +755,11 @@ impl FlowControl for Floodgate {
         let mut keys: Vec<(u16, u32)> = self.owed.iter().filter(|(_, o)| o.count > 0).map(|(&k, _)| k).collect();
         keys.sort_unstable();
         for (i, dst) in keys {
-            if self.cfg.delay_credit && !self.cfg.ideal && self.voq_bytes(view, dst) > (view.hop_bdp(i) as f64 * self.cfg.thre_credit_bdp) as u64 {
+            if self.delayed(view, i, dst) {
                 self.credits_delayed += 1;
                 continue;
             }
-            let o = self.owed.get_mut(&(i, dst)).expect("listed");
-            out.push(FcAction::Send { port: i, msg: CtrlMsg::Credit { dst, credits: o.count, psn: o.psn }, by: Origin::Scheme });
-            o.count = 0;
-            self.credits_sent += 1;
+            self.credit(i, dst, out);
         }
         let mut syns: Vec<(u16, u32, u32)> = vec![];
         for (&(p, dst), w) in self.win.iter_mut() {

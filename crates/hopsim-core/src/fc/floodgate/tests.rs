@@ -421,3 +421,36 @@ fn dst_pause_tests_the_voq_by_default_and_one_source_hosts_own_bytes_in_the_floo
     // never; A is resumed once its own bytes fall below thre_on, whatever the VOQ holds
     assert_eq!(run(DstPauseOn::SourceHost), (vec![(A, true)], vec![(A, true), (A, false)]));
 }
+
+#[test]
+fn win_m_multiplies_the_next_hops_bdp_in_the_practical_window() {
+    let fx = Fx::new();
+    // ceil((1.5 x 26,048 + 125,000) / 1,048) = ceil(156.56) = 157 (Floodgate-NS3's SWITCH_WIN_M 1.5)
+    let mut fg = Floodgate::new(FloodgateConfig { win_m: 1.5, ..Default::default() });
+    assert_eq!(fg.window(&fx.view(), UP1, 7), 157);
+    assert!(FloodgateConfig { win_m: 0.0, ..Default::default() }.validate().unwrap_err().contains("win_m"));
+}
+
+#[test]
+fn a_byte_counter_credits_at_dequeue_once_it_is_reached_and_the_timer_sends_the_rest() {
+    let credits = |fx: &Fx| fx.sent.iter().filter_map(|&(p, m)| if let CtrlMsg::Credit { credits, psn, .. } = m { Some((p, credits, psn)) } else { None }).collect::<Vec<_>>();
+    for bc in [None, Some(3000)] {
+        let mut fx = Fx::new();
+        let mut fg = Floodgate::new(FloodgateConfig { byte_counter: bc, ..Default::default() });
+        // four packets for the host behind port 0 come from the spine behind UP1 and leave
+        for psn in 0..4 {
+            fx.arrive(&mut fg, UP1, HOST, 7, psn, true);
+            fx.leave(&mut fg, HOST, 0);
+        }
+        if bc.is_none() {
+            assert!(credits(&fx).is_empty(), "credits wait for the timer (§4.1)");
+        } else {
+            // 3 x 1,048 B >= 3,000 B: one credit for three packets at the third one's dequeue
+            assert_eq!(credits(&fx), vec![(UP1, 3, 2)]);
+        }
+        fx.tick(&mut fg, Time::from_us(10));
+        let want = if bc.is_none() { vec![(UP1, 4, 3)] } else { vec![(UP1, 3, 2), (UP1, 1, 3)] };
+        assert_eq!(credits(&fx), want);
+    }
+    assert!(FloodgateConfig { byte_counter: Some(0), ..Default::default() }.validate().unwrap_err().contains("byte_counter"));
+}
