@@ -290,6 +290,15 @@ pub struct Floodgate {
 
 const SYN: u8 = 1;
 
+/// An ACK or NACK in the data queues (`transport.ack_priority = "data"`, Floodgate-NS3's
+/// `ACK_HIGH_PRIO 0`): it goes to the non-incast queue, FIFO with data, and neither spends a
+/// window nor earns a credit, as there (`switch-node.cc`: `CheckVOQWin` and the credit counter
+/// act on UDP packets only, `ch.l3Prot == 0x11`).
+#[inline]
+fn is_ack(pkt: &PktMeta) -> bool {
+    pkt.flags & crate::packet::tag::ACK != 0
+}
+
 /// PSN `a` is after `b` (wrapping).
 #[inline]
 fn after(a: u32, b: u32) -> bool {
@@ -588,7 +597,7 @@ impl FlowControl for Floodgate {
     /// else direct while it has window (charged now), else a VOQ.
     fn classify(&mut self, now: Time, pkt: &PktMeta, view: &SwitchView) -> u16 {
         let p = pkt.egress;
-        if self.voqs(view) == 0 {
+        if self.voqs(view) == 0 || is_ack(pkt) {
             return 0;
         }
         if self.shared() {
@@ -617,6 +626,9 @@ impl FlowControl for Floodgate {
     }
 
     fn on_enqueue(&mut self, now: Time, pkt: &mut PktMeta, view: &SwitchView, out: &mut Actions) {
+        if is_ack(pkt) {
+            return;
+        }
         let p = pkt.egress;
         if !view.peer(pkt.ingress).is_host() {
             self.owed.entry((pkt.ingress, pkt.dst)).or_default().resident += 1;
@@ -652,6 +664,9 @@ impl FlowControl for Floodgate {
     }
 
     fn on_dequeue(&mut self, now: Time, pkt: &PktMeta, view: &SwitchView, out: &mut Actions) {
+        if is_ack(pkt) {
+            return;
+        }
         self.owe(now, pkt, view, out);
         let p = pkt.egress;
         if self.shared() && pkt.queue != 0 {
@@ -702,7 +717,7 @@ impl FlowControl for Floodgate {
 
     /// The PSN the next hop credits back (§4.3).
     fn stamp(&mut self, _now: Time, pkt: &mut PktMeta, view: &SwitchView) {
-        if Self::windowed(view, pkt.egress) {
+        if !is_ack(pkt) && Self::windowed(view, pkt.egress) {
             if let Some(w) = self.win.get(&(pkt.egress, pkt.dst)) {
                 pkt.tags.psn = w.next_psn.wrapping_sub(1);
             }

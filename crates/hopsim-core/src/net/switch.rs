@@ -69,7 +69,7 @@ pub(crate) fn meta(pkt: &Packet, tags: Tags, egress: u16) -> PktMeta {
         egress,
         queue: pkt.queue,
         hash: pkt.hash,
-        flags: pkt.tag_flags,
+        flags: pkt.tag_flags | if matches!(pkt.kind, crate::packet::PktKind::Ack | crate::packet::PktKind::Nack) { crate::packet::tag::ACK } else { 0 },
         tags,
     }
 }
@@ -139,7 +139,7 @@ impl Simulation {
                 let changed = h.on_enqueue(&mut sw.fc, now, &view!(sw, &self.ports), &mut self.fc_out);
                 // only modules that use tags write them (`FlowControl::uses_tags`)
                 if let Some((flags, t)) = changed.filter(|_| tags_on) {
-                    pkt.tag_flags = flags;
+                    pkt.tag_flags = flags & !crate::packet::tag::ACK;
                     self.slab.tags.set(id, t);
                 }
                 collect_actions!(self, node);
@@ -190,7 +190,7 @@ impl Simulation {
         // only modules that use tags stamp them (`FlowControl::uses_tags` turns the store on)
         if self.slab.tags.on {
             if let Some((flags, t)) = h.stamp(&mut sw.fc, now, &view!(sw, &self.ports)) {
-                self.slab.get_mut(id).tag_flags = flags;
+                self.slab.get_mut(id).tag_flags = flags & !crate::packet::tag::ACK;
                 self.slab.tags.set(id, t);
             }
         }

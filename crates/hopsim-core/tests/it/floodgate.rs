@@ -387,3 +387,24 @@ fn successive_incasts_to_the_racks_in_turn_keep_the_cores_flat_and_fill_the_firs
     assert!(six.1 as f64 > 1.5 * two.1 as f64, "ToR-up grows with the incasts: {} vs {}", six.1, two.1);
     assert!(stacked.0 as f64 > 1.5 * six.0 as f64, "destinations behind one ToR stack at its core ports: {} vs {}", stacked.0, six.0);
 }
+
+/// Floodgate-NS3's `ACK_HIGH_PRIO 0` under Floodgate: ACKs ride the non-incast data queue at
+/// switches (no window, no credit) and the incast still waits upstream, every flow finishing.
+/// Host 0 also sends 2 MB to host 8, so the ACKs to host 8's flow share ToR 1's port towards
+/// host 8 with data.
+#[test]
+fn acks_in_the_data_queues_under_floodgate_run_and_the_incast_still_waits_upstream() {
+    let mut f = flows();
+    f.push(flow(0, 8, 2_000_000, Time::ZERO));
+    let mut n = net(FcConfig::Floodgate(FloodgateConfig::default()));
+    n.host.ack_priority = hopsim_core::config::AckPriority::Data;
+    let data = run(&topo(), &f, n);
+    let ctrl = run(&topo(), &f, net(FcConfig::Floodgate(FloodgateConfig::default())));
+    assert_conserved(&data);
+    assert_eq!(data.counters.drops, 0);
+    assert!(data.modules["floodgate_voq_allocs"] > 0);
+    assert!(last_hop_peak(&data) * 3 < last_hop_peak(&run(&topo(), &flows(), net(FcConfig::Pfc))));
+    // ACKs to host 8 now queue behind host 0's data at ToR 1: its flow's sender learns later
+    let victim = flows().len() - 1;
+    assert!(data.flows.ack_fct_ps[victim] > ctrl.flows.ack_fct_ps[victim], "{} vs {}", data.flows.ack_fct_ps[victim], ctrl.flows.ack_fct_ps[victim]);
+}

@@ -454,3 +454,30 @@ fn a_byte_counter_credits_at_dequeue_once_it_is_reached_and_the_timer_sends_the_
     }
     assert!(FloodgateConfig { byte_counter: Some(0), ..Default::default() }.validate().unwrap_err().contains("byte_counter"));
 }
+
+#[test]
+fn acks_in_the_data_queues_take_the_non_incast_queue_and_neither_spend_window_nor_earn_credit() {
+    let mut fx = Fx::new();
+    let mut fg = Floodgate::new(FloodgateConfig::default());
+    // dst 7's window is spent and it waits in a VOQ
+    for _ in 0..W0 {
+        fx.arrive(&mut fg, HOST, UP1, 7, 0, true);
+    }
+    assert_eq!(fx.arrive(&mut fg, HOST, UP1, 7, 0, true), 1);
+    // an ACK to host 7 goes by the non-incast queue all the same, and charges nothing
+    let mut ack = PktMeta { dst: 7, ingress: HOST, egress: UP1, size: 84, prio: 3, flags: tag::ACK, ..Default::default() };
+    ack.queue = fg.classify(fx.now, &ack, &fx.view());
+    assert_eq!(ack.queue, 0);
+    let mut out = vec![];
+    fg.on_enqueue(fx.now, &mut ack, &fx.view(), &mut out);
+    fg.on_dequeue(fx.now, &ack, &fx.view(), &mut out);
+    assert!(out.is_empty());
+    assert_eq!(fg.window(&fx.view(), UP1, 7), 0);
+    // an ACK from the spine leaving towards the host is owed no credit
+    let mut back = PktMeta { dst: 3, ingress: UP1, egress: HOST, size: 84, prio: 3, flags: tag::ACK, ..Default::default() };
+    back.queue = fg.classify(fx.now, &back, &fx.view());
+    fg.on_enqueue(fx.now, &mut back, &fx.view(), &mut out);
+    fg.on_dequeue(fx.now, &back, &fx.view(), &mut out);
+    fx.tick(&mut fg, Time::from_us(10));
+    assert!(!fx.sent.iter().any(|(_, m)| matches!(m, CtrlMsg::Credit { dst: 3, .. })), "no credit for an ACK");
+}
