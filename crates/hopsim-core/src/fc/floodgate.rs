@@ -283,6 +283,11 @@ pub struct Floodgate {
     pub non_incast_in_voq: u64,
     /// Most VOQs holding packets at once on one port (§6.1 "VOQ usage": at most one).
     pub peak_voqs: u64,
+    /// VOQ packets that left while their destination's window was spent: none, but for a VOQ
+    /// shared by several destinations (hashed when VOQs run out), which opens while any of them
+    /// has window. (Counts what the engine must not let happen: a gate closed by a hook opening
+    /// too late.)
+    pub sent_without_window: u64,
     /// Every destination that was ever given a VOQ here (§6.1: "the VOQ is exactly used to
     /// buffer packets whose destination host is suffering incast").
     pub voq_destinations: std::collections::BTreeSet<u32>,
@@ -325,6 +330,7 @@ impl Floodgate {
             syns: 0,
             non_incast_in_voq: 0,
             peak_voqs: 0,
+            sent_without_window: 0,
             voq_destinations: Default::default(),
         }
     }
@@ -672,6 +678,9 @@ impl FlowControl for Floodgate {
         if self.shared() && pkt.queue != 0 {
             let v = pkt.queue;
             if Self::windowed(view, p) {
+                if !self.has_window(view, p, pkt.dst) {
+                    self.sent_without_window += 1;
+                }
                 self.charge_sent(pkt);
             }
             let pl = self.pool.as_mut().expect("a VOQ packet came through the pool");
@@ -686,6 +695,9 @@ impl FlowControl for Floodgate {
         } else if Self::windowed(view, p) {
             // upstream: the packet takes its PSN; a VOQ packet is charged now
             let init = self.initial(view, p);
+            if pkt.queue != 0 && self.used_for(p, pkt.dst) >= init {
+                self.sent_without_window += 1;
+            }
             if self.charge_sent(pkt) && pkt.queue != 0 && self.used_for(p, pkt.dst) >= init {
                 // the window ran out: close the destination's VOQs on every port it spends
                 self.refresh_dst(now, view, pkt.dst, false, out);
@@ -827,6 +839,7 @@ impl FlowControl for Floodgate {
         out.push(("floodgate_in_flight", self.in_flight()));
         out.push(("floodgate_non_incast_in_voq", self.non_incast_in_voq));
         out.push(("floodgate_peak_voqs", self.peak_voqs));
+        out.push(("floodgate_sent_without_window", self.sent_without_window));
     }
 
     /// The module time series: VOQs holding packets per port (`voqs`; switch-wide with the

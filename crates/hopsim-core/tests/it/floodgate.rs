@@ -408,3 +408,28 @@ fn acks_in_the_data_queues_under_floodgate_run_and_the_incast_still_waits_upstre
     let victim = flows().len() - 1;
     assert!(data.flows.ack_fct_ps[victim] > ctrl.flows.ack_fct_ps[victim], "{} vs {}", data.flows.ack_fct_ps[victim], ctrl.flows.ack_fct_ps[victim]);
 }
+
+/// The ideal design (§3.2: "a packet is forwarded only when its destination has window") on the
+/// paper's leaf-spine shape under successive incasts (a burst every 5 us, each to the first host
+/// of the next rack): no VOQ packet leaves a switch while its destination's window is spent, with
+/// either VOQ pool. A packet arriving for a destination without window makes it a new VOQ that
+/// the module closes at once; the port must not pick that packet before the close takes effect
+/// (it did: a packet arriving at an idle uplink went out before the close took effect, and a
+/// credit that freed one packet of window opened the destination's VOQs on every uplink, each
+/// sending one: 3,390 packets beyond the windows here, the cores filling with what the windows
+/// should have held at the source ToRs).
+#[test]
+fn no_voq_packet_leaves_without_window_in_the_ideal_design_under_successive_incasts() {
+    use hopsim_core::workload::arrivals::Limit;
+    use hopsim_core::workload::incast::{incast_flows, IncastSize, IncastSpec, IncastTiming};
+    let t = paper_shape(16, 4);
+    let mut spec = IncastSpec::new(63, IncastSize::PerFlowRange { min: 43_800, max: 58_400 }, IncastTiming::Period(Time::from_us(5)));
+    (spec.dst, spec.dst_stride) = (Some(0), 16);
+    let f = incast_flows(&spec, &t.host_ids(), Time::ZERO, Limit::Count(4), 1, 0).unwrap();
+    for pool in [VoqPool::PerPort, VoqPool::Shared] {
+        let r = run(&t, &f, paper_net(FcConfig::Floodgate(FloodgateConfig { ideal: true, voq_pool: pool, pfc: true, ..Default::default() })));
+        assert_conserved(&r);
+        assert!(r.modules["floodgate_voq_allocs"] > 0);
+        assert_eq!(r.modules["floodgate_sent_without_window"], 0, "{pool:?}: {:?}", r.modules);
+    }
+}
