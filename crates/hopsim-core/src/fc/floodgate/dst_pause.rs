@@ -9,9 +9,10 @@
 //!   this ToR, whoever's packets fill it: each source host whose packet arrives while it is above
 //!   `thre_off` is paused, and all of them are resumed together once it falls below `thre_on`.
 //! - `source_host` (Floodgate-NS3, `SRCTOR_DST_PFC 1`): the ToR's host-facing ports account ingress
-//!   bytes per destination instead of per priority (`third.cc`, the link loop: `pfc_mode[...] =
-//!   SwitchMmu::PFC_ON_DST`; `switch-node.cc` `SendToDev`: `if (m_mmu->pfc_mode[inDev] ==
-//!   SwitchMmu::PFC_ON_DST) pfc_fine = Settings::hostIp2IdMap[ch.dip]`), so one source host is
+//!   bytes per destination instead of per priority (`third.cc` lines 2766 and 2786, the link loop:
+//!   `pfc_mode[...] = SwitchMmu::PFC_ON_DST`; `switch-node.cc` line 277, `SendToDev`: `if
+//!   (m_mmu->pfc_mode[inDev] == SwitchMmu::PFC_ON_DST) pfc_fine = Settings::hostIp2IdMap[ch.dip]`,
+//!   released at line 379 in `SwitchNotifyDequeue`), so one source host is
 //!   paused for one destination on that host's own bytes for it held at its ToR (in a VOQ or in
 //!   the egress queue: they leave the ingress account at `SwitchNotifyDequeue`), and resumed on
 //!   its own bytes too. Another host's bytes for the same destination do not pause it.
