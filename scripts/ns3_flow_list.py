@@ -16,26 +16,19 @@ third.cc sets them).
 
 from __future__ import annotations
 
-import re
 import sys
 
 # flow_id src dst size start qp_id msg_seq; the start is printed with 10 significant digits
-FLOW_LINE = re.compile(r"^(\d+) (\d+) (\d+) (\d+) (\d+\.\d+) (\d+) (\d+)$")
+from hopsim.floodgate_files import drawn_flows, hpcc_flows
 
 
 def flows(stdout: str) -> list[tuple[int, int, int, str]]:
-    """(src, dst, size, start as printed) of every installed flow, in installation order. Other
-    lines (settings, thresholds, progress) never have seven fields of this shape."""
-    out = []
-    for line in stdout.splitlines():
-        m = FLOW_LINE.match(line.strip())
-        if m:
-            out.append((int(m.group(2)), int(m.group(3)), int(m.group(4)), m.group(5)))
-    return out
+    """(src, dst, size, start as printed) of every installed flow, in installation order."""
+    return drawn_flows(stdout)
 
 
 def flow_file(fl: list[tuple[int, int, int, str]]) -> str:
-    return f"{len(fl)}\n" + "".join(f"{s} {d} 3 100 {size} {start}\n" for s, d, size, start in fl)
+    return hpcc_flows(fl)
 
 
 def main(argv: list[str]) -> int:

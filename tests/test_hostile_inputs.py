@@ -75,6 +75,8 @@ INPUTS = {  # commands and where they read a path: {P} is the bad path
     "run": ["run", "{P}", "--out", "{D}/r"],
     "sweep": ["sweep", "{P}", "--out", "{D}/s"],
     "import-hpcc": ["import-hpcc", "{P}", "--out", "{D}/i.toml"],
+    "import-floodgate": ["import-floodgate", "{P}", "--out", "{D}/f.toml"],
+    "export-floodgate": ["export-floodgate", "{P}", "--out", "{D}/fct.txt"],
     "query": ["query", "{P}", "select 1"],
     "report": ["report", "{P}", "--out", "{D}/rep.html"],
     "export-hpcc": ["export-hpcc", "{P}", "--out", "{D}/e"],

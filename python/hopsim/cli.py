@@ -422,10 +422,39 @@ def import_hpcc_cmd(
     out_console.print(f"scenario: {path}")
 
 
+@app.command("import-floodgate")
+def import_floodgate_cmd(
+    config: Path = typer.Argument(..., help="Floodgate-NS3's config (mix/config-*.ini)."),
+    out: Path = typer.Option(..., "--out", "-o", help="Scenario TOML to write (its converted topology and flow files go beside it)."),
+    flows: Optional[Path] = typer.Option(None, "--flows", help="The flows it drew (FLOW_FROM_FILE 0): its standard output, or scripts/ns3_flow_list.py's output."),
+) -> None:
+    """Turn a Floodgate-NS3 config into a hopsim scenario."""
+    from .floodgate_import import import_floodgate
+
+    with _bad_input(config=config, out=out):
+        path, warnings = import_floodgate(config, out, flows)
+    _notes(warnings)
+    out_console.print(f"scenario: {path}")
+
+
 def _notes(lines: list[str]) -> None:
     for w in lines:
         err_console.print("[yellow]note:[/]", end=" ")
         err_console.print(w, markup=False, highlight=False, soft_wrap=True)
+
+
+@app.command("export-floodgate")
+def export_floodgate_cmd(
+    run_dir: Path = typer.Argument(..., help="A run folder."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="File to write (default RUN_DIR/fct-floodgate.txt)."),
+) -> None:
+    """Write per-flow results in Floodgate-NS3's fct format (its qp_finish lines, its oracle FCT)."""
+    from .floodgate_export import export_floodgate
+
+    with _bad_input(run_dir=run_dir, out=out):
+        path, n, notes = export_floodgate(run_dir, out)
+    _notes(notes)
+    out_console.print(f"{n} flows -> {path}")
 
 
 @app.command("export-fct")
@@ -466,6 +495,12 @@ def compare_fct_cmd(
                               "size bucket's median or p99 slowdown."),
     plot_: Optional[Path] = typer.Option(None, "--plot", help="Also draw median and p99 per bucket (png, pdf or svg)."),
     json_: Optional[Path] = typer.Option(None, "--json", help="Also write the numbers as JSON."),
+    basis: str = typer.Option("own", "--basis", help="own: each side's slowdown over its own standalone FCT; ref: both "
+                              "over the reference's (e.g. Floodgate-NS3's Get_Oracle_Fct)."),
+    flows: str = typer.Option("all", "--flows", help="all, incast or background (by --incast-dsts, else by the incast tag "
+                              "of the side that is a hopsim run folder)."),
+    incast_dsts: str = typer.Option("", "--incast-dsts", help="Comma-separated hosts whose incoming flows are the incast "
+                                    "(Floodgate-NS3: the first host of each rack that received one)."),
 ) -> None:
     """Compare FCT slowdowns of two runs flow by flow, in 10 flow-size buckets (see hopsim.compare).
     Exit 0 when the worst gap is within --tol, 1 when it is not, 2 on bad input or no matching flow."""
@@ -478,7 +513,11 @@ def compare_fct_cmd(
                                 + ", ".join("." + f for f in PLOT_FORMATS))
         ref_rows, ref_name = read_fct(ref, "REF")
         cand_rows, cand_name = read_fct(cand, "CAND")
-        cmp = compare(ref_rows, cand_rows, tol, ref_name, cand_name)
+        try:
+            dsts = [int(x) for x in incast_dsts.split(",") if x.strip()]
+        except ValueError:
+            raise ScenarioError(f"--incast-dsts {incast_dsts!r}: expected host ids separated by commas, e.g. 0,16,32") from None
+        cmp = compare(ref_rows, cand_rows, tol, ref_name, cand_name, basis=basis, flows=flows, incast_dsts=dsts)
         for opt, path, write in (("--json", json_, write_json), ("--plot", plot_, plot)):
             if path is not None:
                 try:
@@ -533,7 +572,9 @@ _MODULES = {
     "query": ("query", "duckdb", "pandas"),
     "report": ("report", "reproduce", "plots"),
     "import-hpcc": ("hpcc_import",),
+    "import-floodgate": ("floodgate_import",),
     "export-fct": ("hpcc_export",),
+    "export-floodgate": ("floodgate_export",),
     "export-hpcc": ("hpcc_export",),
     "compare-fct": ("compare",),
 }

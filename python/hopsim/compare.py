@@ -2,7 +2,10 @@
 `hopsim.hpcc_export`) say the same, flow-size bucket by bucket?
 
 Each side is an fct.txt, a folder holding one (the reference runs' folders), or a hopsim run
-folder (then its lines are what ``hopsim export-fct`` would write).
+folder (then its lines are what ``hopsim export-fct`` would write). A file in Floodgate-NS3's fct
+format (`hopsim.floodgate_export`: 9 fields, node ids, its oracle FCT) is read as such.
+`compare(basis="ref")` puts both sides over the reference's standalone FCT; `flows` keeps the
+incast or the background flows only (see `compare`).
 
 Matching: flows are paired by (src node, dst node, size, start time), node id = (ip >> 8) &
 0xffff as the simulator's ``ip_to_node_id``. Start times pair within `START_TOL_NS` (1 ns): the
@@ -61,6 +64,8 @@ class FctRow:
     start_ns: int
     fct_ns: int
     standalone_ns: int
+    incast: bool | None = None
+    """The flow's incast tag where the side knows it (a hopsim run folder), else None."""
 
     @property
     def slowdown(self) -> float:
@@ -102,15 +107,33 @@ def read_fct(path: Path | str, what: str = "REF") -> tuple[list[FctRow], str]:
     from .hpcc_export import fct_lines
     from .store import is_complete
 
+    from .floodgate_export import is_floodgate_fct, parse_fct_floodgate
+
     p = Path(path)
     if p.is_dir() and is_complete(p):
-        return parse_fct("\n".join(fct_lines(p)), f"{p} (exported)"), f"run folder {p}"
+        return _tagged(parse_fct("\n".join(fct_lines(p)), f"{p} (exported)"), p), f"run folder {p}"
     if p.is_dir():
         if not (p / "fct.txt").is_file():
             raise ScenarioError(f"{what} {p}: a folder that is neither a complete hopsim run folder "
                                 "(summary.json) nor holds an fct.txt")
         p = p / "fct.txt"
-    return parse_fct(read_text(p, what), str(p)), str(p)
+    text = read_text(p, what)
+    if is_floodgate_fct(text):
+        return parse_fct_floodgate(text, str(p)), f"{p} (Floodgate-NS3)"
+    return parse_fct(text, str(p)), str(p)
+
+
+def _tagged(rows: list[FctRow], run_dir: Path) -> list[FctRow]:
+    """Rows of a run folder with each flow's incast tag from its flows table."""
+    from dataclasses import replace
+
+    from .hpcc_export import _read, _time_offset_ps
+
+    f = _read(run_dir, "flows", ["src", "dst", "size_bytes", "start_ps", "incast"])
+    off = _time_offset_ps(run_dir)
+    tag = {(int(a), int(b), int(n), (int(t) + off) // 1000): bool(i)
+           for a, b, n, t, i in zip(f["src"], f["dst"], f["size_bytes"], f["start_ps"], f["incast"])}
+    return [replace(r, incast=tag.get((r.src, r.dst, r.size, r.start_ns))) for r in rows]
 
 
 def match_flows(ref: Sequence[FctRow], cand: Sequence[FctRow],
@@ -181,9 +204,32 @@ class Comparison:
 
 
 def compare(ref: Sequence[FctRow], cand: Sequence[FctRow], tol: float = 0.10, ref_name: str = "REF",
-            cand_name: str = "CAND", buckets: int = N_BUCKETS) -> Comparison:
-    """Match, bucket and compare (see the module doc). Raises ScenarioError when no flow matches."""
+            cand_name: str = "CAND", buckets: int = N_BUCKETS, basis: str = "own", flows: str = "all",
+            incast_dsts: Sequence[int] = ()) -> Comparison:
+    """Match, bucket and compare (see the module doc). Raises ScenarioError when no flow matches.
+
+    `basis`: "own" (each side's slowdown over its own standalone FCT) or "ref" (both over the
+    reference's, e.g. Floodgate-NS3's Get_Oracle_Fct, so that only the FCTs differ). `flows`:
+    "all", or only the "incast" or "background" flows: by `incast_dsts` when given (flows to these
+    hosts are the incast: Floodgate-NS3's generators send incasts to the first host of a rack and
+    keep Poisson flows off them), else by the incast tag of the side that has it (a hopsim run
+    folder)."""
     pairs, ur, uc = match_flows(ref, cand)
+    if basis not in ("own", "ref"):
+        raise ScenarioError(f"--basis {basis!r}; allowed: own, ref")
+    if flows not in ("all", "incast", "background"):
+        raise ScenarioError(f"--flows {flows!r}; allowed: all, incast, background")
+    if basis == "ref":
+        from dataclasses import replace
+
+        pairs = [(r, replace(x, standalone_ns=r.standalone_ns)) for r, x in pairs]
+    if flows != "all":
+        dsts = set(incast_dsts)
+        tags = [r.dst in dsts if dsts else x.incast if x.incast is not None else r.incast for r, x in pairs]
+        if any(t is None for t in tags):
+            raise ScenarioError(f"--flows {flows}: needs the flows' incast tags, which only a hopsim run folder on one "
+                                "side carries (give REF or CAND as a run folder), or --incast-dsts")
+        pairs = [p for p, t in zip(pairs, tags) if t == (flows == "incast")]
     if not pairs:
         raise ScenarioError(
             f"no flow of {cand_name} ({len(cand)} flows) matches one of {ref_name} ({len(ref)} flows) by "

@@ -862,8 +862,18 @@ class Floodgate(Strict):
     dst_pause: Bool = Field(default=False, description="the ideal design: dstPause at the first-hop ToR")
     thre_off_bdp: Float = Field(default=1.0, gt=0, le=1_000_000, description="dstPause above this VOQ length, BDPs")
     thre_on_bdp: Float = Field(default=1.0, gt=0, le=1_000_000, description="dstResume below this VOQ length, BDPs")
+    dst_pause_on: Literal["voq", "source_host"] = Field(
+        default="voq",
+        description="voq: dstPause tests the destination's VOQ length and pauses every source host (§4.3); "
+        "source_host: one source host for one destination, on that host's own bytes for it at its ToR (Floodgate-NS3's SRCTOR_DST_PFC)",
+    )
     ideal: Bool = Field(default=False, description="the ideal design (§3.2, §6): per-packet credit, window m x BDP, a VOQ per destination, dstPause")
     m: Float = Field(default=1.5, gt=0, le=1_000_000, description="the ideal design's window, next-hop BDPs")
+    win_m: Float = Field(default=1.0, gt=0, le=1_000_000, description="the practical window is win_m x BDP_nextHop + C_out x T (paper: 1; Floodgate-NS3's SWITCH_WIN_M)")
+    byte_counter: Optional[Size] = Field(
+        default=None, gt=0,
+        description="also credit at dequeue once this many bytes from an ingress for a destination await credit (Floodgate-NS3's SWTICH_BYTE_COUNTER); unset: on the timer only (§4.1)",
+    )
     watch_dst: Int | None = Field(default=None, ge=0, description="a host whose window per next hop goes into module_samples (window_pkts)")
     pfc: Bool = Field(default=False, description="standard PFC underneath (appendix B)")
 

@@ -321,9 +321,9 @@ impl Simulation {
         sim.acks_as_data = sim.cfg.host.ack_priority == crate::config::AckPriority::Data;
         sim.nic_acks_pausable = sim.acks_as_data && sim.cfg.host.ack_pause_at_nic;
         sim.ecmp_hpcc = sim.cfg.routing.ecmp == crate::config::EcmpHash::Hpcc;
-        if sim.acks_as_data && !matches!(sim.cfg.fc, FcConfig::None | FcConfig::Pfc | FcConfig::Ppfc(_) | FcConfig::Capfc(_)) {
+        if sim.acks_as_data && !matches!(sim.cfg.fc, FcConfig::None | FcConfig::Pfc | FcConfig::Ppfc(_) | FcConfig::Capfc(_) | FcConfig::Floodgate(_)) {
             return Err(format!(
-                "transport.ack_priority: \"data\" puts ACKs in the data queues, which the {} scheme keys by flow; allowed with flow_control.scheme none, pfc, ppfc or capfc",
+                "transport.ack_priority: \"data\" puts ACKs in the data queues, which the {} scheme keys by flow; allowed with flow_control.scheme none, pfc, ppfc, capfc or floodgate",
                 serde_json::to_value(&sim.cfg.fc).ok().and_then(|v| v["scheme"].as_str().map(str::to_string)).unwrap_or_default()
             ));
         }

@@ -118,6 +118,9 @@ pub mod tag {
     /// A retransmitted copy (go-back-N): set by the sending host, read by the latency recorder
     /// (`stats::latency`), which times first transmissions only.
     pub const RETX: u8 = 16;
+    /// An ACK or NACK riding the data queues (`transport.ack_priority = "data"`): set in what a
+    /// switch's flow-control hooks see of it, never stored in the packet.
+    pub const ACK: u8 = 32;
 }
 
 /// Tags wider than a bit, written by one hop (or the sending NIC) and read by the next.

@@ -72,9 +72,12 @@
 //!   delayCredit removes is what credits returned during the burst would let in past that bound
 //!   (tests/it/floodgate.rs measures both).
 
+mod dst_pause;
 mod pool;
 #[cfg(test)]
 mod tests;
+
+pub use dst_pause::DstPauseOn;
 
 use super::{Actions, CtrlMsg, FcAction, FlowControl, Origin, PktMeta, Samples, SwitchView, SWITCH_WIDE};
 use crate::rng::mix;
@@ -139,11 +142,26 @@ pub struct FloodgateConfig {
     /// dstPause and dstResume thresholds in BDPs of the host link (§4.3: "one-hop BDP").
     pub thre_off_bdp: f64,
     pub thre_on_bdp: f64,
+    /// What dstPause tests: the destination's VOQ length, pausing every source host (default,
+    /// §4.3), or one source host's own bytes for the destination (Floodgate-NS3); see
+    /// `floodgate/dst_pause.rs`.
+    pub dst_pause_on: DstPauseOn,
     /// The ideal design (§3.2, §6): per-packet credits, window `m x BDP_nextHop`, a VOQ per
     /// destination, no delayCredit.
     pub ideal: bool,
     /// The ideal design's window in next-hop BDPs (§6 "Parameters": m = 1.5).
     pub m: f64,
+    /// The practical design's window is `win_m x BDP_nextHop + C_out x T`: the paper's is 1
+    /// (§4.2); Floodgate-NS3 multiplies the BDP by its `SWITCH_WIN_M` (1.5 in its configs:
+    /// `third.cc` line 2872, `win = Settings::switch_win_m * bdp`, then `+ credit_interval x
+    /// link` on line 2874).
+    pub win_m: f64,
+    /// A credit also goes back at dequeue as soon as the bytes forwarded from an ingress for a
+    /// destination since its last credit reach this many (delayCredit still holding it back);
+    /// the timer sends the rest. `None` (default, §4.1): credits on the timer only. Floodgate-NS3's
+    /// `SWTICH_BYTE_COUNTER` (10240 in its practical configs; `switch-node.cc` line 467,
+    /// `if (creditPippyback >= Settings::switch_byte_counter)` in `SwitchNotifyDequeue`).
+    pub byte_counter: Option<u64>,
     /// A destination whose window towards each next hop goes into the module time series
     /// (`window_pkts`, per windowed port holding state for it; with the switch-wide window every
     /// such port shows the switch's one window).
@@ -165,8 +183,11 @@ impl Default for FloodgateConfig {
             dst_pause: false,
             thre_off_bdp: 1.0,
             thre_on_bdp: 1.0,
+            dst_pause_on: DstPauseOn::Voq,
             ideal: false,
             m: 1.5,
+            win_m: 1.0,
+            byte_counter: None,
             watch_dst: None,
             pfc: false,
         }
@@ -188,6 +209,12 @@ impl FloodgateConfig {
             if !(v.is_finite() && v >= 0.0) {
                 return Err(format!("flow_control.floodgate.{name}: {v} must be a number of BDPs, 0 or more"));
             }
+        }
+        if !(self.win_m.is_finite() && self.win_m > 0.0 && self.win_m <= 1e6) {
+            return Err(format!("flow_control.floodgate.win_m: {} must be a number of BDPs above 0 (the paper's 1)", self.win_m));
+        }
+        if self.byte_counter == Some(0) {
+            return Err("flow_control.floodgate.byte_counter: must be a size above 0 bytes (or left out: credits on the timer only)".into());
         }
         if !(self.m.is_finite() && self.m > 0.0 && self.m <= 1e6) {
             return Err(format!("flow_control.floodgate.m: {} must be a number of BDPs above 0 (the paper's 1.5)", self.m));
@@ -216,8 +243,9 @@ struct Win {
 /// Downstream state per (ingress port, destination).
 #[derive(Clone, Copy, Debug, Default)]
 struct Owed {
-    /// Packets forwarded since the last credit, and the PSN of the last one.
+    /// Packets forwarded since the last credit, their bytes, and the PSN of the last one.
     count: u32,
+    bytes: u64,
     psn: u32,
     /// Packets from that ingress for that destination in this switch's buffer.
     resident: u32,
@@ -240,8 +268,8 @@ pub struct Floodgate {
     dst_voqs: HashMap<u32, Vec<(u16, u16)>>,
     /// The switch-wide pool (`voq_pool` shared or grouped), built on first use.
     pool: Option<Pool>,
-    /// dstPause state: (host port, destination) paused.
-    dst_paused: HashMap<u32, Vec<u16>>,
+    /// dstPause state (`floodgate/dst_pause.rs`).
+    pauses: dst_pause::DstPauses,
     /// Initial window per egress port (packets), computed on first use.
     initial: Vec<u32>,
     timer: Option<Time>,
@@ -251,17 +279,30 @@ pub struct Floodgate {
     pub voq_allocs: u64,
     pub voq_hashed: u64,
     pub syns: u64,
-    pub dst_pauses: u64,
     /// Packets of non-incast flows that waited in a VOQ (Fig. 11's isolation: none should).
     pub non_incast_in_voq: u64,
     /// Most VOQs holding packets at once on one port (§6.1 "VOQ usage": at most one).
     pub peak_voqs: u64,
+    /// VOQ packets that left while their destination's window was spent: none, but for a VOQ
+    /// shared by several destinations (hashed when VOQs run out), which opens while any of them
+    /// has window. (Counts what the engine must not let happen: a gate closed by a hook opening
+    /// too late.)
+    pub sent_without_window: u64,
     /// Every destination that was ever given a VOQ here (§6.1: "the VOQ is exactly used to
     /// buffer packets whose destination host is suffering incast").
     pub voq_destinations: std::collections::BTreeSet<u32>,
 }
 
 const SYN: u8 = 1;
+
+/// An ACK or NACK in the data queues (`transport.ack_priority = "data"`, Floodgate-NS3's
+/// `ACK_HIGH_PRIO 0`): it goes to the non-incast queue, FIFO with data, and neither spends a
+/// window nor earns a credit, as there (`switch-node.cc`: `CheckVOQWin` and the credit counter
+/// act on UDP packets only, `ch.l3Prot == 0x11`).
+#[inline]
+fn is_ack(pkt: &PktMeta) -> bool {
+    pkt.flags & crate::packet::tag::ACK != 0
+}
 
 /// PSN `a` is after `b` (wrapping).
 #[inline]
@@ -279,7 +320,7 @@ impl Floodgate {
             voq_dsts: HashMap::new(),
             dst_voqs: HashMap::new(),
             pool: None,
-            dst_paused: HashMap::new(),
+            pauses: Default::default(),
             initial: Vec::new(),
             timer: None,
             credits_sent: 0,
@@ -287,9 +328,9 @@ impl Floodgate {
             voq_allocs: 0,
             voq_hashed: 0,
             syns: 0,
-            dst_pauses: 0,
             non_incast_in_voq: 0,
             peak_voqs: 0,
+            sent_without_window: 0,
             voq_destinations: Default::default(),
         }
     }
@@ -309,13 +350,13 @@ impl Floodgate {
     fn initial(&mut self, view: &SwitchView, p: u16) -> u32 {
         if self.initial.is_empty() {
             let mtu = view.info.mtu_bytes as u64;
-            let (ideal, m, t) = (self.cfg.ideal, self.cfg.m, self.cfg.t);
+            let (ideal, m, t, win_m) = (self.cfg.ideal, self.cfg.m, self.cfg.t, self.cfg.win_m);
             self.initial = (0..view.nports() as u16)
                 .map(|q| {
                     let bytes = if ideal {
                         (view.hop_bdp(q) as f64 * m).ceil() as u64
                     } else {
-                        view.hop_bdp(q) + view.rate(q).bytes_in(t)
+                        (view.hop_bdp(q) as f64 * win_m).ceil() as u64 + view.rate(q).bytes_in(t)
                     };
                     bytes.div_ceil(mtu.max(1)).max(1) as u32
                 })
@@ -446,6 +487,20 @@ impl Floodgate {
         }
     }
 
+    /// delayCredit (§4.1): credits for `dst` are held back while its VOQs here are long.
+    fn delayed(&self, view: &SwitchView, ingress: u16, dst: u32) -> bool {
+        self.cfg.delay_credit && !self.cfg.ideal && self.voq_bytes(view, dst) > (view.hop_bdp(ingress) as f64 * self.cfg.thre_credit_bdp) as u64
+    }
+
+    /// Credit upstream `ingress` for everything of `dst` forwarded since its last credit.
+    fn credit(&mut self, ingress: u16, dst: u32, out: &mut Actions) {
+        let o = self.owed.get_mut(&(ingress, dst)).expect("owed");
+        out.push(FcAction::Send { port: ingress, msg: CtrlMsg::Credit { dst, credits: o.count, psn: o.psn }, by: Origin::Scheme });
+        o.count = 0;
+        o.bytes = 0;
+        self.credits_sent += 1;
+    }
+
     fn arm(&mut self, now: Time) {
         if self.timer.is_none() {
             self.timer = Some(now + self.cfg.t);
@@ -518,11 +573,17 @@ impl Floodgate {
             out.push(FcAction::Send { port: pkt.ingress, msg: CtrlMsg::Credit { dst: pkt.dst, credits: 1, psn: o.psn }, by: Origin::Scheme });
         } else {
             o.count += 1;
+            o.bytes += pkt.size as u64;
             // PSNs only move forward (packets of one ingress may leave by several ports)
             if after(pkt.tags.psn, o.psn) {
                 o.psn = pkt.tags.psn;
             }
+            let due = self.cfg.byte_counter.is_some_and(|b| o.bytes >= b);
+            if due && !self.delayed(view, pkt.ingress, pkt.dst) {
+                self.credit(pkt.ingress, pkt.dst, out);
+            }
         }
+        let o = self.owed.get_mut(&(pkt.ingress, pkt.dst)).expect("made above");
         if o.resident == 0 {
             if let Some(s) = o.syn.take() {
                 if after(s, o.psn) {
@@ -542,7 +603,7 @@ impl FlowControl for Floodgate {
     /// else direct while it has window (charged now), else a VOQ.
     fn classify(&mut self, now: Time, pkt: &PktMeta, view: &SwitchView) -> u16 {
         let p = pkt.egress;
-        if self.voqs(view) == 0 {
+        if self.voqs(view) == 0 || is_ack(pkt) {
             return 0;
         }
         if self.shared() {
@@ -571,6 +632,9 @@ impl FlowControl for Floodgate {
     }
 
     fn on_enqueue(&mut self, now: Time, pkt: &mut PktMeta, view: &SwitchView, out: &mut Actions) {
+        if is_ack(pkt) {
+            return;
+        }
         let p = pkt.egress;
         if !view.peer(pkt.ingress).is_host() {
             self.owed.entry((pkt.ingress, pkt.dst)).or_default().resident += 1;
@@ -600,24 +664,23 @@ impl FlowControl for Floodgate {
         }
         // the ideal design: the first-hop ToR pauses the source host of a destination in incast
         if (self.cfg.dst_pause || self.cfg.ideal) && view.peer(pkt.ingress).is_host() {
-            let off = (view.hop_bdp(pkt.ingress) as f64 * self.cfg.thre_off_bdp) as u64;
-            if self.voq_bytes(view, pkt.dst) > off {
-                let hosts = self.dst_paused.entry(pkt.dst).or_default();
-                if !hosts.contains(&pkt.ingress) {
-                    hosts.push(pkt.ingress);
-                    self.dst_pauses += 1;
-                    out.push(FcAction::Send { port: pkt.ingress, msg: CtrlMsg::DstPause { dst: pkt.dst, pause: true }, by: Origin::Scheme });
-                }
-            }
+            let voq = self.voq_bytes(view, pkt.dst);
+            self.pauses.on_enqueue(self.cfg.dst_pause_on, self.cfg.thre_off_bdp, pkt, view, voq, out);
         }
     }
 
     fn on_dequeue(&mut self, now: Time, pkt: &PktMeta, view: &SwitchView, out: &mut Actions) {
+        if is_ack(pkt) {
+            return;
+        }
         self.owe(now, pkt, view, out);
         let p = pkt.egress;
         if self.shared() && pkt.queue != 0 {
             let v = pkt.queue;
             if Self::windowed(view, p) {
+                if !self.has_window(view, p, pkt.dst) {
+                    self.sent_without_window += 1;
+                }
                 self.charge_sent(pkt);
             }
             let pl = self.pool.as_mut().expect("a VOQ packet came through the pool");
@@ -632,6 +695,9 @@ impl FlowControl for Floodgate {
         } else if Self::windowed(view, p) {
             // upstream: the packet takes its PSN; a VOQ packet is charged now
             let init = self.initial(view, p);
+            if pkt.queue != 0 && self.used_for(p, pkt.dst) >= init {
+                self.sent_without_window += 1;
+            }
             if self.charge_sent(pkt) && pkt.queue != 0 && self.used_for(p, pkt.dst) >= init {
                 // the window ran out: close the destination's VOQs on every port it spends
                 self.refresh_dst(now, view, pkt.dst, false, out);
@@ -655,21 +721,15 @@ impl FlowControl for Floodgate {
                 }
             }
         }
-        if (self.cfg.dst_pause || self.cfg.ideal) && !self.dst_paused.is_empty() {
-            if let Some(hosts) = self.dst_paused.get(&pkt.dst) {
-                let on = (view.hop_bdp(hosts[0]) as f64 * self.cfg.thre_on_bdp) as u64;
-                if self.voq_bytes(view, pkt.dst) < on {
-                    for &h in self.dst_paused.remove(&pkt.dst).expect("present").iter() {
-                        out.push(FcAction::Send { port: h, msg: CtrlMsg::DstPause { dst: pkt.dst, pause: false }, by: Origin::Scheme });
-                    }
-                }
-            }
+        if (self.cfg.dst_pause || self.cfg.ideal) && self.pauses.any() {
+            let voq = self.voq_bytes(view, pkt.dst);
+            self.pauses.on_dequeue(self.cfg.dst_pause_on, self.cfg.thre_on_bdp, pkt, view, voq, out);
         }
     }
 
     /// The PSN the next hop credits back (§4.3).
     fn stamp(&mut self, _now: Time, pkt: &mut PktMeta, view: &SwitchView) {
-        if Self::windowed(view, pkt.egress) {
+        if !is_ack(pkt) && Self::windowed(view, pkt.egress) {
             if let Some(w) = self.win.get(&(pkt.egress, pkt.dst)) {
                 pkt.tags.psn = w.next_psn.wrapping_sub(1);
             }
@@ -722,14 +782,11 @@ impl FlowControl for Floodgate {
         let mut keys: Vec<(u16, u32)> = self.owed.iter().filter(|(_, o)| o.count > 0).map(|(&k, _)| k).collect();
         keys.sort_unstable();
         for (i, dst) in keys {
-            if self.cfg.delay_credit && !self.cfg.ideal && self.voq_bytes(view, dst) > (view.hop_bdp(i) as f64 * self.cfg.thre_credit_bdp) as u64 {
+            if self.delayed(view, i, dst) {
                 self.credits_delayed += 1;
                 continue;
             }
-            let o = self.owed.get_mut(&(i, dst)).expect("listed");
-            out.push(FcAction::Send { port: i, msg: CtrlMsg::Credit { dst, credits: o.count, psn: o.psn }, by: Origin::Scheme });
-            o.count = 0;
-            self.credits_sent += 1;
+            self.credit(i, dst, out);
         }
         let mut syns: Vec<(u16, u32, u32)> = vec![];
         for (&(p, dst), w) in self.win.iter_mut() {
@@ -769,10 +826,7 @@ impl FlowControl for Floodgate {
             v.retain(|&(p, _)| p != port);
         }
         self.dst_voqs.retain(|_, v| !v.is_empty());
-        for v in self.dst_paused.values_mut() {
-            v.retain(|&h| h != port);
-        }
-        self.dst_paused.retain(|_, v| !v.is_empty());
+        self.pauses.forget_port(port);
     }
 
     fn counters(&self, out: &mut Vec<(&'static str, u64)>) {
@@ -781,10 +835,11 @@ impl FlowControl for Floodgate {
         out.push(("floodgate_voq_allocs", self.voq_allocs));
         out.push(("floodgate_voq_hashed", self.voq_hashed));
         out.push(("floodgate_syns", self.syns));
-        out.push(("floodgate_dst_pauses", self.dst_pauses));
+        out.push(("floodgate_dst_pauses", self.pauses.sent));
         out.push(("floodgate_in_flight", self.in_flight()));
         out.push(("floodgate_non_incast_in_voq", self.non_incast_in_voq));
         out.push(("floodgate_peak_voqs", self.peak_voqs));
+        out.push(("floodgate_sent_without_window", self.sent_without_window));
     }
 
     /// The module time series: VOQs holding packets per port (`voqs`; switch-wide with the

@@ -185,10 +185,15 @@ impl Simulation {
         }
     }
 
+    /// The gates a batch opens or closes all take effect before any port it kicks picks a
+    /// packet, and what a kicked port's hooks ask (a module closing the gates its window no
+    /// longer allows) takes effect before the next port is kicked: otherwise a credit that opens
+    /// a destination's VOQs on several ports for one packet of window lets each port send one.
     #[inline(never)]
     fn apply_actions_now(&mut self) {
         while !self.acts.is_empty() {
             let batch = std::mem::take(&mut self.acts);
+            let mut kicks: Vec<u32> = Vec::new();
             for (node, a) in batch {
                 match a {
                     FcAction::Send { port, msg, by } => self.send_control(node, port, msg, by),
@@ -203,15 +208,17 @@ impl Simulation {
                                     host.pauses_seen = true;
                                     host.pause_epoch = host.pause_epoch.wrapping_add(1);
                                 }
-                                if until <= now {
-                                    self.kick(p);
+                                if until <= now && !kicks.contains(&p) {
+                                    kicks.push(p);
                                 }
                             }
                         }
                     }
                     FcAction::Kick { port } => {
                         if let Some(p) = self.port_of(node, port) {
-                            self.kick(p);
+                            if !kicks.contains(&p) {
+                                kicks.push(p);
+                            }
                         }
                     }
                     FcAction::Markers { port, hold, release } => {
@@ -225,6 +232,11 @@ impl Simulation {
                         }
                     }
                 }
+            }
+            for p in kicks {
+                self.kick(p);
+                // a port that sent applied its hooks' actions itself; one that did not leaves none
+                self.apply_actions();
             }
         }
     }

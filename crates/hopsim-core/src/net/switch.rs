@@ -69,7 +69,7 @@ pub(crate) fn meta(pkt: &Packet, tags: Tags, egress: u16) -> PktMeta {
         egress,
         queue: pkt.queue,
         hash: pkt.hash,
-        flags: pkt.tag_flags,
+        flags: pkt.tag_flags | if matches!(pkt.kind, crate::packet::PktKind::Ack | crate::packet::PktKind::Nack) { crate::packet::tag::ACK } else { 0 },
         tags,
     }
 }
@@ -138,12 +138,19 @@ impl Simulation {
                 let changed = h.on_enqueue(&mut sw.fc, now, &view!(sw, &self.ports), &mut self.fc_out);
                 // only modules that use tags write them (`FlowControl::uses_tags`)
                 if let Some((flags, t)) = changed.filter(|_| tags_on) {
-                    pkt.tag_flags = flags;
+                    pkt.tag_flags = flags & !crate::packet::tag::ACK;
                     self.slab.tags.set(id, t);
                 }
                 collect_actions!(self, node);
                 if self.rec.wants(self.now) {
                     self.record_packet(s, out, q as usize, id, EV_ENQUEUE, marked);
+                }
+                // the module's actions take effect before the port picks its next packet: a gate
+                // closed at this arrival (Floodgate's new VOQ, whose destination has no window)
+                // must hold this very packet. (PFC alone closes no gate here: its actions keep
+                // their place after the kick.)
+                if !matches!(self.switches[s as usize].fc, AnyFc::Pfc(_)) {
+                    self.apply_actions();
                 }
                 self.kick(out);
             }
@@ -189,7 +196,7 @@ impl Simulation {
         // only modules that use tags stamp them (`FlowControl::uses_tags` turns the store on)
         if self.slab.tags.on {
             if let Some((flags, t)) = h.stamp(&mut sw.fc, now, &view!(sw, &self.ports)) {
-                self.slab.get_mut(id).tag_flags = flags;
+                self.slab.get_mut(id).tag_flags = flags & !crate::packet::tag::ACK;
                 self.slab.tags.set(id, t);
             }
         }

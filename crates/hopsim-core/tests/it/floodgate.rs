@@ -387,3 +387,49 @@ fn successive_incasts_to_the_racks_in_turn_keep_the_cores_flat_and_fill_the_firs
     assert!(six.1 as f64 > 1.5 * two.1 as f64, "ToR-up grows with the incasts: {} vs {}", six.1, two.1);
     assert!(stacked.0 as f64 > 1.5 * six.0 as f64, "destinations behind one ToR stack at its core ports: {} vs {}", stacked.0, six.0);
 }
+
+/// Floodgate-NS3's `ACK_HIGH_PRIO 0` under Floodgate: ACKs ride the non-incast data queue at
+/// switches (no window, no credit) and the incast still waits upstream, every flow finishing.
+/// Host 0 also sends 2 MB to host 8, so the ACKs to host 8's flow share ToR 1's port towards
+/// host 8 with data.
+#[test]
+fn acks_in_the_data_queues_under_floodgate_run_and_the_incast_still_waits_upstream() {
+    let mut f = flows();
+    f.push(flow(0, 8, 2_000_000, Time::ZERO));
+    let mut n = net(FcConfig::Floodgate(FloodgateConfig::default()));
+    n.host.ack_priority = hopsim_core::config::AckPriority::Data;
+    let data = run(&topo(), &f, n);
+    let ctrl = run(&topo(), &f, net(FcConfig::Floodgate(FloodgateConfig::default())));
+    assert_conserved(&data);
+    assert_eq!(data.counters.drops, 0);
+    assert!(data.modules["floodgate_voq_allocs"] > 0);
+    assert!(last_hop_peak(&data) * 3 < last_hop_peak(&run(&topo(), &flows(), net(FcConfig::Pfc))));
+    // ACKs to host 8 now queue behind host 0's data at ToR 1: its flow's sender learns later
+    let victim = flows().len() - 1;
+    assert!(data.flows.ack_fct_ps[victim] > ctrl.flows.ack_fct_ps[victim], "{} vs {}", data.flows.ack_fct_ps[victim], ctrl.flows.ack_fct_ps[victim]);
+}
+
+/// The ideal design (§3.2: "a packet is forwarded only when its destination has window") on the
+/// paper's leaf-spine shape under successive incasts (a burst every 5 us, each to the first host
+/// of the next rack): no VOQ packet leaves a switch while its destination's window is spent, with
+/// either VOQ pool. A packet arriving for a destination without window makes it a new VOQ that
+/// the module closes at once; the port must not pick that packet before the close takes effect
+/// (it did: a packet arriving at an idle uplink went out before the close took effect, and a
+/// credit that freed one packet of window opened the destination's VOQs on every uplink, each
+/// sending one: 3,390 packets beyond the windows here, the cores filling with what the windows
+/// should have held at the source ToRs).
+#[test]
+fn no_voq_packet_leaves_without_window_in_the_ideal_design_under_successive_incasts() {
+    use hopsim_core::workload::arrivals::Limit;
+    use hopsim_core::workload::incast::{incast_flows, IncastSize, IncastSpec, IncastTiming};
+    let t = paper_shape(16, 4);
+    let mut spec = IncastSpec::new(63, IncastSize::PerFlowRange { min: 43_800, max: 58_400 }, IncastTiming::Period(Time::from_us(5)));
+    (spec.dst, spec.dst_stride) = (Some(0), 16);
+    let f = incast_flows(&spec, &t.host_ids(), Time::ZERO, Limit::Count(4), 1, 0).unwrap();
+    for pool in [VoqPool::PerPort, VoqPool::Shared] {
+        let r = run(&t, &f, paper_net(FcConfig::Floodgate(FloodgateConfig { ideal: true, voq_pool: pool, pfc: true, ..Default::default() })));
+        assert_conserved(&r);
+        assert!(r.modules["floodgate_voq_allocs"] > 0);
+        assert_eq!(r.modules["floodgate_sent_without_window"], 0, "{pool:?}: {:?}", r.modules);
+    }
+}

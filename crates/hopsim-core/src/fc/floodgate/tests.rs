@@ -374,3 +374,110 @@ fn one_window_per_destination_is_spent_by_every_uplink() {
     assert_eq!(fy.arrive(&mut pp, HOST, UP2, 7, 0, true), 0);
     assert_eq!(pp.window(&fy.view(), UP2, 7), W0 - 1);
 }
+
+/// A ToR whose ports 0 and 1 face hosts A and B and port 2 a spine.
+fn two_hosts() -> Fx {
+    let mut fx = Fx::new();
+    fx.info.peers = vec![Peer { tier: None }, Peer { tier: None }, Peer { tier: Some(1) }];
+    fx
+}
+
+/// The dstPause frames sent so far, as (host port, pause).
+fn dst_pauses(fx: &Fx) -> Vec<(u16, bool)> {
+    fx.sent.iter().filter_map(|&(p, m)| if let CtrlMsg::DstPause { pause, .. } = m { Some((p, pause)) } else { None }).collect()
+}
+
+#[test]
+fn dst_pause_tests_the_voq_by_default_and_one_source_hosts_own_bytes_in_the_floodgate_ns3_reading() {
+    const A: u16 = 0;
+    const B: u16 = 1;
+    const UP: u16 = 2;
+    // thre_off = thre_on = one host-link BDP, 26,048 B = 24.9 packets of 1,048 B; the ideal
+    // window towards the spine is 38 packets
+    let run = |on: DstPauseOn| {
+        let mut fx = two_hosts();
+        let mut fg = Floodgate::new(FloodgateConfig { ideal: true, dst_pause_on: on, ..Default::default() });
+        for _ in 0..38 {
+            assert_eq!(fx.arrive(&mut fg, A, UP, 7, 0, true), 0, "window left: direct");
+        }
+        for _ in 0..20 {
+            assert_ne!(fx.arrive(&mut fg, A, UP, 7, 0, true), 0, "no window: the VOQ");
+        }
+        // B's 10 packets take the VOQ past thre_off (30 x 1,048 B); B holds 10,480 B of its own
+        for _ in 0..10 {
+            fx.arrive(&mut fg, B, UP, 7, 0, true);
+        }
+        let paused = dst_pauses(&fx);
+        // A's 38 direct packets leave: A holds 20 VOQ packets (20,960 B) afterwards
+        for _ in 0..38 {
+            fx.leave(&mut fg, UP, 0);
+        }
+        (paused, dst_pauses(&fx))
+    };
+    // §4.3: the destination's VOQ passed thre_off when B's packets came: B is paused, A (whose
+    // packets all came before) is not; the VOQ is still long, so nobody is resumed
+    assert_eq!(run(DstPauseOn::Voq), (vec![(B, true)], vec![(B, true)]));
+    // Floodgate-NS3: A is paused on its own bytes (its 25th packet) and B, with 10,480 B held,
+    // never; A is resumed once its own bytes fall below thre_on, whatever the VOQ holds
+    assert_eq!(run(DstPauseOn::SourceHost), (vec![(A, true)], vec![(A, true), (A, false)]));
+}
+
+#[test]
+fn win_m_multiplies_the_next_hops_bdp_in_the_practical_window() {
+    let fx = Fx::new();
+    // ceil((1.5 x 26,048 + 125,000) / 1,048) = ceil(156.56) = 157 (Floodgate-NS3's SWITCH_WIN_M 1.5)
+    let mut fg = Floodgate::new(FloodgateConfig { win_m: 1.5, ..Default::default() });
+    assert_eq!(fg.window(&fx.view(), UP1, 7), 157);
+    assert!(FloodgateConfig { win_m: 0.0, ..Default::default() }.validate().unwrap_err().contains("win_m"));
+}
+
+#[test]
+fn a_byte_counter_credits_at_dequeue_once_it_is_reached_and_the_timer_sends_the_rest() {
+    let credits = |fx: &Fx| fx.sent.iter().filter_map(|&(p, m)| if let CtrlMsg::Credit { credits, psn, .. } = m { Some((p, credits, psn)) } else { None }).collect::<Vec<_>>();
+    for bc in [None, Some(3000)] {
+        let mut fx = Fx::new();
+        let mut fg = Floodgate::new(FloodgateConfig { byte_counter: bc, ..Default::default() });
+        // four packets for the host behind port 0 come from the spine behind UP1 and leave
+        for psn in 0..4 {
+            fx.arrive(&mut fg, UP1, HOST, 7, psn, true);
+            fx.leave(&mut fg, HOST, 0);
+        }
+        if bc.is_none() {
+            assert!(credits(&fx).is_empty(), "credits wait for the timer (§4.1)");
+        } else {
+            // 3 x 1,048 B >= 3,000 B: one credit for three packets at the third one's dequeue
+            assert_eq!(credits(&fx), vec![(UP1, 3, 2)]);
+        }
+        fx.tick(&mut fg, Time::from_us(10));
+        let want = if bc.is_none() { vec![(UP1, 4, 3)] } else { vec![(UP1, 3, 2), (UP1, 1, 3)] };
+        assert_eq!(credits(&fx), want);
+    }
+    assert!(FloodgateConfig { byte_counter: Some(0), ..Default::default() }.validate().unwrap_err().contains("byte_counter"));
+}
+
+#[test]
+fn acks_in_the_data_queues_take_the_non_incast_queue_and_neither_spend_window_nor_earn_credit() {
+    let mut fx = Fx::new();
+    let mut fg = Floodgate::new(FloodgateConfig::default());
+    // dst 7's window is spent and it waits in a VOQ
+    for _ in 0..W0 {
+        fx.arrive(&mut fg, HOST, UP1, 7, 0, true);
+    }
+    assert_eq!(fx.arrive(&mut fg, HOST, UP1, 7, 0, true), 1);
+    // an ACK to host 7 goes by the non-incast queue all the same, and charges nothing
+    let mut ack = PktMeta { dst: 7, ingress: HOST, egress: UP1, size: 84, prio: 3, flags: tag::ACK, ..Default::default() };
+    ack.queue = fg.classify(fx.now, &ack, &fx.view());
+    assert_eq!(ack.queue, 0);
+    let mut out = vec![];
+    fg.on_enqueue(fx.now, &mut ack, &fx.view(), &mut out);
+    fg.on_dequeue(fx.now, &ack, &fx.view(), &mut out);
+    assert!(out.is_empty());
+    assert_eq!(fg.window(&fx.view(), UP1, 7), 0);
+    // an ACK from the spine leaving towards the host is owed no credit
+    let mut back = PktMeta { dst: 3, ingress: UP1, egress: HOST, size: 84, prio: 3, flags: tag::ACK, ..Default::default() };
+    back.queue = fg.classify(fx.now, &back, &fx.view());
+    fg.on_enqueue(fx.now, &mut back, &fx.view(), &mut out);
+    fg.on_dequeue(fx.now, &back, &fx.view(), &mut out);
+    fx.tick(&mut fg, Time::from_us(10));
+    assert!(!fx.sent.iter().any(|(_, m)| matches!(m, CtrlMsg::Credit { dst: 3, .. })), "no credit for an ACK");
+}
