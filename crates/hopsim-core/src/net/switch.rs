@@ -147,11 +147,8 @@ impl Simulation {
                 }
                 // the module's actions take effect before the port picks its next packet: a gate
                 // closed at this arrival (Floodgate's new VOQ, whose destination has no window)
-                // must hold this very packet. (PFC alone closes no gate here: its actions keep
-                // their place after the kick.)
-                if !matches!(self.switches[s as usize].fc, AnyFc::Pfc(_)) {
-                    self.apply_actions();
-                }
+                // must hold this very packet
+                self.apply_actions();
                 self.kick(out);
             }
         }
