@@ -214,6 +214,7 @@ crate::registry::registry! {
         flowsail::Flowsail(FlowsailConfig) => [Flowsail(Box<flowsail::Flowsail>), FlowsailPfc(Box<with_pfc::WithPfc<with_pfc::Plain<flowsail::Flowsail>>>)],
         floodgate::Floodgate(FloodgateConfig) => [Floodgate(Box<floodgate::Floodgate>), FloodgatePfc(Box<with_pfc::WithPfc<with_pfc::Plain<floodgate::Floodgate>>>)],
         pfc_tag::PfcTag(PfcTagConfig) => [PfcTag(Box<pfc_tag::PfcTag>)],
+        tqp::Tqp(TqpConfig) => [Tqp(tqp::Tqp)],
     }
 }
 
