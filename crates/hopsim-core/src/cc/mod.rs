@@ -151,6 +151,7 @@ crate::registry::registry! {
         hpcc::Hpcc(HpccConfig) => [Hpcc(Box<hpcc::Hpcc>)],
         pulser::Pulser(PulserConfig) => [Pulser(Box<pulser::Pulser>)],
         ictcp::Ictcp(IctcpConfig) => [Ictcp(Box<ictcp::Ictcp>)],
+        aimd::Aimd(AimdConfig) => [Aimd(aimd::Aimd)],
     }
 }
 
