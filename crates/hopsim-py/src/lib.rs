@@ -36,6 +36,7 @@ use std::time::{Duration, Instant};
 
 mod alloc;
 mod parquet_out;
+mod plugins;
 
 #[global_allocator]
 static ALLOCATOR: alloc::Guarded = alloc::Guarded;
@@ -419,6 +420,8 @@ fn version() -> &'static str {
 
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    // the plugin schemes first: reading a scenario may name them
+    plugins::register().map_err(PyRuntimeError::new_err)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(estimate, m)?)?;
