@@ -40,14 +40,14 @@
 //!
 //! # A worked example: pause one upstream queue per congested egress queue
 //!
-//! A scheme that asks the upstream neighbour to stop feeding a queue once it holds 100 KB would:
-//! in `stamp`, write `pkt.tags.upstream_q = pkt.queue` so the next hop knows which upstream queue
-//! sent the packet; at the next hop, in `on_enqueue`, count the bytes per (ingress, upstreamQ)
-//! and, when they pass 100 KB, push `FcAction::Send { port: pkt.ingress, msg:
-//! CtrlMsg::QueuePause { queue: pkt.tags.upstream_q, pause: true }, by: Origin::Scheme }`; in
-//! `on_dequeue`, when they drain, send the same frame with `pause: false`. The upstream port closes
-//! and reopens exactly that queue; its other queues keep sending. `crates/hopsim-core/tests/it/substrate.rs`
-//! runs this scheme end to end; that is all BFC's backpressure needs from the engine.
+//! [`tqp`] (threshold queue pause) is that scheme, in one file: in `stamp` it writes
+//! `pkt.tags.upstream_q = pkt.queue` so the next hop knows which upstream queue sent the packet;
+//! at the next hop, in `on_enqueue`, once the packet's egress queue holds more than `K` it pushes
+//! `FcAction::Send { port: pkt.ingress, msg: CtrlMsg::QueuePause { queue: pkt.tags.upstream_q,
+//! pause: true }, by: Origin::Scheme }`; in `on_dequeue`, below `K/2`, the same frame with
+//! `pause: false`. The upstream port closes and reopens exactly that queue; its other queues keep
+//! sending. Its unit tests run it on [`crate::testing::Sw`], and `tests/test_new_schemes.py` runs
+//! it end to end from `hopsim run`; docs/writing-a-scheme.md walks through it.
 //!
 //! # The registry
 //!
