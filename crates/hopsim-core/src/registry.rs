@@ -158,6 +158,7 @@ macro_rules! registry {
                         fn custom<R>(f: impl FnOnce() -> R) -> R {
                             f()
                         }
+                        // (names `$Custom`, so that this arm comes with the `custom` clause)
                         let _: Option<&dyn $Custom> = None;
                         custom(|| x.$m $args)
                     }
@@ -172,6 +173,7 @@ macro_rules! registry {
                 match $cfg {
                     $($Config::$UV => { let $c = &$um::$UD::default(); $body })*
                     $($Config::$CV(cfg) => { let $c = cfg; $body })*
+                    // (the type named, so that this arm comes with the `dynamic` clause)
                     $($Config::$DynV(cfg) => { let _: Option<&$DynT> = None; let $c = cfg; $body })?
                 }
             };
@@ -220,7 +222,7 @@ macro_rules! registry {
 
             /// Reads the table: its tag and that entry's fields, strictly.
             pub fn from_table(v: serde_json::Value) -> Result<$Config, String> {
-                let (name, rest) = $crate::registry::split_tag(v, $table, stringify!($tag), Self::NAMES)?;
+                let (name, rest) = $crate::registry::split_tag(v, $table, stringify!($tag), &Self::names())?;
                 $(if name == <$um::$UD as $crate::registry::Declared>::NAME {
                     $crate::registry::read_table::<$um::$UD>(rest, $table, &name)?;
                     return Ok($Config::$UV);
