@@ -135,7 +135,7 @@ def schemes_page() -> str:
         out += [f"## {title}", ""]
         files = sorted((SRC / folder).glob("*.rs"))
         for f in files:
-            if f.stem in ("mod", "msg", "view", "datarate") or f.stem.startswith("test"):
+            if f.stem in ("mod", "msg", "view", "datarate", "registry", "plugin") or f.stem.startswith("test"):
                 continue
             doc = module_doc(f)
             if not doc:

@@ -6,6 +6,11 @@ from __future__ import annotations
 import pytest
 
 from conftest import TINY
+from hopsim import registry
+
+_NAMES = registry.names("flow_control")
+SCHEMES = ", ".join(repr(n) for n in _NAMES[:-1]) + f" or {_NAMES[-1]!r}"
+"""How an unknown scheme's error lists the allowed ones: every scheme the core has, in its order."""
 
 STAR = """
 [topology]
@@ -39,7 +44,7 @@ CASES = {
     ),
     "unknown scheme": (
         STAR + FLOW + '\n[flow_control]\nscheme = "credits"\n',
-        ["flow_control.scheme", "'pfc', 'ppfc', 'capfc', 'bfc', 'ideal_fq', 'flowsail', 'floodgate', 'pfc_tag' or 'none'"],
+        ["flow_control.scheme", SCHEMES],
     ),
     "unknown topology kind": (
         '[topology]\nkind = "torus"\n' + FLOW,
@@ -230,7 +235,7 @@ def test_bad_sweep_value_runs_nothing(write, cli, tmp_path):
     out = tmp_path / "sweep-out"
     code, msg = cli("sweep", sweep, "--out", out, "--jobs", "1")
     assert code == 2
-    assert "flow_control.scheme='ppfcc'" in msg and "'pfc', 'ppfc', 'capfc', 'bfc', 'ideal_fq', 'flowsail', 'floodgate', 'pfc_tag' or 'none'" in msg
+    assert "flow_control.scheme='ppfcc'" in msg and SCHEMES in msg
     assert not out.exists()
 
 

@@ -183,7 +183,7 @@ def run(
         err_console.print("[bold yellow]stopped:[/]", end=" ")
         err_console.print(s.get("stop_message", s["stopped"]), markup=False, highlight=False, soft_wrap=True)
     out_console.print(
-        f"{s['flows_finished']}/{s['flows']} flows finished, {s['pause_frames']} pause frames, {s['drops']} drops"
+        f"{s['flows_finished']}/{s['flows']} flows finished, {_frames(s)}, {s['drops']} drops"
         + (f" (and {s['fault_drops']:,} packets lost to [faults])" if s.get("fault_drops") else "") + ", "
         f"{s['events']:,} events in {s['wall_time_s']:.2f} s" + (f" ({eps / 1e6:.1f} M events/s)" if eps else "")
         + f" on {s.get('threads', 1)} thread{'s' if s.get('threads', 1) != 1 else ''}",
@@ -192,6 +192,17 @@ def run(
     if s.get("threads_note"):
         _notes([s["threads_note"]])
     out_console.print(f"run folder: {path}")
+
+
+FRAME_LABELS = {"pfc": "PFC", "queue_pause": "queue pause", "credit": "credit", "dst_pause": "destination pause",
+                "flow_pause": "flow pause", "other": "other"}
+"""How the summary line names each kind of control frame (`summary.json`'s `control_frames`)."""
+
+
+def _frames(s: dict[str, Any]) -> str:
+    """The control frames a run sent, by kind: "224 queue pause + 12 PFC control frames"."""
+    kinds = [f"{n:,} {FRAME_LABELS.get(k, k)}" for k, n in (s.get("control_frames") or {}).items() if n]
+    return (" + ".join(kinds) if kinds else "0") + " control frames"
 
 
 def _write(write_run: Callable[..., Path], res: Any, sc: Any, out: Path, force: bool) -> Path:

@@ -6,7 +6,9 @@ complete run under DIR — ``flows``, ``pauses``, ``control``, ``buffer``, ``que
 columns ``run`` (the run folder's path below DIR), ``label`` (its swept values other than the seed) and one
 column per swept parameter (named by the last part of its key, ``scheme`` for
 ``flow_control.scheme``, unless two keys share it), plus a ``runs`` table with each run's
-parameters and summary numbers.
+parameters and summary numbers, its control frames by kind (``frames_pfc``, ``frames_queue_pause``,
+``frames_credit``, ``frames_dst_pause``, ``frames_flow_pause``, ``frames_other``) and its modules'
+counters (``bfc_pauses``, ``tqp_pauses``, ...; absent from a run whose modules lack it).
 """
 
 from __future__ import annotations
@@ -81,6 +83,7 @@ def runs_frame(root: Path | str) -> pd.DataFrame:
     cols = param_columns(keys)
     varying = _varying_within_names(params_all)
     rows = []
+    extra_cols: list[str] = []
     for r, p, s in zip(runs, params_all, summaries):
         name = r.name if r == root else r.relative_to(root).as_posix()
         row: dict[str, Any] = {"run": name, "path": str(resolve(r))}
@@ -90,10 +93,18 @@ def runs_frame(root: Path | str) -> pd.DataFrame:
             row[cols[k]] = json.dumps(v) if isinstance(v, (list, dict)) else v
         for c in _SUMMARY_COLS:
             row[c] = s.get(c)
+        # control frames by kind, then the flow-control and congestion-control modules' counters
+        # (`FlowControl::counters`): columns named as the summary names them
+        extra = {**{f"frames_{k}": n for k, n in (s.get("control_frames") or {}).items()}, **(s.get("modules") or {})}
+        for c, v in extra.items():
+            if c not in row:
+                row[c] = v
+                if c not in extra_cols:
+                    extra_cols.append(c)
         rows.append(row)
     import pandas as pd
 
-    df = pd.DataFrame(rows, columns=["run", "path", "label", *[cols[k] for k in keys], *_SUMMARY_COLS])
+    df = pd.DataFrame(rows, columns=["run", "path", "label", *[cols[k] for k in keys], *_SUMMARY_COLS, *extra_cols])
     df.attrs["param_columns"] = [cols[k] for k in keys]
     return df
 

@@ -10,6 +10,7 @@ picosecond columns kept beside them (``start_ps``) for exact arithmetic.
 from __future__ import annotations
 
 import itertools
+from collections import Counter
 import math
 import time
 from pathlib import Path
@@ -30,6 +31,9 @@ if TYPE_CHECKING:  # pragma: no cover
     from .scenario import Scenario
 
 __all__ = ["Results", "run", "execute", "results_from_native", "TABLES"]
+
+FRAME_KINDS = ("pfc", "queue_pause", "credit", "dst_pause", "flow_pause", "other")
+"""Kinds of control frame (the core's `fc::msg::CtrlKind`), as the summary counts them."""
 
 TABLES = ("flows", "pauses", "control", "buffer", "queues", "ports", "pfc_received", "qlen", "trace", "module_samples", "latency", "cwnd")
 _U64_MAX = np.uint64(2**64 - 1)
@@ -170,7 +174,18 @@ def results_from_native(raw: dict[str, Any], scenario_hash: str = "", name: str 
             "mechanism": pz["mechanism"],
         }
 
+    frame_counts = dict.fromkeys(FRAME_KINDS, 0)  # control frames by kind, over every part of the control table
+
     def control_part(cz: dict[str, Any]) -> Table:
+        kinds = cz["kind"]
+        if isinstance(kinds, Strings):  # a dictionary-coded column: count the codes
+            counted = Counter({kinds.values[i]: int(n) for i, n in enumerate(np.bincount(kinds.idx, minlength=len(kinds.values))) if n})
+        else:
+            counted = Counter(kinds)
+        for kind, n in counted.items():
+            # a pause bitmap is BFC's refresh of its queue pauses: counted as queue pause
+            k = "queue_pause" if kind == "queue_bitmap" else kind
+            frame_counts[k] = frame_counts.get(k, 0) + n
         ch, _ = hop_cols(port_rows(cz["node"], cz["port"]))
         return {
             "time_ns": _ns(cz["time_ps"]), "node": cz["node"], "port": cz["port"], "peer_node": cz["peer_node"],
@@ -296,9 +311,12 @@ def results_from_native(raw: dict[str, Any], scenario_hash: str = "", name: str 
         # apart from `drops`, the buffer's
         "fault_drops": sum(int(counters.get(k, 0)) for k in ("drops_loss", "drops_link_down", "drops_unreachable")),
         "dropped_bytes": int(counters.get("data_bytes_dropped", 0)),
+        # PFC pause frames (resumes apart); every kind of control frame is in `control_frames`
         "pause_frames": pause_counts[0],
         "resume_frames": pause_counts[1],
         "pause_time_ns": float(p["paused_ps"].sum()) / 1000.0,
+        # control frames sent, by kind (the `control` table's): pfc counts pauses and resumes
+        "control_frames": frame_counts,
         "max_switch_buffer_bytes": int(counters.get("max_switch_buffer_bytes", 0)),
         "end_time_ns": int(counters.get("end_time_ps", 0)) / 1000.0,
         "events": events,

@@ -460,10 +460,11 @@ def _net(m: S.ScenarioModel) -> dict[str, Any]:
                           ("rate_cap", m.transport.rate_cap == "none"), ("host_rate_caps", not m.transport.host_rate_caps))
                           if unset}),
                       **({"tcp": _core(m.transport.tcp)} if m.transport.mode == "tcp" else {})},
-        "flow_control": {"scheme": fc.scheme, **(_scheme_core(fc) if fc.scheme in ("ppfc", "capfc", "bfc", "flowsail", "floodgate", "pfc_tag") else {})},
+        # every scheme's and algorithm's table goes over whole: the core reads it strictly
+        "flow_control": {"scheme": fc.scheme, **_scheme_core(fc)},
         "pfc": {"threshold": threshold, "pause_quanta": pfc.pause_quanta, "until_resume": pfc.until_resume},
         "routing": _core(m.routing),
-        "congestion_control": {"algorithm": cc.algorithm, **(_core(getattr(cc, cc.algorithm)) if cc.algorithm != "none" else {})},
+        "congestion_control": {"algorithm": cc.algorithm, **(_core(getattr(cc, cc.algorithm)) if cc.algorithm in S.CC_TABLES else {})},
         "record": _record(m.record),
         "duration": m.duration,
         # the watchdog's limit (crates/hopsim-core/src/watchdog.rs): left out when "auto", so the
@@ -485,7 +486,9 @@ UNSET_AT_DEFAULT = {
 the same), so that the hash of every scenario written before they existed stays what it was."""
 
 
-def _scheme_core(fc: S.FlowControl) -> dict[str, Any]:
+def _scheme_core(fc: Any) -> dict[str, Any]:
+    if fc.scheme not in S.FC_TABLES:
+        return {}
     d = _core(getattr(fc, fc.scheme))
     for k, v in UNSET_AT_DEFAULT.get(fc.scheme, {}).items():
         if d.get(k) == v:
@@ -518,19 +521,17 @@ def _substrate(net: dict[str, Any], m: S.ScenarioModel) -> dict[str, Any]:
     congestion control is designed with); plus the control-frame sizes."""
     q, b = m.queues, m.buffer
     sw = net["switch"]
-    sw["priority"] = q.priority_map(m.flow_control.scheme)
+    # what the scheme implies, as the core declares it (`fc::Scheme`)
+    facts = read_tables(net)["facts"]
+    sw["priority"] = q.priority_map(facts["one_class"])
     sw["scheduler"] = {"kind": "strict", "queues": q.strict} if q.scheduler == "strict" else {"kind": q.scheduler}
-    fc = m.flow_control
     # 'auto': lossless exactly when the scheme pauses senders before the buffer overflows (BFC
     # does not guarantee it, §5, unless PFC backs it up)
-    pauses = fc.scheme in ("pfc", "ppfc", "capfc") or (fc.scheme == "bfc" and fc.bfc.pfc) or (
-        fc.scheme == "flowsail" and fc.flowsail.pfc
-    ) or (fc.scheme == "floodgate" and fc.floodgate.pfc)
-    sw["lossless"] = pauses if b.lossless == "auto" else b.lossless
-    if fc.scheme == "ideal_fq":
+    sw["lossless"] = facts["pauses"] if b.lossless == "auto" else b.lossless
+    if facts["unlimited_buffer"]:
         sw["size"] = IDEAL_BUFFER
-    if fc.scheme in ("floodgate", "pfc_tag"):
-        # §4.2 (and appendix B): the non-incast queue (0) is served strictly before the VOQs
+    if facts["strict_first_queue"]:
+        # Floodgate §4.2 (and appendix B): the non-incast queue (0) is served strictly before the VOQs
         sw["scheduler"] = {"kind": "strict", "queues": [0]}
     a, cc = m.aqm, m.congestion_control
     ein_on = a.ein == "on" or (a.ein == "auto" and cc.algorithm == "pulser")
@@ -543,6 +544,19 @@ def _substrate(net: dict[str, Any], m: S.ScenarioModel) -> dict[str, Any]:
     }
     net["control"] = _core(m.control)
     return net
+
+
+def read_tables(net: dict[str, Any]) -> dict[str, Any]:
+    """The core's reading of the scenario's scheme and algorithm tables (`_native.read_tables`):
+    each table as the core read it, every field with its value, and the scheme's `facts`. A field
+    the core does not have is a `ScenarioError` naming it and the fields allowed."""
+    from . import _native
+
+    try:
+        return dict(json.loads(_native.read_tables(json.dumps(
+            {"flow_control": net["flow_control"], "congestion_control": net["congestion_control"]}))))
+    except ValueError as e:
+        raise ScenarioError(str(e)) from None
 
 
 def to_core(m: S.ScenarioModel) -> dict[str, Any]:

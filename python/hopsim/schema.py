@@ -40,6 +40,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
+from . import registry
 from .errors import ScenarioError
 from .paths import read_text, resolve_input
 from .units import (
@@ -687,13 +688,14 @@ class Queues(Strict):
             raise PydanticCustomError("queues", "strict names queue {q}; allowed: 0 to {m}", {"q": bad[0], "m": self.count - 1})
         return self
 
-    def priority_map(self, scheme: str = "pfc") -> list[int]:
+    def priority_map(self, one_class: bool = False) -> list[int]:
         """'modulo': queue q carries q mod 8; but schemes that spread one traffic class over many
-        queues put every queue in priority 3, the class flows use by default, so PFC under them
-        closes all of them (the core's `FcConfig::default_prio_map`)."""
+        queues (the core says which: `Scheme::one_class`) put every queue in priority 3, the class
+        flows use by default, so PFC under them closes all of them (the core's
+        `FcConfig::default_prio_map`)."""
         if self.priority != "modulo":
             return list(self.priority)
-        if scheme in ("bfc", "ideal_fq", "flowsail", "floodgate", "pfc_tag"):
+        if one_class:
             return [3] * self.count
         return [q % 8 for q in range(self.count)]
 
@@ -889,18 +891,23 @@ class PfcTag(Strict):
     max_voq: Int = Field(default=100, ge=1, le=MAX_QUEUES, description="VOQs per egress port")
 
 
-class FlowControl(Strict):
-    scheme: Literal["pfc", "ppfc", "capfc", "bfc", "ideal_fq", "flowsail", "floodgate", "pfc_tag", "none"] = Field(
-        default="pfc",
-        description="ideal_fq: a queue per flow, no backpressure, an unlimited buffer (BFC §6.2.1's Ideal-FQ)",
-    )
-    pfc: Pfc = Field(default_factory=Pfc, description="standard PFC; also the safety net under ppfc, capfc, bfc")
-    ppfc: Ppfc = Field(default_factory=Ppfc)
-    capfc: Capfc = Field(default_factory=Capfc)
-    bfc: Bfc = Field(default_factory=Bfc)
-    flowsail: Flowsail = Field(default_factory=Flowsail)
-    floodgate: Floodgate = Field(default_factory=Floodgate)
-    pfc_tag: PfcTag = Field(default_factory=PfcTag)
+FC_MODELS: dict[str, type[Strict]] = {"ppfc": Ppfc, "capfc": Capfc, "bfc": Bfc, "flowsail": Flowsail,
+                                       "floodgate": Floodgate, "pfc_tag": PfcTag}
+"""Schemes whose table has a model written here (ranges, keywords, descriptions); every other
+scheme's table is generated from the core's declaration (`registry.generated_model`)."""
+
+FC_SCHEMES = registry.names("flow_control")
+"""Every scheme the core has, in its registry's order."""
+
+FC_TABLES = registry.with_table("flow_control")
+"""The schemes with a parameter table (`[flow_control.<scheme>]`), handed to the core whole."""
+
+FlowControl = registry.tagged_model(
+    "FlowControl", "flow_control", "scheme", FC_MODELS,
+    tag_field=(Literal[FC_SCHEMES], Field(  # type: ignore[valid-type]
+        default="pfc", description="ideal_fq: a queue per flow, no backpressure, an unlimited buffer (BFC §6.2.1's Ideal-FQ)")),
+    pfc=(Pfc, Field(default_factory=Pfc, description="standard PFC; also the safety net under ppfc, capfc, bfc")),
+)
 
 
 class Dcqcn(Strict):
@@ -1045,21 +1052,21 @@ class Ideal(Strict):
     ``transport.window = "off"``."""
 
 
-CC_ALGORITHMS = ("none", "dcqcn", "dctcp", "dctcp_rate", "timely", "hpcc", "pulser", "ictcp", "ideal")
+CC_MODELS: dict[str, type[Strict]] = {"dcqcn": Dcqcn, "dctcp": Dctcp, "dctcp_rate": DctcpRate, "timely": Timely,
+                                       "hpcc": Hpcc, "pulser": Pulser, "ictcp": Ictcp, "ideal": Ideal}
+"""Algorithms whose table has a model written here; the others' are generated from the core."""
 
+CC_ALGORITHMS = registry.names("congestion_control")
+"""Every congestion control the core has, in its registry's order."""
 
-class CongestionControl(Strict):
-    """End-host congestion control; the table named by ``algorithm`` holds its parameters."""
+CC_TABLES = registry.with_table("congestion_control")
+"""The algorithms with a parameter table, handed to the core whole."""
 
-    algorithm: Literal["none", "dcqcn", "dctcp", "dctcp_rate", "timely", "hpcc", "pulser", "ictcp", "ideal"] = "none"
-    dcqcn: Dcqcn = Field(default_factory=Dcqcn)
-    dctcp: Dctcp = Field(default_factory=Dctcp)
-    dctcp_rate: DctcpRate = Field(default_factory=DctcpRate)
-    timely: Timely = Field(default_factory=Timely)
-    hpcc: Hpcc = Field(default_factory=Hpcc)
-    pulser: Pulser = Field(default_factory=Pulser)
-    ictcp: Ictcp = Field(default_factory=Ictcp)
-    ideal: Ideal = Field(default_factory=Ideal)
+CongestionControl = registry.tagged_model(
+    "CongestionControl", "congestion_control", "algorithm", CC_MODELS,
+    tag_field=(Literal[CC_ALGORITHMS], "none"),  # type: ignore[valid-type]
+    doc="End-host congestion control; the table named by ``algorithm`` holds its parameters.",
+)
 
 
 class Tcp(Strict):

@@ -145,7 +145,7 @@ impl Simulation {
         let nflows = flows.len();
         topo.validate()?;
         cfg.switch.validate()?;
-        cfg.fc.validate(cfg.switch.nqueues)?;
+        cfg.fc.validate(&cfg)?;
         cfg.aqm.validate()?;
         crate::net::tcp::validate_mode(&cfg)?;
         check_sizes(&cfg)?;
@@ -272,7 +272,7 @@ impl Simulation {
         // wide tags only where something reads them: a rank scheduler, a tagging module, ICTCP's
         // advertised window
         slab.tags.on = matches!(cfg.switch.scheduler, crate::net::sched::SchedulerConfig::Rank)
-            || matches!(cfg.cc, crate::cc::CcConfig::Ictcp(_))
+            || cfg.cc.receiver_window()
             || switches.iter().any(|s: &Switch| s.fc.uses_tags_any())
             || hosts.iter().any(|h: &Host| crate::fc::nic::NicFc::uses_tags(&h.nic));
         Simulation::set_port_owners(&mut ports, &node_ref);
@@ -315,24 +315,20 @@ impl Simulation {
             ordered: Default::default(),
             aborted: false,
         };
-        if sim.cfg.cc == crate::cc::CcConfig::Ideal {
+        if sim.cfg.cc.oracle() {
             sim.ideal = Some(Box::new(crate::cc::ideal::Oracle::new(sim.ports.len(), nflows)));
         }
         sim.acks_as_data = sim.cfg.host.ack_priority == crate::config::AckPriority::Data;
         sim.nic_acks_pausable = sim.acks_as_data && sim.cfg.host.ack_pause_at_nic;
         sim.ecmp_hpcc = sim.cfg.routing.ecmp == crate::config::EcmpHash::Hpcc;
-        if sim.acks_as_data && !matches!(sim.cfg.fc, FcConfig::None | FcConfig::Pfc | FcConfig::Ppfc(_) | FcConfig::Capfc(_) | FcConfig::Floodgate(_)) {
+        if sim.acks_as_data && !sim.cfg.fc.acks_in_data_queues() {
+            let allowed = FcConfig::acks_in_data_names();
+            let (last, first) = allowed.split_last().expect("pfc keys queues by priority");
             return Err(format!(
-                "transport.ack_priority: \"data\" puts ACKs in the data queues, which the {} scheme keys by flow; allowed with flow_control.scheme none, pfc, ppfc, capfc or floodgate",
-                serde_json::to_value(&sim.cfg.fc).ok().and_then(|v| v["scheme"].as_str().map(str::to_string)).unwrap_or_default()
+                "transport.ack_priority: \"data\" puts ACKs in the data queues, which the {} scheme keys by flow; allowed with flow_control.scheme {} or {last}",
+                sim.cfg.fc.name(),
+                first.join(", ")
             ));
-        }
-        // P-PFC's pauses end by their duration and it sends no resumes: a PFC that holds every
-        // pause until a resume frame would hold them for ever (the run stalls)
-        if sim.cfg.pfc.until_resume && matches!(sim.cfg.fc, FcConfig::Ppfc(_)) {
-            return Err("flow_control.pfc.until_resume holds every pause until its resume frame, and P-PFC's pauses \
-                        end by their duration with no resume: not allowed with flow_control.scheme ppfc"
-                .to_string());
         }
         for c in &sim.cfg.host.host_rate_caps {
             if !matches!(sim.node_ref.get(c.host as usize), Some(NodeRef::Host(_))) {
@@ -340,7 +336,7 @@ impl Simulation {
             }
         }
         sim.flows.set_total(nflows);
-        if matches!(sim.cfg.fc, FcConfig::Flowsail(_)) && !sim.cfg.faults.is_off() {
+        if sim.cfg.fc.names_flows() && !sim.cfg.faults.is_off() {
             // FlowSail's pauses name flows, and may reach the sender after the flow was freed;
             // after a link fault moved a flow to another NIC, that NIC is found in its data
             // (without faults, it is the NIC the pause reached: `control_received`)

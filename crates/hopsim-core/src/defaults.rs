@@ -17,28 +17,8 @@ use serde_json::json;
 /// faults table's (off, so absent from `net`). Field names are
 /// the scenario's (see `config`), values in the core's units (bytes, bits/s, picoseconds).
 pub fn defaults_json() -> String {
-    let fc = [
-        FcConfig::None,
-        FcConfig::Pfc,
-        FcConfig::Ppfc(Default::default()),
-        FcConfig::Capfc(Default::default()),
-        FcConfig::Bfc(Default::default()),
-        FcConfig::IdealFq,
-        FcConfig::Flowsail(Default::default()),
-        FcConfig::Floodgate(Default::default()),
-        FcConfig::PfcTag(Default::default()),
-    ];
-    let cc = [
-        CcConfig::None,
-        CcConfig::Dcqcn(Default::default()),
-        CcConfig::Dctcp(Default::default()),
-        CcConfig::DctcpRate(Default::default()),
-        CcConfig::Timely(Default::default()),
-        CcConfig::Hpcc(Default::default()),
-        CcConfig::Pulser(Default::default()),
-        CcConfig::Ictcp(Default::default()),
-        CcConfig::Ideal,
-    ];
+    let fc = FcConfig::all_defaults();
+    let cc = CcConfig::all_defaults();
     // Keyed by the tag each one serialises with. One left out here fails tests/test_defaults.py,
     // which wants one for every scheme and algorithm the scenario schema offers.
     fn by_tag<T: serde::Serialize>(tag: &str, all: &[T]) -> serde_json::Map<String, serde_json::Value> {
@@ -62,7 +42,10 @@ pub fn defaults_json() -> String {
     // the TCP transport is off by default (`transport.tcp` absent from `net`): its settings are
     // published on their own
     let tcp = crate::net::tcp::TcpConfig::default();
-    json!({"net": NetConfig::default(), "flow_control": by_tag("scheme", &fc), "congestion_control": by_tag("algorithm", &cc), "record": record, "faults": faults, "tcp": tcp})
+    // the registries: every scheme and algorithm with its defaults, units and counters, from which
+    // the front takes its lists of allowed values and the tables it has no model of its own for
+    let registry = json!({"flow_control": FcConfig::registry(), "congestion_control": CcConfig::registry()});
+    json!({"registry": registry, "net": NetConfig::default(), "flow_control": by_tag("scheme", &fc), "congestion_control": by_tag("algorithm", &cc), "record": record, "faults": faults, "tcp": tcp})
         .to_string()
 }
 

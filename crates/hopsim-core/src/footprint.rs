@@ -37,7 +37,6 @@
 //! and 1 million, about 100 bytes each in the core and as much again as Python strings) are the
 //! gap.
 
-use crate::fc::FcConfig;
 use crate::net::flow_store::{FlowFixed, FlowResult};
 use crate::net::host::{Flow, Host};
 use crate::net::port::{PauseClock, Port, PortCold, NPRIO};
@@ -395,22 +394,6 @@ fn expected_traffic(w: &WorkloadSpec, shape: &Shape) -> Traffic {
     }
 }
 
-/// Per switch port, the flow-control scheme's state (`fc::AnyFc::build` and what the modules
-/// allocate on their first packet).
-fn fc_per_port(fc: &FcConfig, nqueues: u64, upq: u64) -> u64 {
-    let pfc = 16 * NPRIO as u64;
-    let bfc = |table_factor: u64| 4 * upq + 8 + 16 * nqueues.saturating_sub(1).max(1) * table_factor;
-    match fc {
-        FcConfig::None | FcConfig::Floodgate(_) | FcConfig::PfcTag(_) => 0,
-        FcConfig::Pfc => pfc,
-        FcConfig::Ppfc(_) => pfc + 24 * NPRIO as u64,
-        FcConfig::Capfc(_) => pfc + 20 * NPRIO as u64 + 32 * nqueues,
-        FcConfig::Flowsail(c) => 8 + if c.pfc { pfc } else { 0 },
-        FcConfig::Bfc(c) => bfc(c.table_factor as u64) + if c.pfc { pfc } else { 0 },
-        FcConfig::IdealFq => bfc(crate::fc::bfc::BfcConfig::ideal_fq().table_factor as u64),
-    }
-}
-
 impl Scenario {
     /// `Err` naming the largest part and the field to change when the estimate exceeds `limit`
     /// bytes (`limit_note`: where the limit comes from). A scenario that cannot be estimated
@@ -499,7 +482,7 @@ impl Scenario {
             + host_ports.saturating_mul(nic_gates * GATE)
             + s.switch_ports.saturating_mul(nq * (QUEUE + GATE));
         let switch_bytes = s.switches.saturating_mul(size_of::<Switch>() as u64)
-            + s.switch_ports.saturating_mul(SWITCH_PORT + fc_per_port(&cfg.fc, nq, upq));
+            + s.switch_ports.saturating_mul(SWITCH_PORT + cfg.fc.bytes_per_port(nq, upq));
         // one `Host` per NIC: per host port (one per host unless hosts are multi-homed)
         let host_bytes = host_ports.max(s.hosts).saturating_mul(size_of::<Host>() as u64 + HOST_HEAP);
         let topo_bytes = s.nodes.saturating_mul(2 + 24 + 16 + 8) + s.links.saturating_mul(24 + 2 * 4);

@@ -1,4 +1,4 @@
-//! `hopsim._native`: the Python binding of `hopsim-core`. Five functions, two constants and a
+//! `hopsim._native`: the Python binding of `hopsim-core`. Six functions, two constants and a
 //! Parquet writer (`TableWriter`, in `parquet_out.rs`):
 //!
 //! - `run(scenario_json, on_progress=None, progress_every_s=0.5, on_spill=None, spill_rows=65536,
@@ -10,7 +10,10 @@
 //!   without building it (`hopsim_core::footprint`); `run` and `validate` refuse, before
 //!   building, a scenario whose estimate exceeds `max_memory` bytes;
 //! - `version() -> str`: the binding crate's version;
-//! - `defaults() -> str`: the core's default settings as JSON (what the schema is tested against);
+//! - `defaults() -> str`: the core's default settings as JSON (what the schema is tested against),
+//!   with the registries of schemes and algorithms the schema takes its lists from;
+//! - `read_tables(tables_json) -> str`: the core's reading of the scheme and algorithm tables
+//!   (every field, read strictly) and what the front resolves from the scheme;
 //! - `MAX_QUEUES`: the most data queues a port may have;
 //! - `TRACE_EVENTS`: the names of the packet trace's event codes.
 //!
@@ -33,6 +36,7 @@ use std::time::{Duration, Instant};
 
 mod alloc;
 mod parquet_out;
+mod plugins;
 
 #[global_allocator]
 static ALLOCATOR: alloc::Guarded = alloc::Guarded;
@@ -395,6 +399,19 @@ fn estimate<'py>(py: Python<'py>, scenario_json: &str, spill_rows: Option<usize>
     Ok(out)
 }
 
+/// The core's reading of a scenario's `flow_control` and `congestion_control` tables (given as
+/// `{"flow_control": ..., "congestion_control": ...}` JSON): each as the core read it and writes
+/// it back (every field, defaults filled in), and `facts`, what the front resolves from the scheme
+/// (`FcConfig::front_facts`). Both tables are read strictly: a field the core does not have
+/// raises `ValueError` naming it and the fields allowed.
+#[pyfunction]
+fn read_tables(tables_json: &str) -> PyResult<String> {
+    let mut v: serde_json::Value = serde_json::from_str(tables_json).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let fc = hopsim_core::fc::FcConfig::from_table(v["flow_control"].take()).map_err(PyValueError::new_err)?;
+    let cc = hopsim_core::cc::CcConfig::from_table(v["congestion_control"].take()).map_err(PyValueError::new_err)?;
+    Ok(serde_json::json!({"flow_control": fc, "congestion_control": cc, "facts": fc.front_facts()}).to_string())
+}
+
 /// Version of this binding crate, which is released together with the core.
 #[pyfunction]
 fn version() -> &'static str {
@@ -403,11 +420,14 @@ fn version() -> &'static str {
 
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    // the plugin schemes first: reading a scenario may name them
+    plugins::register().map_err(PyRuntimeError::new_err)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(estimate, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(defaults, m)?)?;
+    m.add_function(wrap_pyfunction!(read_tables, m)?)?;
     // run folders' tables, written without pyarrow (`hopsim.columns`)
     m.add_class::<parquet_out::TableWriter>()?;
     // the core's limits, so the schema's can be checked against them

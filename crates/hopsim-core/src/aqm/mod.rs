@@ -31,11 +31,7 @@ pub struct AqmConfig {
 impl AqmConfig {
     /// The AQM a congestion control is designed with: EIN for Pulser (§III-A), INT for HPCC (§3.2).
     pub fn for_cc(cc: &CcConfig) -> AqmConfig {
-        match cc {
-            CcConfig::Hpcc(h) => AqmConfig { ein: None, int_max_hops: h.int.max_hops },
-            CcConfig::Pulser(p) => AqmConfig { ein: Some(p.ein.clone()), int_max_hops: 0 },
-            _ => AqmConfig::default(),
-        }
+        cc.aqm()
     }
 
     /// Errors name the setting and what is allowed.

@@ -428,6 +428,26 @@ impl CongestionControl for Dcqcn {
     }
 }
 
+impl crate::registry::Declared for DcqcnConfig {
+    const NAME: &'static str = "dcqcn";
+    const ABOUT: &'static str = "DCQCN (Zhu et al., SIGCOMM 2015, §3)";
+}
+
+impl super::registry::Algorithm for DcqcnConfig {
+    fn validate(&self) -> Result<(), String> {
+        DcqcnConfig::validate(self)
+    }
+    fn build(&self, info: &super::FlowInfo) -> super::AnyCc {
+        match self.model {
+            DcqcnModel::Paper => super::AnyCc::Dcqcn(Dcqcn::new(self, info)),
+            DcqcnModel::Mlx => super::AnyCc::DcqcnMlx(super::dcqcn_mlx::DcqcnMlx::new(self, info)),
+        }
+    }
+    fn transport_needs(&self) -> super::TransportNeeds {
+        super::TransportNeeds { cnp: true, ..Default::default() }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -192,6 +192,23 @@ impl CongestionControl for Dctcp {
     }
 }
 
+impl crate::registry::Declared for DctcpConfig {
+    const NAME: &'static str = "dctcp";
+    const ABOUT: &'static str = "DCTCP (Alizadeh et al., SIGCOMM 2010, §3.1), window-based";
+}
+
+impl super::registry::Algorithm for DctcpConfig {
+    fn validate(&self) -> Result<(), String> {
+        DctcpConfig::validate(self)
+    }
+    fn build(&self, info: &super::FlowInfo) -> super::AnyCc {
+        super::AnyCc::Dctcp(Box::new(Dctcp::new(self, info)))
+    }
+    fn runs_over_tcp(&self) -> bool {
+        true
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

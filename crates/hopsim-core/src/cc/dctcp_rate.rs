@@ -160,6 +160,21 @@ impl CongestionControl for DctcpRate {
     }
 }
 
+impl crate::registry::Declared for DctcpRateConfig {
+    const NAME: &'static str = "dctcp_rate";
+    const ABOUT: &'static str = "rate-based DCTCP as the HPCC simulator runs it (CC_MODE 8)";
+    const COUNTERS: &'static [&'static str] = &["dctcp_rate_cuts"];
+}
+
+impl super::registry::Algorithm for DctcpRateConfig {
+    fn validate(&self) -> Result<(), String> {
+        DctcpRateConfig::validate(self)
+    }
+    fn build(&self, info: &super::FlowInfo) -> super::AnyCc {
+        super::AnyCc::DctcpRate(DctcpRate::new(self, info))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

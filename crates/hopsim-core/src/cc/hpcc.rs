@@ -412,6 +412,29 @@ impl CongestionControl for Hpcc {
     }
 }
 
+impl crate::registry::Declared for HpccConfig {
+    const NAME: &'static str = "hpcc";
+    const ABOUT: &'static str = "HPCC (Li et al., SIGCOMM 2019, §3.2-3.3, Algorithm 1)";
+}
+
+impl super::registry::Algorithm for HpccConfig {
+    fn validate(&self) -> Result<(), String> {
+        HpccConfig::validate(self)
+    }
+    fn build(&self, info: &super::FlowInfo) -> super::AnyCc {
+        super::AnyCc::Hpcc(Box::new(Hpcc::new(self, info)))
+    }
+    /// INT headers on data and on the ACKs that echo them.
+    fn transport_needs(&self) -> super::TransportNeeds {
+        let b = self.int.header_bytes();
+        super::TransportNeeds { data_header: b, ack_header: b, cnp: false, int: true }
+    }
+    /// INT stamped at every switch egress (§3.2).
+    fn aqm(&self) -> crate::aqm::AqmConfig {
+        crate::aqm::AqmConfig { ein: None, int_max_hops: self.int.max_hops }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -393,6 +393,26 @@ impl CongestionControl for Ictcp {
     }
 }
 
+impl crate::registry::Declared for IctcpConfig {
+    const NAME: &'static str = "ictcp";
+    const ABOUT: &'static str = "ICTCP (Wu et al., ToN 2013, §4): receiver-side window control";
+}
+
+impl super::registry::Algorithm for IctcpConfig {
+    fn validate(&self) -> Result<(), String> {
+        IctcpConfig::validate(self)
+    }
+    fn build(&self, info: &super::FlowInfo) -> super::AnyCc {
+        super::AnyCc::Ictcp(Box::new(Ictcp::new(self, info)))
+    }
+    fn runs_over_tcp(&self) -> bool {
+        true
+    }
+    fn receiver_window(&self) -> bool {
+        true
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

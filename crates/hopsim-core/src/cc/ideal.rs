@@ -158,6 +158,29 @@ impl Simulation {
     }
 }
 
+/// `congestion_control.algorithm = "ideal"`: no parameters.
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct IdealAlgorithm {}
+
+impl crate::registry::Declared for IdealAlgorithm {
+    const NAME: &'static str = "ideal";
+    const ABOUT: &'static str = "Pulser §IV's Ideal: an oracle books every packet a queue-free path";
+}
+
+impl super::registry::Algorithm for IdealAlgorithm {
+    /// Line rate, paced by the oracle's bookings.
+    fn build(&self, info: &super::FlowInfo) -> super::AnyCc {
+        super::AnyCc::None(super::none::LineRate { rate: info.line_rate })
+    }
+    fn runs_over_tcp(&self) -> bool {
+        true
+    }
+    fn oracle(&self) -> bool {
+        true
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

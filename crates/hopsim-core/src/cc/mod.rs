@@ -20,20 +20,13 @@
 //! is driven by the host on data arrival (`ictcp::Ictcp::on_receive`).
 
 pub mod datarate;
-pub mod dcqcn;
 pub mod dcqcn_mlx;
-pub mod dctcp;
-pub mod dctcp_rate;
-pub mod hpcc;
-pub mod ictcp;
-pub mod ideal;
-pub mod pulser;
-pub mod timely;
+pub mod registry;
 pub mod window;
 
+pub use registry::Algorithm;
 use crate::aqm::int::IntHop;
 use crate::time::{Rate, Time};
-use serde::{Deserialize, Serialize};
 
 /// What the sender learns from one ACK (or NACK).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -129,26 +122,6 @@ pub trait CongestionControl {
     }
 }
 
-/// Which algorithm the senders run, with its parameters.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Default)]
-#[serde(tag = "algorithm", rename_all = "lowercase", deny_unknown_fields)]
-pub enum CcConfig {
-    /// No congestion control: line rate, only flow control acts.
-    #[default]
-    None,
-    Dcqcn(dcqcn::DcqcnConfig),
-    Dctcp(dctcp::DctcpConfig),
-    /// The HPCC simulator's rate-based DCTCP (`CC_MODE 8`).
-    #[serde(rename = "dctcp_rate")]
-    DctcpRate(dctcp_rate::DctcpRateConfig),
-    Timely(timely::TimelyConfig),
-    Hpcc(hpcc::HpccConfig),
-    Pulser(pulser::PulserConfig),
-    Ictcp(ictcp::IctcpConfig),
-    /// Pulser §IV's Ideal: an oracle books every packet a queue-free path (`ideal`).
-    Ideal,
-}
-
 /// What a run's congestion control asks of the hosts' transport.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct TransportNeeds {
@@ -162,140 +135,114 @@ pub struct TransportNeeds {
     pub int: bool,
 }
 
+// The algorithms, each declared in its own file (`Algorithm`); this list is the only place that
+// names them all. A new congestion control is one file and one line here.
+crate::registry::registry! {
+    config CcConfig, any AnyCc, tag algorithm, table "congestion_control", tagged AlgorithmTagged, default None;
+    unit {
+        none::None(NoAlgorithm) => [None(none::LineRate)],
+        ideal::Ideal(IdealAlgorithm) => [],
+    }
+    configured {
+        dcqcn::Dcqcn(DcqcnConfig) => [Dcqcn(dcqcn::Dcqcn), DcqcnMlx(dcqcn_mlx::DcqcnMlx)],
+        dctcp::Dctcp(DctcpConfig) => [Dctcp(Box<dctcp::Dctcp>)],
+        dctcp_rate::DctcpRate(DctcpRateConfig) => [DctcpRate(dctcp_rate::DctcpRate)],
+        timely::Timely(TimelyConfig) => [Timely(timely::Timely)],
+        hpcc::Hpcc(HpccConfig) => [Hpcc(Box<hpcc::Hpcc>)],
+        pulser::Pulser(PulserConfig) => [Pulser(Box<pulser::Pulser>)],
+        ictcp::Ictcp(IctcpConfig) => [Ictcp(Box<ictcp::Ictcp>)],
+        aimd::Aimd(AimdConfig) => [Aimd(aimd::Aimd)],
+    }
+}
+
+pub use none::LineRate;
+
 impl CcConfig {
     /// The header sizes and receiver duties this algorithm needs.
     pub fn transport_needs(&self) -> TransportNeeds {
-        match self {
-            // RoCE receivers have always sent CNPs for marked packets, whatever the sender runs
-            CcConfig::None | CcConfig::Dcqcn(_) => TransportNeeds { cnp: true, ..Default::default() },
-            CcConfig::Hpcc(h) => {
-                let b = h.int.header_bytes();
-                TransportNeeds { data_header: b, ack_header: b, cnp: false, int: true }
-            }
-            CcConfig::Dctcp(_) | CcConfig::DctcpRate(_) | CcConfig::Timely(_) | CcConfig::Pulser(_) | CcConfig::Ictcp(_) | CcConfig::Ideal => {
-                TransportNeeds::default()
-            }
-        }
+        with_entry!(self, |c| Algorithm::transport_needs(c))
     }
 
     /// Checks the parameters' ranges (the Python front checks them too).
     pub fn validate(&self) -> Result<(), String> {
-        match self {
-            CcConfig::None | CcConfig::Ideal => Ok(()),
-            CcConfig::Dcqcn(c) => c.validate(),
-            CcConfig::Dctcp(c) => c.validate(),
-            CcConfig::DctcpRate(c) => c.validate(),
-            CcConfig::Timely(c) => c.validate(),
-            CcConfig::Hpcc(c) => c.validate(),
-            CcConfig::Pulser(c) => c.validate(),
-            CcConfig::Ictcp(c) => c.validate(),
-        }
+        with_entry!(self, |c| Algorithm::validate(c))
     }
-}
 
-/// Line rate, always.
-#[derive(Clone, Debug)]
-pub struct LineRate {
-    pub rate: Rate,
-}
-impl CongestionControl for LineRate {
-    fn rate(&self) -> Rate {
-        self.rate
+    /// The AQM the algorithm is designed with.
+    pub fn aqm(&self) -> crate::aqm::AqmConfig {
+        with_entry!(self, |c| Algorithm::aqm(c))
     }
-}
 
-/// Static dispatch over the algorithms. Those with more state than DCQCN are boxed (one
-/// allocation per flow, at its creation) so that every flow's `AnyCc`, and so every `Flow`, stays
-/// as small as it was with DCQCN alone.
-pub enum AnyCc {
-    None(LineRate),
-    Dcqcn(dcqcn::Dcqcn),
-    DcqcnMlx(dcqcn_mlx::DcqcnMlx),
-    Dctcp(Box<dctcp::Dctcp>),
-    DctcpRate(dctcp_rate::DctcpRate),
-    Timely(timely::Timely),
-    Hpcc(Box<hpcc::Hpcc>),
-    Pulser(Box<pulser::Pulser>),
-    Ictcp(Box<ictcp::Ictcp>),
-}
+    /// Whether it runs over the TCP transport.
+    pub fn runs_over_tcp(&self) -> bool {
+        with_entry!(self, |c| Algorithm::runs_over_tcp(c))
+    }
 
-macro_rules! dispatch {
-    ($self:ident, $m:ident, $($a:expr),*) => {
-        match $self {
-            AnyCc::None(x) => x.$m($($a),*),
-            AnyCc::Dcqcn(x) => x.$m($($a),*),
-            AnyCc::DcqcnMlx(x) => x.$m($($a),*),
-            AnyCc::Dctcp(x) => x.$m($($a),*),
-            AnyCc::DctcpRate(x) => x.$m($($a),*),
-            AnyCc::Timely(x) => x.$m($($a),*),
-            AnyCc::Hpcc(x) => x.$m($($a),*),
-            AnyCc::Pulser(x) => x.$m($($a),*),
-            AnyCc::Ictcp(x) => x.$m($($a),*),
-        }
-    };
+    /// The names of the algorithms that run over TCP (for error messages).
+    pub fn tcp_names() -> Vec<&'static str> {
+        Self::all_defaults().iter().filter(|c| c.runs_over_tcp()).map(|c| c.name()).collect()
+    }
+
+    /// Whether its receivers advertise windows (ICTCP).
+    pub fn receiver_window(&self) -> bool {
+        with_entry!(self, |c| Algorithm::receiver_window(c))
+    }
+
+    /// Whether one oracle paces every sender (Pulser's Ideal).
+    pub fn oracle(&self) -> bool {
+        with_entry!(self, |c| Algorithm::oracle(c))
+    }
 }
 
 impl CongestionControl for AnyCc {
     fn on_start(&mut self, now: Time) {
-        dispatch!(self, on_start, now)
+        dispatch!(self, on_start(now))
     }
     #[inline]
     fn on_send(&mut self, now: Time, bytes: u32) {
-        dispatch!(self, on_send, now, bytes)
+        dispatch!(self, on_send(now, bytes))
     }
     #[inline]
     fn on_ack(&mut self, now: Time, ack: &AckInfo) {
-        dispatch!(self, on_ack, now, ack)
+        dispatch!(self, on_ack(now, ack))
     }
     fn on_nack(&mut self, now: Time, ack: &AckInfo) {
-        dispatch!(self, on_nack, now, ack)
+        dispatch!(self, on_nack(now, ack))
     }
     fn on_cnp(&mut self, now: Time) {
-        dispatch!(self, on_cnp, now)
+        dispatch!(self, on_cnp(now))
     }
     fn on_timeout(&mut self, now: Time) {
-        dispatch!(self, on_timeout, now)
+        dispatch!(self, on_timeout(now))
     }
     fn on_timer(&mut self, now: Time) {
-        dispatch!(self, on_timer, now)
+        dispatch!(self, on_timer(now))
     }
     #[inline]
     fn next_timer(&self) -> Option<Time> {
-        dispatch!(self, next_timer,)
+        dispatch!(self, next_timer())
     }
     #[inline]
     fn window(&self) -> Option<u64> {
-        dispatch!(self, window,)
+        dispatch!(self, window())
     }
     #[inline]
     fn rate(&self) -> Rate {
-        dispatch!(self, rate,)
+        dispatch!(self, rate())
     }
     fn counters(&self, out: &mut Vec<(&'static str, u64)>) {
-        dispatch!(self, counters, out)
+        dispatch!(self, counters(out))
     }
     #[inline]
     fn on_data_received(&mut self, iface: &mut RxIface, rx: &RxPacket) -> Option<u64> {
-        dispatch!(self, on_data_received, iface, rx)
+        dispatch!(self, on_data_received(iface, rx))
     }
 }
 
 impl AnyCc {
+    /// The sender's state of one flow.
     pub fn build(cfg: &CcConfig, info: &FlowInfo) -> AnyCc {
-        match cfg {
-            // Ideal: line rate, paced by the oracle's bookings (`ideal`)
-            CcConfig::None | CcConfig::Ideal => AnyCc::None(LineRate { rate: info.line_rate }),
-            CcConfig::Dcqcn(c) => match c.model {
-                dcqcn::DcqcnModel::Paper => AnyCc::Dcqcn(dcqcn::Dcqcn::new(c, info)),
-                dcqcn::DcqcnModel::Mlx => AnyCc::DcqcnMlx(dcqcn_mlx::DcqcnMlx::new(c, info)),
-            },
-            CcConfig::Dctcp(c) => AnyCc::Dctcp(Box::new(dctcp::Dctcp::new(c, info))),
-            CcConfig::DctcpRate(c) => AnyCc::DctcpRate(dctcp_rate::DctcpRate::new(c, info)),
-            CcConfig::Timely(c) => AnyCc::Timely(timely::Timely::new(c, info)),
-            CcConfig::Hpcc(c) => AnyCc::Hpcc(Box::new(hpcc::Hpcc::new(c, info))),
-            CcConfig::Pulser(c) => AnyCc::Pulser(Box::new(pulser::Pulser::new(c, info))),
-            CcConfig::Ictcp(c) => AnyCc::Ictcp(Box::new(ictcp::Ictcp::new(c, info))),
-        }
+        with_entry!(cfg, |c| Algorithm::build(c, info))
     }
 }
 

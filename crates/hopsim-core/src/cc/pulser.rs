@@ -178,6 +178,28 @@ impl CongestionControl for Pulser {
     }
 }
 
+impl crate::registry::Declared for PulserConfig {
+    const NAME: &'static str = "pulser";
+    const ABOUT: &'static str = "Pulser (Almasi et al., §III-B, Equations 1-2) with EIN at the switches";
+    const COUNTERS: &'static [&'static str] = &["pulser_cuts", "pulser_restores"];
+}
+
+impl super::registry::Algorithm for PulserConfig {
+    fn validate(&self) -> Result<(), String> {
+        PulserConfig::validate(self)
+    }
+    fn build(&self, info: &super::FlowInfo) -> super::AnyCc {
+        super::AnyCc::Pulser(Box::new(Pulser::new(self, info)))
+    }
+    /// Explicit Incast Notification at every switch port (§III-A).
+    fn aqm(&self) -> crate::aqm::AqmConfig {
+        crate::aqm::AqmConfig { ein: Some(self.ein.clone()), int_max_hops: 0 }
+    }
+    fn runs_over_tcp(&self) -> bool {
+        true
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -231,6 +231,20 @@ impl CongestionControl for Timely {
     }
 }
 
+impl crate::registry::Declared for TimelyConfig {
+    const NAME: &'static str = "timely";
+    const ABOUT: &'static str = "TIMELY (Mittal et al., SIGCOMM 2015, §4, Algorithm 1)";
+}
+
+impl super::registry::Algorithm for TimelyConfig {
+    fn validate(&self) -> Result<(), String> {
+        TimelyConfig::validate(self)
+    }
+    fn build(&self, info: &super::FlowInfo) -> super::AnyCc {
+        super::AnyCc::Timely(Timely::new(self, info))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

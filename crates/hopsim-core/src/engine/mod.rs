@@ -116,7 +116,7 @@ pub fn single_reason(sim: &crate::Simulation) -> Option<&'static str> {
     if sim.cfg.host.tcp.is_some() {
         return Some("a TCP flow's sender and receiver share one timer");
     }
-    if matches!(sim.cfg.cc, crate::cc::CcConfig::Ictcp(_)) {
+    if sim.cfg.cc.receiver_window() {
         return Some("ICTCP's receive window lives in the sender's controller");
     }
     if sim.rec.latency.is_some() {

@@ -694,30 +694,45 @@ impl FlowControl for Bfc {
     }
 }
 
-/// The NIC half of BFC (§3.3.2, App. E.1): one queue per flow, each closed and opened by the first
-/// switch's queue pauses, and the queue stamped as `upstreamQ`. With `obey` false the NIC ignores
-/// backpressure ("BFC - NIC").
-pub struct BfcNic {
-    pub obey: bool,
+impl crate::registry::Declared for BfcConfig {
+    const NAME: &'static str = "bfc";
+    const ABOUT: &'static str = "BFC, backpressure flow control (Goyal et al., NSDI 2022, §3)";
+    const COUNTERS: &'static [&'static str] = &["bfc_pauses", "bfc_resumes", "bfc_refreshes", "bfc_assignments", "bfc_collisions"];
 }
 
-impl super::nic::NicFc for BfcNic {
-    /// A queue per flow: the host port has a gate per possible queue (`FcConfig::nic_gates`),
-    /// and flow ids modulo that many give concurrent flows of a host distinct queues.
-    fn nic_queue(&mut self, _now: Time, f: &super::nic::NicFlow, ngates: usize) -> u16 {
-        (f.flow as usize % ngates.max(1)) as u16
+impl super::registry::Scheme for BfcConfig {
+    /// BFC does not guarantee losslessness (§5) unless PFC backs it up.
+    fn pauses(&self) -> bool {
+        self.pfc
     }
-    fn obeys(&self, k: super::CtrlKind) -> bool {
-        self.obey || k != super::CtrlKind::QueuePause
-    }
-    fn stamp(&mut self, _now: Time, pkt: &mut PktMeta) {
-        pkt.tags.upstream_q = pkt.queue;
-    }
-    fn uses_tags(&self) -> bool {
+    fn one_class(&self) -> bool {
         true
     }
-    fn stamps(&self) -> bool {
-        true
+    /// A queue per flow at the NIC (§3.3.2): as many gates as a port may have.
+    fn nic_gates(&self, _configured: usize) -> usize {
+        crate::net::port::MAX_QUEUES
+    }
+    fn validate(&self, _net: &crate::config::NetConfig) -> Result<(), String> {
+        BfcConfig::validate(self)
+    }
+    /// The pause-bitmap refresh depends on whether frames can be lost (`RefreshWhen`).
+    fn for_run(&self, frames_lossy: bool) -> Option<super::FcConfig> {
+        Some(super::FcConfig::Bfc(BfcConfig { frames_lossy, ..self.clone() }))
+    }
+    fn build(&self, at: &super::registry::BuildAt) -> super::AnyFc {
+        let bfc = Bfc::new(self.clone(), at.node, at.nports, at.upq, at.seed);
+        if self.pfc {
+            super::AnyFc::BfcPfc(super::with_pfc::under_pfc(bfc, at))
+        } else {
+            super::AnyFc::Bfc(Box::new(bfc))
+        }
+    }
+    fn nic(&self) -> super::nic::AnyNic {
+        super::nic::AnyNic::Tagging(super::nic::TaggingNic { per_flow: true, obey_queue_pause: self.nic_backpressure })
+    }
+    fn bytes_per_port(&self, nqueues: u64, upq: u64) -> u64 {
+        let table = 4 * upq + 8 + 16 * nqueues.saturating_sub(1).max(1) * self.table_factor as u64;
+        table + if self.pfc { super::pfc::BYTES_PER_PORT } else { 0 }
     }
 }
 

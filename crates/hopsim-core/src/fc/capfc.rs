@@ -304,6 +304,27 @@ impl OverPfc for Capfc {
     }
 }
 
+impl crate::registry::Declared for CapfcConfig {
+    const NAME: &'static str = "capfc";
+    const ABOUT: &'static str = "CaPFC, congestion-aware PFC (Avci et al., IFIP Networking 2016; P-PFC §5.6)";
+    const COUNTERS: &'static [&'static str] = &["capfc_pauses", "capfc_resumes"];
+}
+
+impl super::registry::Scheme for CapfcConfig {
+    fn pauses(&self) -> bool {
+        true
+    }
+    fn build(&self, at: &super::registry::BuildAt) -> super::AnyFc {
+        super::AnyFc::Capfc(Capfc::with_pfc(self.clone(), at.pfc.clone(), at.nports, at.nprio))
+    }
+    fn bytes_per_port(&self, nqueues: u64, _upq: u64) -> u64 {
+        super::pfc::BYTES_PER_PORT + 20 * crate::net::port::NPRIO as u64 + 32 * nqueues
+    }
+    fn queues_by_priority(&self) -> bool {
+        true
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -311,7 +332,7 @@ mod tests {
     use crate::fc::FlowControl;
 
 
-    use crate::fc::test_switch::{Sw, PRIO};
+    use crate::testing::{Sw, PRIO};
 
     fn capfc() -> WithPfc<Capfc> {
         Capfc::with_pfc(CapfcConfig::default(), PfcConfig::default(), 8, 8)

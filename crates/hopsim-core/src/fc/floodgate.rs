@@ -74,6 +74,7 @@
 
 mod dst_pause;
 mod pool;
+
 #[cfg(test)]
 mod tests;
 
@@ -877,5 +878,48 @@ impl FlowControl for Floodgate {
 
     fn uses_tags(&self) -> bool {
         true
+    }
+}
+
+impl crate::registry::Declared for FloodgateConfig {
+    const NAME: &'static str = "floodgate";
+    const ABOUT: &'static str = "Floodgate: per-destination credit windows and VOQs (Liu et al., CoNEXT 2021, §4)";
+    const COUNTERS: &'static [&'static str] = &[
+        "floodgate_credits", "floodgate_credits_delayed", "floodgate_voq_allocs", "floodgate_voq_hashed", "floodgate_syns",
+        "floodgate_dst_pauses", "floodgate_in_flight", "floodgate_non_incast_in_voq", "floodgate_peak_voqs",
+    ];
+}
+
+impl super::registry::Scheme for FloodgateConfig {
+    /// Queue 0 holds the non-incast traffic, served strictly before the VOQs (§4.2, appendix B).
+    fn strict_first_queue(&self) -> bool {
+        true
+    }
+    fn pauses(&self) -> bool {
+        self.pfc
+    }
+    fn one_class(&self) -> bool {
+        true
+    }
+    /// An ACK in the data queues takes queue 0 and neither spends a window nor earns a credit
+    /// (Floodgate-NS3's `ACK_HIGH_PRIO 0`).
+    fn acks_in_data_queues(&self) -> bool {
+        true
+    }
+    fn validate(&self, net: &crate::config::NetConfig) -> Result<(), String> {
+        super::registry::at_least_two_queues(net, "Floodgate", "queue 0 and a VOQ")?;
+        FloodgateConfig::validate(self)
+    }
+    fn build(&self, at: &super::registry::BuildAt) -> super::AnyFc {
+        let fg = Floodgate::new(self.clone());
+        if self.pfc {
+            super::AnyFc::FloodgatePfc(super::with_pfc::under_pfc(fg, at))
+        } else {
+            super::AnyFc::Floodgate(Box::new(fg))
+        }
+    }
+    /// Its state is per destination and per VOQ, counted with the switch's queues.
+    fn bytes_per_port(&self, _nqueues: u64, _upq: u64) -> u64 {
+        0
     }
 }

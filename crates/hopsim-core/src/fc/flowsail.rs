@@ -443,6 +443,43 @@ impl FlowControl for Flowsail {
     }
 }
 
+impl crate::registry::Declared for FlowsailConfig {
+    const NAME: &'static str = "flowsail";
+    const ABOUT: &'static str = "FlowSail: per-flow flow control with few queues per port (§III)";
+    const COUNTERS: &'static [&'static str] = &[
+        "flowsail_pauses", "flowsail_pauses_above_q_h", "flowsail_pauses_from_rsvq", "flowsail_resumes",
+        "flowsail_isolations", "flowsail_releases", "flowsail_order_marks", "flowsail_cft_peak", "flowsail_collisions",
+    ];
+}
+
+impl super::registry::Scheme for FlowsailConfig {
+    fn pauses(&self) -> bool {
+        self.pfc
+    }
+    fn one_class(&self) -> bool {
+        true
+    }
+    fn validate(&self, net: &crate::config::NetConfig) -> Result<(), String> {
+        super::registry::at_least_two_queues(net, "FlowSail", "one is rsvQ")?;
+        FlowsailConfig::validate(self)
+    }
+    fn build(&self, at: &super::registry::BuildAt) -> super::AnyFc {
+        let fs = Flowsail::new(self.clone(), at.node, at.nports, at.seed);
+        if self.pfc {
+            super::AnyFc::FlowsailPfc(super::with_pfc::under_pfc(fs, at))
+        } else {
+            super::AnyFc::Flowsail(Box::new(fs))
+        }
+    }
+    fn bytes_per_port(&self, _nqueues: u64, _upq: u64) -> u64 {
+        8 + if self.pfc { super::pfc::BYTES_PER_PORT } else { 0 }
+    }
+    /// Its pauses name flows, and may reach the sender after a fault moved the flow.
+    fn names_flows(&self) -> bool {
+        true
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -40,35 +40,34 @@
 //!
 //! # A worked example: pause one upstream queue per congested egress queue
 //!
-//! A scheme that asks the upstream neighbour to stop feeding a queue once it holds 100 KB would:
-//! in `stamp`, write `pkt.tags.upstream_q = pkt.queue` so the next hop knows which upstream queue
-//! sent the packet; at the next hop, in `on_enqueue`, count the bytes per (ingress, upstreamQ)
-//! and, when they pass 100 KB, push `FcAction::Send { port: pkt.ingress, msg:
-//! CtrlMsg::QueuePause { queue: pkt.tags.upstream_q, pause: true }, by: Origin::Scheme }`; in
-//! `on_dequeue`, when they drain, send the same frame with `pause: false`. The upstream port closes
-//! and reopens exactly that queue; its other queues keep sending. `crates/hopsim-core/tests/it/substrate.rs`
-//! runs this scheme end to end; that is all BFC's backpressure needs from the engine.
+//! [`tqp`] (threshold queue pause) is that scheme, in one file: in `stamp` it writes
+//! `pkt.tags.upstream_q = pkt.queue` so the next hop knows which upstream queue sent the packet;
+//! at the next hop, in `on_enqueue`, once the packet's egress queue holds more than `K` it pushes
+//! `FcAction::Send { port: pkt.ingress, msg: CtrlMsg::QueuePause { queue: pkt.tags.upstream_q,
+//! pause: true }, by: Origin::Scheme }`; in `on_dequeue`, below `K/2`, the same frame with
+//! `pause: false`. The upstream port closes and reopens exactly that queue; its other queues keep
+//! sending. Its unit tests run it on [`crate::testing::Sw`], and `tests/test_new_schemes.py` runs
+//! it end to end from `hopsim run`; docs/writing-a-scheme.md walks through it.
+//!
+//! # The registry
+//!
+//! Every scheme declares itself in its own file ([`Scheme`], [`registry::Declared`]) and takes one
+//! line in the list below; [`FcConfig`], [`AnyFc`] and every list of allowed values come from that
+//! list (`crate::registry`). Schemes from outside the crate register at run time ([`plugin`]).
 
-pub mod bfc;
-pub mod capfc;
-pub mod floodgate;
-pub mod flowsail;
 pub mod msg;
 pub mod nic;
-pub mod pfc;
-pub mod pfc_tag;
-pub mod ppfc;
-#[cfg(test)]
-mod test_switch;
+pub mod plugin;
+pub mod registry;
 pub mod view;
 pub mod with_pfc;
 
 pub use msg::{CtrlKind, CtrlMsg, Origin};
+pub use registry::Scheme;
 pub use view::SwitchView;
 
 use crate::packet::{tag, Tags};
 use crate::time::{Rate, Time};
-use serde::{Deserialize, Serialize};
 
 /// What a hook sees of a packet. Ports are the switch's local port indices.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -197,43 +196,36 @@ pub fn quanta_duration(quanta: u16, rate: Rate) -> Time {
 /// The traffic class flows use unless a scenario says otherwise.
 pub const DATA_PRIO: u8 = 3;
 
-/// Which flow-control scheme a switch runs, with its parameters.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Default)]
-#[serde(tag = "scheme", rename_all = "lowercase", deny_unknown_fields)]
-pub enum FcConfig {
-    /// No per-hop flow control.
-    None,
-    #[default]
-    Pfc,
-    Ppfc(ppfc::PpfcConfig),
-    Capfc(capfc::CapfcConfig),
-    Bfc(bfc::BfcConfig),
-    /// Ideal fair queuing (BFC §6.2.1): a queue per flow, no backpressure; the front pairs it with
-    /// an unlimited buffer.
-    #[serde(rename = "ideal_fq")]
-    IdealFq,
-    Flowsail(flowsail::FlowsailConfig),
-    Floodgate(floodgate::FloodgateConfig),
-    /// Floodgate's appendix B: per-destination pause frames and VOQs.
-    #[serde(rename = "pfc_tag")]
-    PfcTag(pfc_tag::PfcTagConfig),
+// The schemes, each declared in its own file (`Scheme`); this list is the only place that
+// names them all. A new scheme is one file and one line here.
+crate::registry::registry! {
+    config FcConfig, any AnyFc, tag scheme, table "flow_control", tagged SchemeTagged, default Pfc;
+    custom FlowControl;
+    dynamic Plugin(plugin::PluginTable), lookup plugin::lookup, entries plugin::entries, defaults plugin::all_defaults;
+    unit {
+        none::None(NoScheme) => [None(none::NoFc)],
+        pfc::Pfc(PfcScheme) => [Pfc(pfc::Pfc)],
+        ideal_fq::IdealFq(IdealFqScheme) => [],
+    }
+    configured {
+        ppfc::Ppfc(PpfcConfig) => [Ppfc(with_pfc::WithPfc<ppfc::Ppfc>)],
+        capfc::Capfc(CapfcConfig) => [Capfc(with_pfc::WithPfc<capfc::Capfc>)],
+        bfc::Bfc(BfcConfig) => [Bfc(Box<bfc::Bfc>), BfcPfc(Box<with_pfc::WithPfc<with_pfc::Plain<bfc::Bfc>>>)],
+        flowsail::Flowsail(FlowsailConfig) => [Flowsail(Box<flowsail::Flowsail>), FlowsailPfc(Box<with_pfc::WithPfc<with_pfc::Plain<flowsail::Flowsail>>>)],
+        floodgate::Floodgate(FloodgateConfig) => [Floodgate(Box<floodgate::Floodgate>), FloodgatePfc(Box<with_pfc::WithPfc<with_pfc::Plain<floodgate::Floodgate>>>)],
+        pfc_tag::PfcTag(PfcTagConfig) => [PfcTag(Box<pfc_tag::PfcTag>)],
+        tqp::Tqp(TqpConfig) => [Tqp(tqp::Tqp)],
+    }
 }
+
+pub use none::NoFc;
 
 impl FcConfig {
     /// Whether the scheme pauses senders, so that a fabric running it can be lossless. What the
     /// fabric is (lossless or lossy) is its own setting (`SwitchConfig::lossless`); this is only
     /// the front's default for it.
     pub fn pauses(&self) -> bool {
-        match self {
-            FcConfig::None | FcConfig::IdealFq => false,
-            // BFC does not guarantee losslessness (§5) unless PFC backs it up
-            FcConfig::Bfc(b) => b.pfc,
-            FcConfig::Flowsail(f) => f.pfc,
-            FcConfig::Floodgate(f) => f.pfc,
-            // its pauses are per destination, so the fabric may stay lossy
-            FcConfig::PfcTag(_) => false,
-            _ => true,
-        }
+        with_entry!(self, |c| Scheme::pauses(c))
     }
 
     /// The queue-to-priority map when the scenario gives none. Schemes that spread one traffic
@@ -241,151 +233,112 @@ impl FcConfig {
     /// priority 3 (the class flows use unless told otherwise), so that a PFC pause for it — PFC
     /// as their backstop — closes all of them; the others map queue q to priority q mod 8.
     pub fn default_prio_map(&self, nqueues: usize) -> Vec<u8> {
-        match self {
-            FcConfig::Bfc(_) | FcConfig::IdealFq | FcConfig::Flowsail(_) | FcConfig::Floodgate(_) | FcConfig::PfcTag(_) => {
-                vec![DATA_PRIO; nqueues]
-            }
-            _ => crate::net::port::default_prio_map(nqueues),
+        if with_entry!(self, |c| Scheme::one_class(c)) {
+            vec![DATA_PRIO; nqueues]
+        } else {
+            crate::net::port::default_prio_map(nqueues)
         }
     }
 
-    /// Gates of a host's port, given the configured NIC queues: schemes whose NIC keeps a queue
-    /// per flow (BFC, §3.3.2) get as many as a port may have.
+    /// Gates of a host's port, given the configured NIC queues.
     pub fn nic_gates(&self, configured: usize) -> usize {
-        match self {
-            FcConfig::Bfc(_) | FcConfig::IdealFq => crate::net::port::MAX_QUEUES,
-            _ => configured,
-        }
+        with_entry!(self, |c| Scheme::nic_gates(c, configured))
     }
 
-    /// Errors name the field; `nqueues` is the switches' data queues per port.
-    pub fn validate(&self, nqueues: usize) -> Result<(), String> {
-        match self {
-            FcConfig::Bfc(b) => b.validate(),
-            FcConfig::Flowsail(_) if nqueues < 2 => {
-                Err(format!("queues.count: FlowSail needs at least 2 queues per port (one is rsvQ); got {nqueues}"))
-            }
-            FcConfig::Flowsail(f) => f.validate(),
-            FcConfig::Floodgate(_) if nqueues < 2 => {
-                Err(format!("queues.count: Floodgate needs at least 2 queues per port (queue 0 and a VOQ); got {nqueues}"))
-            }
-            FcConfig::Floodgate(f) => f.validate(),
-            FcConfig::PfcTag(_) if nqueues < 2 => {
-                Err(format!("queues.count: PFC w/ tag needs at least 2 queues per port (queue 0 and a VOQ); got {nqueues}"))
-            }
-            FcConfig::PfcTag(f) => f.validate(),
-            FcConfig::Ppfc(p) => p.validate(),
-            _ => Ok(()),
-        }
+    /// Checks the scheme's parameters against the run; errors name the field.
+    pub fn validate(&self, net: &crate::config::NetConfig) -> Result<(), String> {
+        with_entry!(self, |c| Scheme::validate(c, net))
     }
-}
 
-/// No flow control: every hook is the default.
-#[derive(Clone, Debug, Default)]
-pub struct NoFc;
-impl FlowControl for NoFc {}
+    /// The configuration a run uses, told whether its control frames can be lost (the scenario
+    /// has faults): BFC's pause-bitmap refresh depends on it (`bfc::RefreshWhen`).
+    pub fn for_run(&self, frames_lossy: bool) -> FcConfig {
+        with_entry!(self, |c| Scheme::for_run(c, frames_lossy)).unwrap_or_else(|| self.clone())
+    }
 
-/// Static dispatch over the schemes.
-pub enum AnyFc {
-    None(NoFc),
-    Pfc(pfc::Pfc),
-    Ppfc(with_pfc::WithPfc<ppfc::Ppfc>),
-    Capfc(with_pfc::WithPfc<capfc::Capfc>),
-    Bfc(Box<bfc::Bfc>),
-    BfcPfc(Box<with_pfc::WithPfc<with_pfc::Plain<bfc::Bfc>>>),
-    Flowsail(Box<flowsail::Flowsail>),
-    FlowsailPfc(Box<with_pfc::WithPfc<with_pfc::Plain<flowsail::Flowsail>>>),
-    Floodgate(Box<floodgate::Floodgate>),
-    FloodgatePfc(Box<with_pfc::WithPfc<with_pfc::Plain<floodgate::Floodgate>>>),
-    PfcTag(Box<pfc_tag::PfcTag>),
-    /// A module from outside the crate (a prototype, a test's scheme): dynamic dispatch, so the
-    /// built-in arms above pay nothing for it.
-    Custom(Box<dyn FlowControl + Send>),
-}
+    /// Bytes of flow-control state per switch port (`crate::footprint`).
+    pub fn bytes_per_port(&self, nqueues: u64, upq: u64) -> u64 {
+        with_entry!(self, |c| Scheme::bytes_per_port(c, nqueues, upq))
+    }
 
-/// The built-in arms dispatch statically; the `Custom` arm goes through a cold, out-of-line
-/// call, so that a hook that is a plain field read for PFC (`next_timer`, `classify`) stays a leaf
-/// the compiler can inline, without register spills for a dynamic call most runs never make.
-macro_rules! dispatch {
-    ($self:ident, $m:ident, $($a:expr),*) => {
-        match $self {
-            AnyFc::None(x) => x.$m($($a),*),
-            AnyFc::Pfc(x) => x.$m($($a),*),
-            AnyFc::Ppfc(x) => x.$m($($a),*),
-            AnyFc::Capfc(x) => x.$m($($a),*),
-            AnyFc::Bfc(x) => x.$m($($a),*),
-            AnyFc::BfcPfc(x) => x.$m($($a),*),
-            AnyFc::Flowsail(x) => x.$m($($a),*),
-            AnyFc::FlowsailPfc(x) => x.$m($($a),*),
-            AnyFc::Floodgate(x) => x.$m($($a),*),
-            AnyFc::FloodgatePfc(x) => x.$m($($a),*),
-            AnyFc::PfcTag(x) => x.$m($($a),*),
-            AnyFc::Custom(x) => {
-                #[cold]
-                #[inline(never)]
-                fn custom<R>(f: impl FnOnce() -> R) -> R {
-                    f()
-                }
-                custom(|| x.$m($($a),*))
-            }
-        }
-    };
+    /// Whether ACKs may travel in the data queues under this scheme.
+    pub fn acks_in_data_queues(&self) -> bool {
+        with_entry!(self, |c| Scheme::acks_in_data_queues(c))
+    }
+
+    /// The names of the schemes under which ACKs may travel in the data queues (for error
+    /// messages).
+    pub fn acks_in_data_names() -> Vec<&'static str> {
+        Self::all_defaults().iter().filter(|c| c.acks_in_data_queues()).map(|c| c.name()).collect()
+    }
+
+    /// Whether the scheme's frames name flows (the flow store keeps every flow under faults).
+    pub fn names_flows(&self) -> bool {
+        with_entry!(self, |c| Scheme::names_flows(c))
+    }
+
+    /// What the front resolves from the scheme (its keywords `auto` and `modulo`, and the
+    /// settings a scheme implies): `pauses` (`buffer.lossless = "auto"`), `one_class` (`queues.
+    /// priority = "modulo"`), `strict_first_queue` (`queues.scheduler`), `unlimited_buffer`
+    /// (`buffer.size`).
+    pub fn front_facts(&self) -> serde_json::Value {
+        with_entry!(self, |c| serde_json::json!({
+            "pauses": Scheme::pauses(c),
+            "one_class": Scheme::one_class(c),
+            "strict_first_queue": Scheme::strict_first_queue(c),
+            "unlimited_buffer": Scheme::unlimited_buffer(c),
+        }))
+    }
+
+    /// The NIC half of the scheme, for every host.
+    pub fn nic(&self) -> nic::AnyNic {
+        with_entry!(self, |c| Scheme::nic(c))
+    }
 }
 
 impl FlowControl for AnyFc {
     #[inline]
     fn classify(&mut self, now: Time, pkt: &PktMeta, view: &SwitchView) -> u16 {
-        dispatch!(self, classify, now, pkt, view)
+        dispatch!(self, classify(now, pkt, view))
     }
     #[inline]
     fn on_enqueue(&mut self, now: Time, pkt: &mut PktMeta, view: &SwitchView, out: &mut Actions) {
-        dispatch!(self, on_enqueue, now, pkt, view, out)
+        dispatch!(self, on_enqueue(now, pkt, view, out))
     }
     // always: a second caller (a link going down, `faults.rs`) must not make the compiler keep
     // it out of line on the dequeue path
     #[inline(always)]
     fn on_dequeue(&mut self, now: Time, pkt: &PktMeta, view: &SwitchView, out: &mut Actions) {
-        dispatch!(self, on_dequeue, now, pkt, view, out)
+        dispatch!(self, on_dequeue(now, pkt, view, out))
     }
     #[inline]
     fn stamp(&mut self, now: Time, pkt: &mut PktMeta, view: &SwitchView) {
-        dispatch!(self, stamp, now, pkt, view)
+        dispatch!(self, stamp(now, pkt, view))
     }
     fn on_drop(&mut self, now: Time, pkt: &PktMeta, view: &SwitchView, out: &mut Actions) {
-        dispatch!(self, on_drop, now, pkt, view, out)
+        dispatch!(self, on_drop(now, pkt, view, out))
     }
     fn on_control(&mut self, now: Time, from: u16, msg: &CtrlMsg, view: &SwitchView, out: &mut Actions) {
-        dispatch!(self, on_control, now, from, msg, view, out)
+        dispatch!(self, on_control(now, from, msg, view, out))
     }
     fn on_timer(&mut self, now: Time, view: &SwitchView, out: &mut Actions) {
-        dispatch!(self, on_timer, now, view, out)
+        dispatch!(self, on_timer(now, view, out))
     }
     fn on_link_down(&mut self, now: Time, port: u16, view: &SwitchView, out: &mut Actions) {
-        dispatch!(self, on_link_down, now, port, view, out)
+        dispatch!(self, on_link_down(now, port, view, out))
     }
     #[inline(always)]
     fn next_timer(&self) -> Option<Time> {
-        dispatch!(self, next_timer,)
+        dispatch!(self, next_timer())
     }
     fn counters(&self, out: &mut Vec<(&'static str, u64)>) {
-        dispatch!(self, counters, out)
+        dispatch!(self, counters(out))
     }
     fn sample(&self, now: Time, view: &SwitchView, out: &mut Samples) {
-        dispatch!(self, sample, now, view, out)
+        dispatch!(self, sample(now, view, out))
     }
     fn uses_tags(&self) -> bool {
-        dispatch!(self, uses_tags,)
-    }
-}
-
-impl FcConfig {
-    /// The configuration a run uses, told whether its control frames can be lost (the scenario
-    /// has faults): BFC's pause-bitmap refresh depends on it (`bfc::RefreshWhen`).
-    pub fn for_run(&self, frames_lossy: bool) -> FcConfig {
-        match self {
-            FcConfig::Bfc(c) => FcConfig::Bfc(bfc::BfcConfig { frames_lossy, ..c.clone() }),
-            other => other.clone(),
-        }
+        dispatch!(self, uses_tags())
     }
 }
 
@@ -398,28 +351,7 @@ impl AnyFc {
     /// Build the module of switch `node` with `nports` ports, whose upstream neighbours have at
     /// most `upq` queues each (switch queues or NIC gates).
     pub fn build(cfg: &FcConfig, node: u32, nports: usize, nprio: usize, upq: usize, seed: u64, pfc: &pfc::PfcConfig) -> AnyFc {
-        match cfg {
-            FcConfig::Bfc(c) if c.pfc => AnyFc::BfcPfc(Box::new(with_pfc::WithPfc::new(
-                pfc::Pfc::new(pfc.clone(), nports, nprio),
-                with_pfc::Plain(bfc::Bfc::new(c.clone(), node, nports, upq, seed)),
-            ))),
-            FcConfig::Bfc(c) => AnyFc::Bfc(Box::new(bfc::Bfc::new(c.clone(), node, nports, upq, seed))),
-            FcConfig::Flowsail(c) if c.pfc => AnyFc::FlowsailPfc(Box::new(with_pfc::WithPfc::new(
-                pfc::Pfc::new(pfc.clone(), nports, nprio),
-                with_pfc::Plain(flowsail::Flowsail::new(c.clone(), node, nports, seed)),
-            ))),
-            FcConfig::Flowsail(c) => AnyFc::Flowsail(Box::new(flowsail::Flowsail::new(c.clone(), node, nports, seed))),
-            FcConfig::Floodgate(c) if c.pfc => AnyFc::FloodgatePfc(Box::new(with_pfc::WithPfc::new(
-                pfc::Pfc::new(pfc.clone(), nports, nprio),
-                with_pfc::Plain(floodgate::Floodgate::new(c.clone())),
-            ))),
-            FcConfig::Floodgate(c) => AnyFc::Floodgate(Box::new(floodgate::Floodgate::new(c.clone()))),
-            FcConfig::PfcTag(c) => AnyFc::PfcTag(Box::new(pfc_tag::PfcTag::new(c.clone()))),
-            FcConfig::IdealFq => AnyFc::Bfc(Box::new(bfc::Bfc::new(bfc::BfcConfig::ideal_fq(), node, nports, upq, seed))),
-            FcConfig::None => AnyFc::None(NoFc),
-            FcConfig::Pfc => AnyFc::Pfc(pfc::Pfc::new(pfc.clone(), nports, nprio)),
-            FcConfig::Ppfc(c) => AnyFc::Ppfc(ppfc::Ppfc::with_pfc(c.clone(), pfc.clone(), node, nports, nprio, seed)),
-            FcConfig::Capfc(c) => AnyFc::Capfc(capfc::Capfc::with_pfc(c.clone(), pfc.clone(), nports, nprio)),
-        }
+        let at = registry::BuildAt { node, nports, nprio, upq, seed, pfc };
+        with_entry!(cfg, |c| Scheme::build(c, &at))
     }
 }

@@ -49,9 +49,40 @@ pub trait NicFc {
 pub struct StandardNic;
 impl NicFc for StandardNic {}
 
+/// A NIC that stamps each data packet's NIC queue as its `upstreamQ`, so that the first switch
+/// can pause exactly that queue (`CtrlMsg::QueuePause`): the NIC half of the schemes that pause
+/// upstream queues (BFC §3.3, TQP).
+pub struct TaggingNic {
+    /// A queue per flow (BFC §3.3.2: flow ids modulo the gates give concurrent flows of a host
+    /// distinct queues; the host port has as many gates as a port may have, `Scheme::nic_gates`);
+    /// else the standard queue per priority.
+    pub per_flow: bool,
+    /// Whether the NIC obeys queue pauses (BFC - NIC, App. E.1, ignores them); other kinds it
+    /// always obeys.
+    pub obey_queue_pause: bool,
+}
+impl NicFc for TaggingNic {
+    fn nic_queue(&mut self, _now: Time, f: &NicFlow, ngates: usize) -> u16 {
+        let key = if self.per_flow { f.flow as usize } else { f.prio as usize };
+        (key % ngates.max(1)) as u16
+    }
+    fn obeys(&self, k: CtrlKind) -> bool {
+        self.obey_queue_pause || k != CtrlKind::QueuePause
+    }
+    fn stamp(&mut self, _now: Time, pkt: &mut PktMeta) {
+        pkt.tags.upstream_q = pkt.queue;
+    }
+    fn uses_tags(&self) -> bool {
+        true
+    }
+    fn stamps(&self) -> bool {
+        true
+    }
+}
+
 pub enum AnyNic {
     Standard(StandardNic),
-    Bfc(super::bfc::BfcNic),
+    Tagging(TaggingNic),
     /// A NIC module from outside the crate (a prototype, a test's scheme).
     Custom(Box<dyn NicFc + Send>),
 }
@@ -66,7 +97,7 @@ macro_rules! nic_dispatch {
     ($self:ident, $m:ident, $($a:expr),*) => {
         match $self {
             AnyNic::Standard(x) => x.$m($($a),*),
-            AnyNic::Bfc(x) => x.$m($($a),*),
+            AnyNic::Tagging(x) => x.$m($($a),*),
             AnyNic::Custom(x) => x.$m($($a),*),
         }
     };
@@ -97,10 +128,6 @@ impl NicFc for AnyNic {
 impl AnyNic {
     /// The host half of the run's scheme.
     pub fn build(cfg: &super::FcConfig) -> AnyNic {
-        match cfg {
-            super::FcConfig::Bfc(c) => AnyNic::Bfc(super::bfc::BfcNic { obey: c.nic_backpressure }),
-            super::FcConfig::IdealFq => AnyNic::Bfc(super::bfc::BfcNic { obey: false }),
-            _ => AnyNic::Standard(StandardNic),
-        }
+        cfg.nic()
     }
 }

@@ -162,6 +162,35 @@ impl FlowControl for Pfc {
     }
 }
 
+/// `flow_control.scheme = "pfc"`: no parameters of its own (its settings are `flow_control.pfc`,
+/// shared with the schemes that run it underneath).
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct PfcScheme {}
+
+/// Bytes per port of PFC's per-priority pause state.
+pub const BYTES_PER_PORT: u64 = 16 * crate::net::port::NPRIO as u64;
+
+impl crate::registry::Declared for PfcScheme {
+    const NAME: &'static str = "pfc";
+    const ABOUT: &'static str = "PFC, IEEE 802.1Qbb priority flow control";
+}
+
+impl super::registry::Scheme for PfcScheme {
+    fn pauses(&self) -> bool {
+        true
+    }
+    fn build(&self, at: &super::registry::BuildAt) -> super::AnyFc {
+        super::AnyFc::Pfc(Pfc::new(at.pfc.clone(), at.nports, at.nprio))
+    }
+    fn bytes_per_port(&self, _nqueues: u64, _upq: u64) -> u64 {
+        BYTES_PER_PORT
+    }
+    fn queues_by_priority(&self) -> bool {
+        true
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

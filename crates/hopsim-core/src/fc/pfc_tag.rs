@@ -222,3 +222,33 @@ impl FlowControl for PfcTag {
         out.push(("pfc_tag_voq_allocs", self.voq_allocs));
     }
 }
+
+impl crate::registry::Declared for PfcTagConfig {
+    const NAME: &'static str = "pfc_tag";
+    const ABOUT: &'static str = "PFC w/ tag: per-destination pause (Floodgate, CoNEXT 2021, appendix B)";
+    const COUNTERS: &'static [&'static str] = &["pfc_tag_pauses", "pfc_tag_resumes", "pfc_tag_voq_allocs"];
+}
+
+impl super::registry::Scheme for PfcTagConfig {
+    /// Queue 0 holds the non-incast traffic, served strictly before the VOQs (§4.2, appendix B).
+    fn strict_first_queue(&self) -> bool {
+        true
+    }
+    /// Its pauses are per destination, so the fabric may stay lossy.
+    fn pauses(&self) -> bool {
+        false
+    }
+    fn one_class(&self) -> bool {
+        true
+    }
+    fn validate(&self, net: &crate::config::NetConfig) -> Result<(), String> {
+        super::registry::at_least_two_queues(net, "PFC w/ tag", "queue 0 and a VOQ")?;
+        PfcTagConfig::validate(self)
+    }
+    fn build(&self, _at: &super::registry::BuildAt) -> super::AnyFc {
+        super::AnyFc::PfcTag(Box::new(PfcTag::new(self.clone())))
+    }
+    fn bytes_per_port(&self, _nqueues: u64, _upq: u64) -> u64 {
+        0
+    }
+}

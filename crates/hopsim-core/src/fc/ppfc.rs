@@ -669,6 +669,37 @@ impl OverPfc for Ppfc {
     }
 }
 
+impl crate::registry::Declared for PpfcConfig {
+    const NAME: &'static str = "ppfc";
+    const ABOUT: &'static str = "P-PFC, predictive PFC (Tian et al., TPDS 2020, §3-4)";
+    const COUNTERS: &'static [&'static str] = &["ppfc_predictive_pauses"];
+}
+
+impl super::registry::Scheme for PpfcConfig {
+    fn pauses(&self) -> bool {
+        true
+    }
+    fn validate(&self, net: &crate::config::NetConfig) -> Result<(), String> {
+        // P-PFC's pauses end by their duration and it sends no resumes: a PFC that holds every
+        // pause until a resume frame would hold them for ever (the run stalls)
+        if net.pfc.until_resume {
+            return Err("flow_control.pfc.until_resume holds every pause until its resume frame, and P-PFC's pauses \
+                        end by their duration with no resume: not allowed with flow_control.scheme ppfc"
+                .to_string());
+        }
+        PpfcConfig::validate(self)
+    }
+    fn build(&self, at: &super::registry::BuildAt) -> super::AnyFc {
+        super::AnyFc::Ppfc(Ppfc::with_pfc(self.clone(), at.pfc.clone(), at.node, at.nports, at.nprio, at.seed))
+    }
+    fn bytes_per_port(&self, _nqueues: u64, _upq: u64) -> u64 {
+        super::pfc::BYTES_PER_PORT + 24 * crate::net::port::NPRIO as u64
+    }
+    fn queues_by_priority(&self) -> bool {
+        true
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -678,7 +709,7 @@ mod tests {
     use std::collections::HashMap;
     use crate::time::Rate;
 
-    use crate::fc::test_switch::{Sw, PKT, PRIO};
+    use crate::testing::{Sw, PKT, PRIO};
 
     fn ppfc(cfg: PpfcConfig, seed: u64) -> WithPfc<Ppfc> {
         Ppfc::with_pfc(cfg, PfcConfig::default(), 0, 8, 8, seed)

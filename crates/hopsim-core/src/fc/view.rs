@@ -2,7 +2,7 @@
 //!
 //! Why a view and not the switch: a module must not change the network behind the engine's back
 //! (that is what actions are for), and a unit test must be able to build one from an MMU and a
-//! [`SwitchInfo`] without a whole `Simulation` (`fc/test_switch.rs`). The view is three
+//! [`SwitchInfo`] without a whole `Simulation` (`crate::testing`). The view is three
 //! references (what never changes after assembly, the MMU, the ports), so building one per hook
 //! call costs three stores.
 

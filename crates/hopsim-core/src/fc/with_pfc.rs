@@ -168,6 +168,12 @@ impl<X: OverPfc> FlowControl for WithPfc<X> {
 /// (the scheme pauses other things than priorities, e.g. BFC's queues).
 pub struct Plain<X>(pub X);
 
+/// A scheme's module with standard PFC underneath (the scheme's `pfc = true`), boxed for its arm
+/// of `AnyFc`; PFC's settings are the run's (`flow_control.pfc`).
+pub fn under_pfc<X: FlowControl>(module: X, at: &super::registry::BuildAt) -> Box<WithPfc<Plain<X>>> {
+    Box::new(WithPfc::new(Pfc::new(at.pfc.clone(), at.nports, at.nprio), Plain(module)))
+}
+
 impl<X: FlowControl> OverPfc for Plain<X> {
     fn classify(&mut self, now: Time, pkt: &PktMeta, view: &SwitchView) -> u16 {
         self.0.classify(now, pkt, view)

@@ -148,15 +148,14 @@ pub fn validate_mode(cfg: &crate::config::NetConfig) -> Result<(), String> {
     use crate::cc::CcConfig;
     let Some(t) = &cfg.host.tcp else { return Ok(()) };
     t.validate()?;
-    match &cfg.cc {
-        CcConfig::None | CcConfig::Dctcp(_) | CcConfig::Pulser(_) | CcConfig::Ictcp(_) | CcConfig::Ideal => Ok(()),
-        other => {
-            let name = serde_json::to_value(other).ok().and_then(|v| v["algorithm"].as_str().map(str::to_string)).unwrap_or_default();
-            Err(format!(
-                "transport.mode: 'tcp' carries window-based congestion controls; allowed with it: none, dctcp, pulser, ictcp, ideal (got '{name}', which runs on 'roce')"
-            ))
-        }
+    if cfg.cc.runs_over_tcp() {
+        return Ok(());
     }
+    Err(format!(
+        "transport.mode: 'tcp' carries window-based congestion controls; allowed with it: {} (got '{}', which runs on 'roce')",
+        CcConfig::tcp_names().join(", "),
+        cfg.cc.name()
+    ))
 }
 
 /// Both ends' TCP state of one flow (boxed in `Flow::tcp`; `None` under RoCE).

@@ -1,0 +1,98 @@
+//! What a flow-control scheme declares (`Scheme`) and what it is told when its switch half is
+//! built (`BuildAt`). The list of schemes is `fc/mod.rs`'s `registry!`; `crate::registry` says
+//! why it is a list and a macro.
+
+use super::nic::AnyNic;
+use super::pfc::PfcConfig;
+use super::AnyFc;
+pub use crate::registry::{Declared, Unit};
+
+/// Where a switch's module is being built: what [`Scheme::build`] is told.
+#[derive(Clone, Copy)]
+pub struct BuildAt<'a> {
+    /// The switch's node id (schemes seed their own random streams with it).
+    pub node: u32,
+    /// Ports of the switch.
+    pub nports: usize,
+    /// Priorities (PFC classes) per port.
+    pub nprio: usize,
+    /// The most queues an upstream neighbour has (switch queues or NIC gates): the size of a
+    /// per-upstream-queue table.
+    pub upq: usize,
+    /// The run's master seed.
+    pub seed: u64,
+    /// The run's standard-PFC settings, for schemes that run PFC underneath.
+    pub pfc: &'a PfcConfig,
+}
+
+/// `Ok` if the switches have at least two data queues per port, which schemes that keep one queue
+/// apart (FlowSail's rsvQ, Floodgate's non-incast queue) need; else an error naming
+/// `queues.count`, the scheme (`title`) and what the queues are for (`why`).
+pub fn at_least_two_queues(net: &crate::config::NetConfig, title: &str, why: &str) -> Result<(), String> {
+    let n = net.switch.nqueues;
+    if n < 2 {
+        return Err(format!("queues.count: {title} needs at least 2 queues per port ({why}); got {n}"));
+    }
+    Ok(())
+}
+
+/// What a flow-control scheme declares beyond its name and table ([`Declared`]), implemented by
+/// its configuration type in its own file.
+pub trait Scheme {
+    /// Whether it pauses senders before the buffer overflows, so that a fabric running it can be
+    /// lossless: the front's default for `buffer.lossless`, which stays its own setting.
+    fn pauses(&self) -> bool;
+    /// Whether it spreads one traffic class over many queues: then every queue carries priority
+    /// 3 by default, so that PFC underneath closes all of them.
+    fn one_class(&self) -> bool {
+        false
+    }
+    /// Gates of a host's port, given the configured NIC queues (a NIC that keeps a queue per
+    /// flow wants as many as a port may have).
+    fn nic_gates(&self, configured: usize) -> usize {
+        configured
+    }
+    /// Checks its parameters against the run; errors name the field and what is allowed.
+    fn validate(&self, _net: &crate::config::NetConfig) -> Result<(), String> {
+        Ok(())
+    }
+    /// The configuration a run uses, told whether control frames can be lost (faults); `None`:
+    /// this one.
+    fn for_run(&self, _frames_lossy: bool) -> Option<super::FcConfig> {
+        None
+    }
+    /// Its switch half.
+    fn build(&self, at: &BuildAt) -> AnyFc;
+    /// Its NIC half (the standard NIC unless it has one).
+    fn nic(&self) -> AnyNic {
+        AnyNic::default()
+    }
+    /// Bytes of state its module keeps per switch port (`crate::footprint`), given the data
+    /// queues per port and the size of a per-upstream-queue table.
+    fn bytes_per_port(&self, nqueues: u64, upq: u64) -> u64;
+    /// Whether it keys queues by priority alone, so that ACKs may travel in the data queues
+    /// (`transport.ack_priority = "data"`).
+    fn queues_by_priority(&self) -> bool {
+        false
+    }
+    /// Whether ACKs may travel in its data queues (`transport.ack_priority = "data"`): where it
+    /// keys queues by priority alone, or where it says where they go.
+    fn acks_in_data_queues(&self) -> bool {
+        self.queues_by_priority()
+    }
+    /// Whether queue 0 of every port is served strictly before the others (the front sets
+    /// `queues.scheduler` so): Floodgate's non-incast queue (§4.2).
+    fn strict_first_queue(&self) -> bool {
+        false
+    }
+    /// Whether the front gives every switch a buffer that never fills (Ideal-FQ's "infinite
+    /// buffering", BFC §6.2.1).
+    fn unlimited_buffer(&self) -> bool {
+        false
+    }
+    /// Whether its control frames name flows that the sender must find after a fault moved them
+    /// (the flow store then keeps every flow).
+    fn names_flows(&self) -> bool {
+        false
+    }
+}
