@@ -57,10 +57,10 @@ class Row:
     notes: list[str] = field(default_factory=list)
 
 
-def hopsim(*args: object, timeout: float) -> subprocess.CompletedProcess:
+def hopsim(*args: object, timeout: float, cwd: Path | None = None) -> subprocess.CompletedProcess:
     """The hopsim CLI of this interpreter, as a user runs it."""
     return subprocess.run([sys.executable, "-m", "hopsim.cli", *map(str, args)], capture_output=True, text=True,
-                          timeout=timeout)
+                          timeout=timeout, cwd=cwd)
 
 
 def last_error(p: subprocess.CompletedProcess) -> str:
@@ -129,6 +129,12 @@ def one_run(ref: Path, work: Path, tol: float, timeout: float) -> Row:
     if p.returncode not in (0, 1):
         row.result, row.problem = "compare failed", last_error(p)
         return row
+    fill_from_compare(row, cmp_json, p.returncode)
+    return row
+
+
+def fill_from_compare(row: Row, cmp_json: Path, code: int) -> None:
+    """`row`'s slowdowns, matched flows, worst gap and result from compare-fct's JSON and exit code."""
     c = json.loads(cmp_json.read_text())
     o = c["overall"]
     row.ref_mean, row.ref_p99, row.mean, row.p99 = o["mean"]["ref"], o["p99"]["ref"], o["mean"]["cand"], o["p99"]["cand"]
@@ -136,8 +142,7 @@ def one_run(ref: Path, work: Path, tol: float, timeout: float) -> Row:
     row.worst = c["worst"]["gap"]
     w = c["worst"]
     row.notes.append(f"worst gap at bucket {w['bucket']} {w['stat']}: ref {w['ref']:.3f}, hopsim {w['cand']:.3f}")
-    row.result = "pass" if p.returncode == 0 else "FAIL"
-    return row
+    row.result = "pass" if code == 0 else "FAIL"
 
 
 def find_root(arg: str | None) -> Path:
@@ -149,15 +154,16 @@ def find_root(arg: str | None) -> Path:
     return DEFAULT_ROOTS[-1]
 
 
-def table(rows: list[Row]):
+def table(rows: list[Row], title: str = "hopsim vs the HPCC simulator (slowdown = fct / standalone_fct)",
+          frames: tuple[str, str] = ("pfc ref", "pfc hopsim")):
     from rich.table import Table
 
     def num(v: float | None, fmt: str = "{:.3f}") -> str:
         return "-" if v is None else fmt.format(v)
 
-    t = Table(title="hopsim vs the HPCC simulator (slowdown = fct / standalone_fct)", title_justify="left")
+    t = Table(title=title, title_justify="left")
     for c in ("run", "ref mean", "ref p99", "hopsim mean", "hopsim p99", "matched", "worst gap", "result",
-              "pfc ref", "pfc hopsim", "ratio", "hopsim wall", "ns-3 wall"):
+              *frames, "ratio", "hopsim wall", "ns-3 wall"):
         t.add_column(c, justify="left" if c in ("run", "result") else "right")
     for r in rows:
         ratio = "-" if r.pfc is None or not r.pfc_ref else f"{r.pfc / r.pfc_ref:.2f}"
@@ -171,40 +177,50 @@ def table(rows: list[Row]):
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("ref_root", nargs="?", help="folder of reference runs (default: see the module doc)")
+    add_common(ap)
+    a = ap.parse_args(argv)
+    return run_all(a, find_root(a.ref_root), RUN_FILES, lambda d, work: one_run(d, work, a.tol, a.timeout),
+                   "import, run, export, compare", table)
+
+
+def add_common(ap: argparse.ArgumentParser) -> None:
+    """The options every agreement command takes."""
     ap.add_argument("--tol", type=float, default=0.10, help="compare-fct's --tol (default 0.10)")
     ap.add_argument("--keep", type=Path, help="keep each run's scenario, run folder and comparison in KEEP/RUN")
     ap.add_argument("--only", action="append", default=[], help="only the run(s) of this name (repeatable)")
     ap.add_argument("--timeout", type=float, default=3600, help="seconds one hopsim step may take (default 3600)")
-    a = ap.parse_args(argv)
 
+
+def run_all(a: argparse.Namespace, root: Path, run_files: tuple[str, ...], one, steps: str, make_table) -> int:
+    """`one(folder, work)` for each reference run folder of `root` (those holding `run_files`,
+    a name may be a glob), then the table and each run's notes; the exit code of the module doc."""
     from rich.console import Console
 
     out = Console() if sys.stdout.isatty() else Console(width=200)
-    root = find_root(a.ref_root)
-    runs = sorted(d for d in root.iterdir() if d.is_dir() and all((d / f).is_file() for f in RUN_FILES)) \
+    runs = sorted(d for d in root.iterdir() if d.is_dir() and all(any(d.glob(f)) for f in run_files)) \
         if root.is_dir() else []
     if a.only:
         runs = [d for d in runs if d.name in a.only]
     if not runs:
-        print(f"error: {root}: no reference run folders (subfolders with {', '.join(RUN_FILES)})"
+        print(f"error: {root}: no reference run folders (subfolders with {', '.join(run_files)})"
               + (f" named {', '.join(a.only)}" if a.only else ""), file=sys.stderr)
         return 2
     rows = []
-    tmp = Path(tempfile.mkdtemp(prefix="hpcc-agreement-"))
+    tmp = Path(tempfile.mkdtemp(prefix="agreement-"))
     try:
         for d in runs:
             work = (a.keep / d.name) if a.keep else tmp / d.name
             if work.exists():
                 shutil.rmtree(work)
             work.mkdir(parents=True)
-            print(f"{d.name}: import, run, export, compare ...", file=sys.stderr, flush=True)
+            print(f"{d.name}: {steps} ...", file=sys.stderr, flush=True)
             try:
-                rows.append(one_run(d, work, a.tol, a.timeout))
+                rows.append(one(d, work))
             except Exception as e:  # one broken run folder must not stop the others
                 rows.append(Row(d.name, result="error", problem=f"{type(e).__name__}: {e}"))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    out.print(table(rows))
+    out.print(make_table(rows))
     for r in rows:
         for line in ([r.problem] if r.problem else []) + r.notes:
             out.print(f"{r.name}: {line}", markup=False, highlight=False, soft_wrap=True)

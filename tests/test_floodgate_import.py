@@ -197,3 +197,30 @@ def test_export_in_its_fct_format_and_compare_on_its_oracle_with_the_incast_spli
     assert code == 2 and "run folder" in msg, msg
     code, msg = cli("compare-fct", tmp_path / "fct.txt", run, "--basis", "theirs")
     assert code == 2 and "allowed: own, ref" in msg, msg
+
+
+def test_the_agreement_script_agrees_with_a_run_exported_in_its_format(ns3, tmp_path, cli):
+    """`scripts/floodgate-agreement.sh` on a folder holding one "reference run" that is hopsim's
+    own run exported in its formats: one row, every flow matched, a pass; and a folder with no
+    run in it is exit 2."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code, msg, out = _import(cli, ns3, IDEAL, tmp_path, "--flows", ns3 / "stdout.txt")
+    assert code == 0, msg
+    run = tmp_path / "run"
+    assert cli("run", out, "--out", run)[0] == 0
+    ref = tmp_path / "refs" / "ideal"
+    ref.mkdir(parents=True)
+    (ref / "config.ini").write_text(IDEAL)
+    (ref / "stdout.txt").write_text(STDOUT)
+    assert cli("export-floodgate", run, "--out", ref / "its-fct.txt")[0] == 0
+    (ref / "its-pfc.txt").write_text("")
+    script = Path(__file__).resolve().parents[1] / "scripts" / "floodgate-agreement.py"
+    p = subprocess.run([sys.executable, script, tmp_path / "refs", "--tree", ns3], capture_output=True, text=True)
+    assert p.returncode == 0, p.stdout + p.stderr
+    row = next(l for l in p.stdout.splitlines() if l.startswith("│ ideal"))
+    assert "4/4" in row and "pass" in row, row
+    p = subprocess.run([sys.executable, script, tmp_path / "run", "--tree", ns3], capture_output=True, text=True)
+    assert p.returncode == 2 and "no reference run folders" in p.stderr, p.stderr
