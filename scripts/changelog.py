@@ -17,6 +17,9 @@ from collections import OrderedDict
 # the first sentence of commits whose subject dates a measurement by how the work was organised
 # rather than by the day: the same facts, dated
 REWORDED = {
+    "a5b6cef": "The scenario schema takes its schemes and algorithms from the core's registries: their names, and "
+               "a model generated from the core's defaults and units for any table without a hand-written one; "
+               "every table goes to the core whole and the core's reading of it decides what the front resolves",
     "e74242d": "Engine: events of one instant ordered by a key of the event itself (kind, entity, generation), not "
                "push order; the run in windows of the shortest cuttable link delay; partitions on threads exchange "
                "cut-link packets as messages at window ends; tables merged as one thread writes them",
