@@ -200,16 +200,14 @@ impl Simulation {
             Cause::LinkDown => c.drops_link_down += 1,
             Cause::Unreachable => c.drops_unreachable += 1,
         }
-        if pkt.kind == PktKind::Data {
-            c.data_bytes_dropped += pkt.payload as u64;
-            self.flows[pkt.flow as usize].dropped_bytes += pkt.payload as u64;
-        }
+        let payload = if pkt.kind == PktKind::Data { pkt.payload as u64 } else { 0 };
+        c.data_bytes_dropped += payload;
         if let Some(f) = self.faults.as_mut() {
             f.port_drops[p as usize][cause as usize] += 1;
         }
         self.slab.free(id);
         if pkt.kind.of_flow() {
-            self.flow_packet_gone(pkt.flow);
+            self.flow_dropped(pkt.flow, payload);
         }
     }
 

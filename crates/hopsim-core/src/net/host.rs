@@ -513,8 +513,9 @@ impl Simulation {
         }
     }
 
-    /// A packet of flow `f` carrying `payload` bytes was dropped at a switch: charged to the
-    /// flow, or, in a partition that holds no state of it (`start_flow`), to `Part::dropped`.
+    /// A packet of flow `f` carrying `payload` bytes was dropped (by a switch's buffer or a
+    /// fault): charged to the flow, or, in a partition that holds no state of it (`start_flow`),
+    /// to `Part::dropped`.
     #[cold]
     #[inline(never)]
     pub(crate) fn flow_dropped(&mut self, f: u32, payload: u64) {
