@@ -12,7 +12,14 @@ For each run, with the `hopsim` CLI (as a user would): import-floodgate its conf
 flows it drew, run it, and compare-fct against its fct file at --tol (each side's slowdown over
 its own ideal FCT). Frames: the lines of its PFC file (in its ideal design dstPause travels as
 PFC frames to the hosts) beside hopsim's PFC and destination-pause frames (`summary.json`'s
-`control_frames`). The table is that of `scripts/hpcc-agreement.py`.
+`control_frames`). The first table is that of `scripts/hpcc-agreement.py`.
+
+A second table compares metric by metric, each with its limit: mean slowdown of all flows and of
+the incast's (compare-fct --flows incast, the incast hosts read from its standard output) within
+10%, their p99s within 20%; the largest sampled port occupancy per hop class (its buffer logs,
+`*-buffer<k>.log`, against hopsim's buffer table, both sampled every 10 us), the pause frames and
+the time paused per hop class (its PFC file against hopsim's ports table) within 10%. What each
+file holds and how its devices map to hop classes: `hopsim.floodgate_outputs`.
 
 Exit code: 0 when every run passes, 1 when one does not, 2 when REF_ROOT holds no run.
 """
@@ -31,6 +38,9 @@ base = sys.modules["hpcc_agreement"] = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(base)  # (its Row, runner and table: one agreement table for every simulator)
 
 RUN_FILES = ("config.ini", "stdout.txt", "*-fct.txt", "*-pfc.txt")
+MEAN_TOL, P99_TOL = 0.10, 0.20
+METRICS: dict[str, list[tuple[str, float | None, float | None, float]]] = {}
+"""Per run: (metric, reference, hopsim, limit) for the second table."""
 
 
 def one_run(ref: Path, tree: Path, work: Path, tol: float, timeout: float) -> base.Row:
@@ -56,7 +66,67 @@ def one_run(ref: Path, tree: Path, work: Path, tol: float, timeout: float) -> ba
         row.result, row.problem = "compare failed", base.last_error(p)
         return row
     base.fill_from_compare(row, cmp_json, p.returncode)
+    METRICS[ref.name] = metrics(ref, tree, work, run, cmp_json, row, timeout)
     return row
+
+
+def metrics(ref: Path, tree: Path, work: Path, run: Path, cmp_json: Path, row: base.Row, timeout: float):
+    """The second table's rows of one run (module doc)."""
+    from hopsim import floodgate_outputs as O
+    from hopsim import hpcc_import as H
+    from hopsim.floodgate_files import read_topology
+
+    cfg = H.parse_config((ref / "config.ini").read_text())
+    topo_path = H._file(cfg, "TOPOLOGY_FILE", tree)
+    topo = read_topology(topo_path, topo_path.read_text())
+    o = json.loads(cmp_json.read_text())["overall"]
+    out = [("slowdown mean", o["mean"]["ref"], o["mean"]["cand"], MEAN_TOL),
+           ("slowdown p99", o["p99"]["ref"], o["p99"]["cand"], P99_TOL)]
+    dsts = O.incast_dsts(topo, (ref / "stdout.txt").read_text())
+    if dsts:
+        inc_json = work / "compare-incast.json"
+        p = base.hopsim("compare-fct", next(ref.glob("*-fct.txt")), run, "--flows", "incast", "--incast-dsts",
+                        ",".join(map(str, dsts)), "--json", inc_json, timeout=timeout)
+        if p.returncode in (0, 1):
+            o = json.loads(inc_json.read_text())["overall"]
+            out += [("incast slowdown mean", o["mean"]["ref"], o["mean"]["cand"], MEAN_TOL),
+                    ("incast slowdown p99", o["p99"]["ref"], o["p99"]["cand"], P99_TOL)]
+    (ref_port, ref_sw), (run_port, run_sw) = O.buffer_peaks(topo, O.buffer_logs(ref, topo)), O.run_buffer_peaks(run, topo)
+    for c in sorted(set(ref_sw) | set(run_sw)):
+        out.append((f"peak buffer {c} switch (KB)", ref_sw.get(c, 0) / 1e3, run_sw.get(c, 0) / 1e3, MEAN_TOL))
+    if H._one(cfg, "USE_FLOODGATE", int, 0) != 1:  # its ports leave VOQ bytes out (floodgate_outputs)
+        for c in sorted(set(ref_port) | set(run_port)):
+            out.append((f"peak buffer {c} port (KB)", ref_port.get(c, 0) / 1e3, run_port.get(c, 0) / 1e3, MEAN_TOL))
+    out.append(("pause frames", row.pfc_ref, row.pfc, MEAN_TOL))
+    pfc = next(ref.glob("*-pfc.txt"))
+    last = [l.split()[0] for l in pfc.read_text().splitlines() if l.strip()]
+    ref_paused = O.paused_ns(topo, pfc, int(last[-1]) if last else 0)
+    run_paused = O.run_paused_ns(run)
+    for c in sorted(set(ref_paused) | set(run_paused)):
+        out.append((f"paused time {c} (us)", ref_paused.get(c, 0) / 1e3, run_paused.get(c, 0) / 1e3, MEAN_TOL))
+    return out
+
+
+def metric_table(rows: list[base.Row]):
+    from rich.table import Table
+
+    t = Table(title="metric by metric (gap = |hopsim - ref| / ref)", title_justify="left")
+    for c in ("run", "metric", "ref", "hopsim", "gap", "limit", "within"):
+        t.add_column(c, justify="left" if c in ("run", "metric", "within") else "right")
+    for r in rows:
+        for name, a, b, lim in METRICS.get(r.name, []):
+            gap = None if a is None or b is None else (abs(b - a) / a if a else (0.0 if b == 0 else float("inf")))
+            ok = "-" if gap is None else "[green]yes[/]" if gap <= lim else "[red]no[/]"
+            fmt = (lambda v: "-" if v is None else f"{v:.3f}" if v < 1000 else f"{v:.0f}")
+            t.add_row(r.name, name, fmt(a), fmt(b), "-" if gap is None else f"{100 * gap:.1f}%", f"{100 * lim:.0f}%", ok)
+    return t
+
+
+def tables(rows: list[base.Row]):
+    from rich.console import Group
+
+    title = "hopsim vs Floodgate-NS3 (slowdown = fct / its own ideal fct)"
+    return Group(base.table(rows, title, ("pfc ref", "pfc+dstPause hopsim")), metric_table(rows))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -65,9 +135,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--tree", type=Path, required=True, help="the Floodgate-NS3 source tree the configs name files in")
     base.add_common(ap)
     a = ap.parse_args(argv)
-    title = "hopsim vs Floodgate-NS3 (slowdown = fct / its own ideal fct)"
     return base.run_all(a, a.ref_root, RUN_FILES, lambda d, work: one_run(d, a.tree, work, a.tol, a.timeout),
-                        "import, run, compare", lambda rows: base.table(rows, title, ("pfc ref", "pfc+dstPause hopsim")))
+                        "import, run, compare", tables)
 
 
 if __name__ == "__main__":

@@ -78,6 +78,8 @@ LAYOUT = {
     "transport.mode": "roce" if NET["transport"].get("tcp") is None else "tcp",
     # left out of the core's JSON at its default (dequeue)
     "ecn.mark_at": NET["switch"].get("ecn_mark_at", "dequeue"),
+    # left out of the core's JSON at its default (hash)
+    "routing.ack_path": NET["routing"].get("ack_path", "hash"),
     "aqm.int": "auto" if NET["aqm"]["int_max_hops"] == 0 and NET["congestion_control"]["algorithm"] != "hpcc" else None,
 }
 # Scenario settings the core has no field for, and why.

@@ -119,6 +119,23 @@ def test_the_practical_config_sets_its_window_multiplier_byte_counter_credit_fra
     assert code == 0, msg
 
 
+def test_its_dcqcn_config_routes_acks_back_along_their_data_and_numbers_ports_per_source_host(ns3, tmp_path, cli):
+    text = COMMON.replace("USE_FLOODGATE 1", "USE_FLOODGATE 0").replace("SYMMETRIC_ROUTING_MODE 0", "SYMMETRIC_ROUTING_MODE 1")
+    code, msg, out = _import(cli, ns3, text + "SWTICH_ACK_MODE 2\n", tmp_path, "--flows", ns3 / "stdout.txt")
+    assert code == 0, msg
+    sc = tomllib.loads(out.read_text())
+    assert sc["flow_control"]["scheme"] == "pfc"
+    assert sc["routing"] == {"ecmp": "hpcc", "ack_path": "reverse"}
+    assert sc["workload"]["source_ports"] == "per_source_host"
+    code, msg = cli("run", out, "--out", tmp_path / "run")
+    assert code == 0, msg
+    assert "4/4 flows finished" in msg
+    # the ports as its third.cc numbers them: host 2 sends two flows (10000, 10001), host 3 and 1 one each
+    import pyarrow.parquet as pq
+    f = pq.read_table(tmp_path / "run" / "flows.parquet", columns=["src", "sport"]).to_pydict()
+    assert sorted(zip(f["src"], f["sport"])) == [(1, 10000), (2, 10000), (2, 10001), (3, 10000)]
+
+
 def test_a_flow_file_in_its_own_format_is_read_with_flow_from_file_1(ns3, tmp_path, cli):
     (ns3 / "mix" / "flow.txt").write_text("2 1\n2 0 51100 2.0000001 0 0\n3 0 43800 2.0000001 1 0\n")
     text = IDEAL.replace("FLOW_FROM_FILE 0", "FLOW_FROM_FILE 1\nFLOW_FILE mix/flow.txt")
@@ -130,7 +147,7 @@ def test_a_flow_file_in_its_own_format_is_read_with_flow_from_file_1(ns3, tmp_pa
 @pytest.mark.parametrize("edit,needle", [
     (("SWTICH_ACK_MODE 1", "SWTICH_ACK_MODE 0"), "SWTICH_ACK_MODE: 0 (0: hosts' per-packet ACKs"),
     (("ROUTING_MODE 0", "ROUTING_MODE 1"), "ROUTING_MODE: 1 (1: DRILL"),
-    (("SYMMETRIC_ROUTING_MODE 0", "SYMMETRIC_ROUTING_MODE 1"), "allowed: 0"),
+    (("SYMMETRIC_ROUTING_MODE 0", "SYMMETRIC_ROUTING_MODE 2"), "SYMMETRIC_ROUTING_MODE: 2; allowed: 0 or 1"),
     (("FLOW_FROM_FILE 0", "FLOW_FROM_FILE 1"), "FLOW_FILE: missing; FLOW_FROM_FILE 1 requires it"),
 ])
 def test_what_it_cannot_honour_is_refused_naming_the_key_and_what_is_allowed(ns3, tmp_path, cli, edit, needle):

@@ -57,7 +57,8 @@ HONOURED = {
     "ACK_HIGH_PRIO": "0 -> transport.ack_priority = 'data' (ACKs FIFO with data in the non-incast queue, no window, no "
                      "credit), 1 -> 'control'",
     "ROUTING_MODE": "must be 0 (per-flow ECMP: routing.ecmp = 'hpcc', its MurmurHash3 seeded by switch id)",
-    "SYMMETRIC_ROUTING_MODE": "must be 0 (ACKs routed by their own hash)",
+    "SYMMETRIC_ROUTING_MODE": "1 -> routing.ack_path = 'reverse' (ACKs retrace their data's ports: switch-node.cc lines "
+                              "179-190 and 715-730, rdma-hw.cc lines 472-488); 0 -> 'hash' (their own ECMP hash)",
     "TOPOLOGY_FILE": "converted to NAME.topology.txt (HPCC format) beside the scenario",
     "FLOW_FROM_FILE": "1 -> FLOW_FILE converted to NAME.flows.txt; 0 -> --flows (the flows it drew) is required",
     "FLOW_FILE": "read with FLOW_FROM_FILE 1",
@@ -122,14 +123,13 @@ def import_floodgate(config: Path | str, out: Path | str, flows: Path | str | No
 def _refusals(cfg: H.Config) -> list[str]:
     problems = []
     for key, allowed in (("SWTICH_ACK_MODE", (1, 2)), ("RESET_ONLY_TOR_SWITCH_WIN", (0,)), ("ROUTING_MODE", (0,)),
-                         ("SYMMETRIC_ROUTING_MODE", (0,)), ("USE_FLOODGATE", (0, 1)), ("SRCTOR_DST_PFC", (0, 1)),
+                         ("SYMMETRIC_ROUTING_MODE", (0, 1)), ("USE_FLOODGATE", (0, 1)), ("SRCTOR_DST_PFC", (0, 1)),
                          ("FLOW_FROM_FILE", (0, 1))):
         v = H._one(cfg, key, int)
         if v is not None and v not in allowed:
             why = {"SWTICH_ACK_MODE": " (0: hosts' per-packet ACKs as credits need symmetric routing, which hopsim does not do)",
                    "RESET_ONLY_TOR_SWITCH_WIN": " (windows only at ToRs, per destination rack: not in hopsim)",
-                   "ROUTING_MODE": " (1: DRILL, per-packet load balancing: not in hopsim)",
-                   "SYMMETRIC_ROUTING_MODE": " (1: ACKs along their data's path: not in hopsim)"}.get(key, "")
+                   "ROUTING_MODE": " (1: DRILL, per-packet load balancing: not in hopsim)"}.get(key, "")
             problems.append(f"{H._key(cfg, key)}: {v}{why}; allowed: {' or '.join(map(str, allowed))}")
     if "TOPOLOGY_FILE" not in cfg:
         problems.append("TOPOLOGY_FILE: missing; it is required")
@@ -192,12 +192,13 @@ def _import(config: Path, cfg: H.Config, out: Path, flows: Path | str | None, to
         "# control.pfc 70, control.credit), its MMU (buffer.alpha 0.25 by rate, headroom 'floodgate'), the HPCC",
         "# simulator's conventions it shares (see `hopsim import-hpcc`), and the Floodgate options below",
         "# (flow_control.floodgate: ideal, m / win_m, T, byte_counter, thre_credit_bdp, voq_pool, max_voq,",
-        "# dst_pause_on, pfc). Delete a line to get hopsim's paper-following default.",
+        "# dst_pause_on, pfc; routing.ack_path). Delete a line to get hopsim's paper-following default.",
         "# Keys honoured: " + ", ".join(sorted(used)),
         "# Not expressible in hopsim (differences that remain): VOQs served strictly after the non-incast queue",
         "# (there they join the egress FIFO once window allows); bytes held in VOQs count toward ECN marking and",
-        "# the port's buffer there; windows count packets (there bytes); its next-hop order at a ToR and source",
-        "# ports numbered per source host; the ideal design's delayCredit (there SWITCH_ACK_TH_M applies to it).",
+        "# the port's buffer there; windows count packets (there bytes); the ideal design's delayCredit (there",
+        "# SWITCH_ACK_TH_M applies to it). Its source ports count per source host (workload.source_ports); its",
+        "# next hops are taken in node-id order, as for the HPCC simulator (an assumption: see routing.ecmp).",
     ]
     if notes:
         header += ["# Notes:"] + [f"#   {n}" for n in notes]
@@ -222,6 +223,10 @@ def _floodgate_model(sc: dict[str, Any], cfg: H.Config, topo: Any, fg_cfg: Any, 
     sc["buffer"].update({"alpha": 0.25, "alpha_by_rate": True, "headroom": "floodgate"})
     control = sc.setdefault("control", {})
     control["pfc"] = PFC_FRAME
+    # third.cc lines 3220-3224, 3261, 3358: `port = portNumder[src]++`, one counter per source host
+    sc["workload"]["source_ports"] = "per_source_host"
+    if H._one(cfg, "SYMMETRIC_ROUTING_MODE", int, 0) == 1:
+        sc.setdefault("routing", {})["ack_path"] = "reverse"
     if H._one(cfg, "USE_FLOODGATE", int, 0) != 1:
         return used - {k for k in HONOURED if k.startswith(("SWT", "SWI", "FLOODGATE", "SRCTOR", "PFC_TH", "RESET"))}
     ack_mode = H._one(cfg, "SWTICH_ACK_MODE", int, 1)

@@ -414,7 +414,9 @@ def _workload(w: Any, topo: Any) -> dict[str, Any]:
              **({} if f.rate_cap == "none" else {"rate_cap": f.rate_cap})}
             for f in w.flows]}
     if isinstance(w, S.HpccFlowsWorkload):
-        return {"kind": "hpcc_flows", "text": read_text(w.file, "workload.file"), "time_offset": w.time_offset}
+        # source_ports left out at its default, as the core leaves it out, so scenarios keep their hash
+        return {"kind": "hpcc_flows", "text": read_text(w.file, "workload.file"), "time_offset": w.time_offset,
+                **({} if w.source_ports == "per_pair" else {"source_ports": w.source_ports})}
     if isinstance(w, S.BackgroundWorkload):
         return {"kind": "background", **_background(w, topo)}
     if isinstance(w, S.IncastWorkload):
@@ -463,7 +465,8 @@ def _net(m: S.ScenarioModel) -> dict[str, Any]:
         # every scheme's and algorithm's table goes over whole: the core reads it strictly
         "flow_control": {"scheme": fc.scheme, **_scheme_core(fc)},
         "pfc": {"threshold": threshold, "pause_quanta": pfc.pause_quanta, "until_resume": pfc.until_resume},
-        "routing": _core(m.routing),
+        # ack_path left out at its default, as the core leaves it out, so scenarios keep their hash
+        "routing": _core(m.routing, exclude=set() if m.routing.ack_path != "hash" else {"ack_path"}),
         "congestion_control": {"algorithm": cc.algorithm, **(_core(getattr(cc, cc.algorithm)) if cc.algorithm in S.CC_TABLES else {})},
         "record": _record(m.record),
         "duration": m.duration,

@@ -561,6 +561,10 @@ class HpccFlowsWorkload(Strict):
     kind: Literal["hpcc_flows"]
     file: str
     time_offset: Time = Field(default="2s", ge=0)
+    source_ports: Literal["per_pair", "per_source_host"] = Field(
+        default="per_pair", description="how the flows' source ports are numbered from 10000 in flow order (they feed "
+        "routing.ecmp = 'hpcc'): 'per_pair' = per (source, destination) pair, as the HPCC simulator does; "
+        "'per_source_host' = per source host, as Floodgate-NS3 does")
 
     @field_validator("file")
     @classmethod
@@ -1155,6 +1159,10 @@ class Routing(Strict):
     ecmp: Literal["hopsim", "hpcc"] = Field(
         default="hopsim", description="'hopsim' = a per-switch mix of the flow's hash; 'hpcc' = the HPCC simulator's "
         "MurmurHash3 of addresses and ports seeded by the switch id, so imported runs take its paths")
+    ack_path: Literal["hash", "reverse"] = Field(
+        default="hash", description="how ACKs, NACKs and CNPs cross the fabric: 'hash' = by their own ECMP hash (the "
+        "HPCC simulator's way); 'reverse' = back through the ports their flow's data came in by (Floodgate-NS3's "
+        "SYMMETRIC_ROUTING_MODE 1)")
 
 
 class Aqm(Strict):

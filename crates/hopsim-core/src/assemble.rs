@@ -305,6 +305,7 @@ impl Simulation {
             acks_as_data: false,
             nic_acks_pausable: false,
             ecmp_hpcc: false,
+            reverse_replies: false,
             rec: Default::default(),
             faults,
             idle_samples: 0,
@@ -321,6 +322,7 @@ impl Simulation {
         sim.acks_as_data = sim.cfg.host.ack_priority == crate::config::AckPriority::Data;
         sim.nic_acks_pausable = sim.acks_as_data && sim.cfg.host.ack_pause_at_nic;
         sim.ecmp_hpcc = sim.cfg.routing.ecmp == crate::config::EcmpHash::Hpcc;
+        sim.reverse_replies = sim.cfg.routing.ack_path == crate::config::AckPath::Reverse;
         if sim.acks_as_data && !sim.cfg.fc.acks_in_data_queues() {
             let allowed = FcConfig::acks_in_data_names();
             let (last, first) = allowed.split_last().expect("pfc keys queues by priority");
@@ -445,7 +447,7 @@ impl Simulation {
     /// The egress ports a flow's data takes from its source to its destination (empty if there
     /// is no route), as `route` picks them packet by packet; the first is the sender's NIC
     /// (`nic_port`: under hopsim's ECMP the same pick at the host).
-    fn flow_path(&self, f: &FlowSpec, hash: u32) -> Vec<u32> {
+    pub(crate) fn flow_path(&self, f: &FlowSpec, hash: u32) -> Vec<u32> {
         if !self.ecmp_hpcc {
             return self.routes.path(f.src, f.dst, hash as u64);
         }

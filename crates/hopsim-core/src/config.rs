@@ -421,6 +421,27 @@ pub enum EcmpHash {
 #[serde(deny_unknown_fields, default)]
 pub struct RoutingConfig {
     pub ecmp: EcmpHash,
+    /// Left out of the JSON at its default, so scenarios that do not set it keep their hash.
+    #[serde(default, skip_serializing_if = "AckPath::is_hash")]
+    pub ack_path: AckPath,
+}
+
+/// The path of a flow's ACKs, NACKs and CNPs.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum AckPath {
+    /// Their own ECMP hash, as the HPCC simulator routes them.
+    #[default]
+    Hash,
+    /// Back along their data's path, port for port: Floodgate-NS3's `SYMMETRIC_ROUTING_MODE 1`
+    /// (`net::reverse_path`).
+    Reverse,
+}
+
+impl AckPath {
+    pub fn is_hash(&self) -> bool {
+        *self == AckPath::Hash
+    }
 }
 
 /// The network and its schemes: everything but the topology and the flows.

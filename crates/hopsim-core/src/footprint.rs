@@ -359,7 +359,7 @@ fn expected_traffic(w: &WorkloadSpec, shape: &Shape) -> Traffic {
     };
     match w {
         WorkloadSpec::Flows { flows } => list(&mut flows.iter().map(|f| (Time::from_ns(f.start_ns), f.size))),
-        WorkloadSpec::HpccFlows { text, time_offset } => match crate::workload::flow_file::parse_hpcc_flows(text) {
+        WorkloadSpec::HpccFlows { text, time_offset, .. } => match crate::workload::flow_file::parse_hpcc_flows(text) {
             Ok(v) => list(&mut v.iter().map(|f| (Time(f.start.0.saturating_sub(time_offset.0)), f.size))),
             Err(_) => Traffic::default(),
         },

@@ -141,13 +141,38 @@ fn default_prio() -> u8 {
     crate::workload::DEFAULT_PRIO
 }
 
+/// How the flows of a flow file get their source ports, from 10000 in flow order.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum SourcePorts {
+    /// Per (source, destination) pair: the HPCC simulator's `third.cc` (`portNumder[src][dst]`).
+    #[default]
+    PerPair,
+    /// Per source host, whatever the destination: Floodgate-NS3's `third.cc` (lines 3220-3224,
+    /// 3261, 3358: `portNumder[src]++`).
+    PerSourceHost,
+}
+
+impl SourcePorts {
+    pub fn is_per_pair(&self) -> bool {
+        *self == SourcePorts::PerPair
+    }
+}
+
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum WorkloadSpec {
     Flows { flows: Vec<ExplicitFlow> },
     /// The HPCC simulator's flow file, as text; `time_offset` is subtracted from its start times
     /// (its files start traffic at 2 s).
-    HpccFlows { text: String, time_offset: Time },
+    HpccFlows {
+        text: String,
+        time_offset: Time,
+        /// How the flows' source ports are numbered (they feed `routing.ecmp = "hpcc"`); left out
+        /// of the JSON at its default, so scenarios that do not set it keep their hash.
+        #[serde(default, skip_serializing_if = "SourcePorts::is_per_pair")]
+        source_ports: SourcePorts,
+    },
     Background(Background),
     Incast { incast: IncastSpec, start: Time, limit: Limit },
     /// Poisson (or lognormal) background with incast bursts over the same window.
@@ -305,10 +330,12 @@ impl WorkloadSpec {
     /// `stream_on` without the topology's spec: every kind but `dc_mix`.
     pub fn stream(&self, t: &Topology, seed: u64) -> Result<FlowStream, String> {
         let hosts = t.host_ids();
+        let mut per_source = false;
         let mut parts = Parts::default();
         match self {
             WorkloadSpec::Flows { flows } => parts.listed(explicit_flows(flows)?),
-            WorkloadSpec::HpccFlows { text, time_offset } => {
+            WorkloadSpec::HpccFlows { text, time_offset, source_ports } => {
+                per_source = *source_ports == SourcePorts::PerSourceHost;
                 let mut v = parse_hpcc_flows(text).map_err(|e| format!("workload.file: {e}"))?;
                 for f in &mut v {
                     if f.start < *time_offset {
@@ -335,7 +362,8 @@ impl WorkloadSpec {
                 return Err(DC_MIX_TOPOLOGY.into())
             }
         }
-        Ok(FlowStream::new(parts, &hosts))
+        let stream = FlowStream::new(parts, &hosts);
+        Ok(if per_source { stream.ports_per_source_host() } else { stream })
     }
 }
 

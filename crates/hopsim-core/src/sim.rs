@@ -75,6 +75,8 @@ pub struct Simulation {
     pub(crate) nic_acks_pausable: bool,
     /// `routing.ecmp = "hpcc"`: the HPCC simulator's per-switch hash picks next hops.
     pub(crate) ecmp_hpcc: bool,
+    /// `routing.ack_path = "reverse"`: replies retrace their data's path (`net::reverse_path`).
+    pub(crate) reverse_replies: bool,
     /// Queue-length monitor and packet trace (`stats::record`).
     pub(crate) rec: crate::stats::record::Recorders,
     /// Loss and link failures (`faults.rs`); `None` in runs without faults.
@@ -162,10 +164,16 @@ impl Simulation {
     }
 
     /// The egress port at `node` of a packet towards its destination: hopsim's flow hash, or with
-    /// `routing.ecmp = "hpcc"` the HPCC simulator's hash of the packet's header. `NO_ROUTE`
+    /// `routing.ecmp = "hpcc"` the HPCC simulator's hash of the packet's header; a reply's with
+    /// `routing.ack_path = "reverse"` the port its data came in by. `NO_ROUTE`
     /// (`topo::routes`) where a link failure left no route (`faults.rs`).
     #[inline]
     pub(crate) fn route(&self, node: u32, pkt: &crate::packet::Packet) -> u32 {
+        if self.reverse_replies && pkt.kind != crate::packet::PktKind::Data {
+            if let Some(p) = self.reverse_of_data(node, pkt.flow) {
+                return p;
+            }
+        }
         if !self.ecmp_hpcc {
             return self.routes.pick(node, pkt.dst, pkt.hash as u64);
         }

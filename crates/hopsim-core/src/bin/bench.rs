@@ -82,7 +82,7 @@ fn defaults_scenario(topo: &str, flows: &str) -> Scenario {
     net.host.mtu = 1000;
     Scenario {
         topology: TopologySpec::Hpcc { text: topo.to_string() },
-        workload: WorkloadSpec::HpccFlows { text: flows.to_string(), time_offset: Time::from_secs_f64(2.0) },
+        workload: WorkloadSpec::HpccFlows { text: flows.to_string(), time_offset: Time::from_secs_f64(2.0), source_ports: Default::default() },
         net,
     }
 }

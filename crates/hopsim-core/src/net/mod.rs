@@ -11,6 +11,7 @@ pub mod mmu;
 pub mod nic_choice;
 pub mod nic_sched;
 pub mod port;
+mod reverse_path;
 pub mod sched;
 pub mod switch;
 pub mod tcp;

@@ -22,6 +22,8 @@ use std::collections::HashMap;
 pub struct FlowStream {
     merge: Merge,
     sports: SportCounter,
+    /// Source ports count per source host, not per pair (`scenario::SourcePorts`).
+    per_source: bool,
 }
 
 /// The run may move the stream to another thread or keep it past the spec it came from.
@@ -33,7 +35,13 @@ const _: fn() = || {
 impl FlowStream {
     /// `parts` merged, source ports numbered per pair over `hosts` (the topology's).
     pub(crate) fn new(parts: Parts, hosts: &[u32]) -> FlowStream {
-        FlowStream { merge: Merge::new(parts), sports: SportCounter::new(hosts, DENSE_MAX_HOSTS) }
+        FlowStream { merge: Merge::new(parts), sports: SportCounter::new(hosts, DENSE_MAX_HOSTS), per_source: false }
+    }
+
+    /// The same flows with source ports numbered per source host (Floodgate-NS3's way): its
+    /// counter is the pair (src, src), which no flow uses.
+    pub(crate) fn ports_per_source_host(self) -> FlowStream {
+        FlowStream { per_source: true, ..self }
     }
 
     /// Flows (or per-pair counters beyond the dense table) the stream holds now: what grows with
@@ -48,7 +56,7 @@ impl Iterator for FlowStream {
 
     fn next(&mut self) -> Option<Self::Item> {
         Some(self.merge.next()?.map(|mut f| {
-            f.sport = self.sports.take(f.src, f.dst);
+            f.sport = self.sports.take(f.src, if self.per_source { f.src } else { f.dst });
             f
         }))
     }
@@ -297,6 +305,22 @@ mod tests {
         parts.listed(vec![f(1, 2, 5, 20), f(0, 1, 5, 21), f(0, 9, 7, 22)]);
         let sizes: Vec<u64> = Merge::new(parts).map(|r| r.unwrap().size).collect();
         assert_eq!(sizes, vec![21, 10, 11, 20, 12, 22]);
+    }
+
+    /// Floodgate-NS3's numbering: one counter per source host, whatever the destination; the
+    /// HPCC simulator's: one per pair.
+    #[test]
+    fn a_flow_file_numbers_ports_per_pair_or_per_source_host() {
+        use crate::scenario::SourcePorts;
+        let t = TopologySpec::Star { hosts: 4, rate: Rate::gbps(100), delay: Time::from_us(1) }.build().unwrap();
+        // host ids 0..3 on the star; flows 0->1, 0->2, 0->1, 1->0 at 2 s + i ns
+        let text = "4\n0 1 3 100 1000 2.000000001\n0 2 3 100 1000 2.000000002\n0 1 3 100 1000 2.000000003\n1 0 3 100 1000 2.000000004\n";
+        let ports = |source_ports| {
+            let w = WorkloadSpec::HpccFlows { text: text.into(), time_offset: Time::from_secs_f64(2.0), source_ports };
+            w.build(&t, 1).unwrap().iter().map(|f| f.sport).collect::<Vec<_>>()
+        };
+        assert_eq!(ports(SourcePorts::PerPair), vec![10000, 10000, 10001, 10000]);
+        assert_eq!(ports(SourcePorts::PerSourceHost), vec![10000, 10001, 10002, 10000]);
     }
 
     #[test]

@@ -89,9 +89,9 @@ fn cases() -> Vec<(String, TopologySpec, WorkloadSpec)> {
     add("flows", &star, WorkloadSpec::Flows { flows: list.clone() });
     add("flows bad", &star, WorkloadSpec::Flows { flows: vec![ef(1, 2, 10, 5), ef(3, 3, 10, 0)] });
     let text = "4\n1 2 3 100 1000 2.000001\n3 1 3 100 2000 2.0\n1 2 3 100 3000 2.000001\n2 1 3 7 10 2.0000005\n";
-    add("hpcc", &star, WorkloadSpec::HpccFlows { text: text.into(), time_offset: Time::from_ms(2000) });
-    add("hpcc late offset", &star, WorkloadSpec::HpccFlows { text: text.into(), time_offset: Time::from_ms(3000) });
-    add("hpcc bad", &star, WorkloadSpec::HpccFlows { text: "2\n1 2 3 100 10 2.0\n".into(), time_offset: Time::ZERO });
+    add("hpcc", &star, WorkloadSpec::HpccFlows { text: text.into(), time_offset: Time::from_ms(2000), source_ports: Default::default() });
+    add("hpcc late offset", &star, WorkloadSpec::HpccFlows { text: text.into(), time_offset: Time::from_ms(3000), source_ports: Default::default() });
+    add("hpcc bad", &star, WorkloadSpec::HpccFlows { text: "2\n1 2 3 100 10 2.0\n".into(), time_offset: Time::ZERO, source_ports: Default::default() });
     let mut inc = IncastSpec::new(6, IncastSize::Total(60_000), IncastTiming::LoadShare { load: 0.3, host_rate: Rate::gbps(100) });
     add("incast", &star, WorkloadSpec::Incast { incast: inc, start: Time::from_us(1), limit: Limit::Duration(Time::from_us(200)) });
     add("incast count", &star, WorkloadSpec::Incast { incast: IncastSpec { jitter: Time::from_ns(90), ..inc }, start: Time::ZERO, limit: Limit::Count(9) });

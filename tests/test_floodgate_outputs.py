@@ -1,0 +1,64 @@
+"""`hopsim.floodgate_outputs`: Floodgate-NS3's buffer logs, PFC file and standard output read by
+hopsim's hop classes (hand-made files in its formats, on a 2-ToR, 1-core topology)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hopsim import floodgate_outputs as O
+from hopsim.errors import ScenarioError
+from hopsim.floodgate_files import read_topology
+
+# hosts 0-3, ToRs 4 (hosts 0, 1) and 5 (hosts 2, 3), core 6; links in this order
+TOPO = "7 3 2 2 1 6\n4\n5\n6\n0 4 100 600\n1 4 100 600\n2 5 100 600\n3 5 100 600\n4 6 400 600\n5 6 400 600\n"
+
+
+@pytest.fixture
+def topo(tmp_path):
+    p = tmp_path / "t.topo"
+    p.write_text(TOPO)
+    return read_topology(p, TOPO)
+
+
+def test_devices_map_to_hop_classes_by_queue_id_and_by_interface(topo):
+    by_queue, by_if = O.hop_classes(topo)
+    # link j makes queue 2j at its first node, 2j + 1 at its second
+    assert by_queue[0] == "host-up" and by_queue[1] == "tor-down"
+    assert by_queue[8] == "tor-up" and by_queue[9] == "agg-down"
+    # interfaces count each node's links from 1 in file order: ToR 4 has hosts 0, 1, then the core
+    assert [by_if[(4, i)] for i in (1, 2, 3)] == ["tor-down", "tor-down", "tor-up"]
+    assert by_if[(6, 1)] == by_if[(6, 2)] == "agg-down" and by_if[(0, 1)] == "host-up"
+
+
+def test_buffer_peaks_per_port_class_and_per_switch_class(topo, tmp_path):
+    tor, core = tmp_path / "x-buffer0.log", tmp_path / "x-buffer2.log"
+    # time queue port_all port_data egress voq0 voq switch
+    tor.write_text("+2000000000.0ns 1 5000 0 0 0 0 9000\n+2000000000.0ns 8 3000 0 0 0 0 9000\n"
+                   "+2000010000.0ns 1 7000 0 0 0 0 12000\n+2000010000.0ns 8 1000 0 0 0 0 12000\n")
+    core.write_text("+2000000000.0ns 9 4000 0 0 0 0 4000\n+2000000000.0ns 11 6000 0 0 0 0 10000\n")
+    logs = O.buffer_logs(tmp_path, topo)
+    assert logs == {4: tor, 6: core}  # buffer<k> is node hosts + k
+    port, switch = O.buffer_peaks(topo, logs)
+    assert port == {"tor-down": 7000, "tor-up": 3000, "agg-down": 6000}
+    assert switch == {"tor": 12000, "core": 10000}
+    core.write_text("+2000000000.0ns 99 4000 0 0 0 0 4000\n")
+    with pytest.raises(ScenarioError, match="queue_id 99 is no device"):
+        O.buffer_peaks(topo, logs)
+
+
+def test_paused_time_pairs_each_pause_with_the_next_resume_of_that_device(topo, tmp_path):
+    pfc = tmp_path / "pfc.txt"
+    # core 6 paused on its link to ToR 4 twice (100 + 50 ns), a repeated pause changes nothing;
+    # host 0 paused at 1000 and never resumed: to the end given (1500)
+    pfc.write_text("100 6 1 1 1\n150 6 1 1 1\n200 6 1 1 0\n300 6 1 1 1\n350 6 1 1 0\n1000 0 0 1 1\n")
+    assert O.paused_ns(topo, pfc, 1500) == {"agg-down": 150, "host-up": 500}
+    pfc.write_text("100 6 1 7 1\n")
+    with pytest.raises(ScenarioError, match="node 6 has no device 7"):
+        O.paused_ns(topo, pfc, 0)
+
+
+def test_the_incast_hosts_come_from_its_incast_time(topo):
+    assert O.incast_dsts(topo, "x\nincast_time: 3 incast_interval: 10\n") == [0, 2]  # rounds 0, 1, 2 -> racks 0, 1, 0
+    assert O.incast_dsts(topo, "no incast here\n") == []
