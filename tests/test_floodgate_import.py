@@ -84,6 +84,8 @@ def test_the_ideal_config_becomes_the_ideal_design_with_its_per_source_host_dst_
     fg = sc["flow_control"]["floodgate"]
     assert sc["flow_control"]["scheme"] == "floodgate"
     assert fg["ideal"] is True and fg["m"] == 1.5
+    # SWITCH_ACK_TH_M 1.5: its ideal design delays credits too
+    assert fg["ideal_delay_credit"] is True and fg["thre_credit_bdp"] > 0
     # SRCTOR_DST_PFC 1: dstPause per (source host, destination), no PFC between switches
     assert fg["dst_pause"] and fg["dst_pause_on"] == "source_host" and fg["pfc"] is False
     # 1.5 x 2 x 100 Gb/s x 600 ns = 22,500 B + 4 KiB reserve over the host link's BDP (15,000 + 1,532 B)

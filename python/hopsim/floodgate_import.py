@@ -39,7 +39,8 @@ HONOURED = {
     "SWITCH_WIN_M": "floodgate.m (ideal: m x BDP_nextHop) or floodgate.win_m (practical: win_m x BDP_nextHop + C x T; "
                     "third.cc line 2872)",
     "SWITCH_ACK_TH_M": "floodgate.thre_credit_bdp = SWITCH_ACK_TH_M x 2 x the fastest rate x the longest delay (its m_th_ack, "
-                       "third.cc line 3025) in BDPs of the fastest switch link; 0 -> delay_credit = false",
+                       "third.cc line 3025) in BDPs of the fastest switch link, in the ideal design too (ideal_delay_credit, "
+                       "switch-node.cc lines 446-478); 0 -> delay_credit = false",
     "SWTICH_BYTE_COUNTER": "floodgate.byte_counter when above 1 (a credit at dequeue once that many bytes are owed; "
                            "switch-node.cc line 467)",
     "SWTICH_CREDIT_INTERVAL": "floodgate.T (us)",
@@ -196,8 +197,8 @@ def _import(config: Path, cfg: H.Config, out: Path, flows: Path | str | None, to
         "# Keys honoured: " + ", ".join(sorted(used)),
         "# Not expressible in hopsim (differences that remain): VOQs served strictly after the non-incast queue",
         "# (there they join the egress FIFO once window allows); bytes held in VOQs count toward ECN marking and",
-        "# the port's buffer there; windows count packets (there bytes); the ideal design's delayCredit (there",
-        "# SWITCH_ACK_TH_M applies to it). Its source ports count per source host (workload.source_ports); its",
+        "# the port's buffer there; windows count packets (there bytes). Its ideal design's delayCredit is",
+        "# floodgate.ideal_delay_credit; its source ports count per source host (workload.source_ports); its",
         "# next hops are taken in node-id order, as for the HPCC simulator (an assumption: see routing.ecmp).",
     ]
     if notes:
@@ -256,6 +257,8 @@ def _floodgate_model(sc: dict[str, Any], cfg: H.Config, topo: Any, fg_cfg: Any, 
         sc["queues"] = {**sc.get("queues", {}), "count": min(voqs + 1, 1024)}
     if th_m > 0:
         fg["thre_credit_bdp"] = round(max_gbps / 8 * max_delay * 2 * th_m / hop_bdp, 6)
+        if ideal:  # its ideal design delays credits too (switch-node.cc lines 446-478)
+            fg["ideal_delay_credit"] = True
     else:
         fg["delay_credit"] = False
     syn = H._one(cfg, "SWITCH_SYN_TIMEOUT_US", int, 0)

@@ -875,6 +875,10 @@ class Floodgate(Strict):
     )
     ideal: Bool = Field(default=False, description="the ideal design (§3.2, §6): per-packet credit, window m x BDP, a VOQ per destination, dstPause")
     m: Float = Field(default=1.5, gt=0, le=1_000_000, description="the ideal design's window, next-hop BDPs")
+    ideal_delay_credit: Bool = Field(
+        default=False, description="delayCredit in the ideal design too (with delay_credit): credits held while the "
+        "destination's VOQ bytes pass thre_credit_bdp, all upstreams' released at the first dequeue under it "
+        "(Floodgate-NS3 with SWITCH_ACK_TH_M > 0); off: every packet credited at once (§3.2)")
     win_m: Float = Field(default=1.0, gt=0, le=1_000_000, description="the practical window is win_m x BDP_nextHop + C_out x T (paper: 1; Floodgate-NS3's SWITCH_WIN_M)")
     byte_counter: Optional[Size] = Field(
         default=None, gt=0,

@@ -152,6 +152,14 @@ pub struct FloodgateConfig {
     pub ideal: bool,
     /// The ideal design's window in next-hop BDPs (§6 "Parameters": m = 1.5).
     pub m: f64,
+    /// delayCredit in the ideal design too (with `delay_credit`): a packet's credit is held while
+    /// the destination's VOQ bytes here pass the threshold, and every upstream's held credits
+    /// for it go back at the first dequeue that finds them under it. Off (default): the paper's
+    /// strawman credits every packet at once (§3.2). On: Floodgate-NS3, whose credit at
+    /// dequeue goes through `GetIngressDstCreditCounter` (`switch-mmu.cc` lines 491-506: zero
+    /// while `m_buffering[dst] > m_th_ack`) for every upstream once `SWITCH_ACK_TH_M > 0`
+    /// (`switch-node.cc` lines 446-478), in its ideal configs too.
+    pub ideal_delay_credit: bool,
     /// The practical design's window is `win_m x BDP_nextHop + C_out x T`: the paper's is 1
     /// (§4.2); Floodgate-NS3 multiplies the BDP by its `SWITCH_WIN_M` (1.5 in its configs:
     /// `third.cc` line 2872, `win = Settings::switch_win_m * bdp`, then `+ credit_interval x
@@ -187,6 +195,7 @@ impl Default for FloodgateConfig {
             dst_pause_on: DstPauseOn::Voq,
             ideal: false,
             m: 1.5,
+            ideal_delay_credit: false,
             win_m: 1.0,
             byte_counter: None,
             watch_dst: None,
@@ -490,7 +499,22 @@ impl Floodgate {
 
     /// delayCredit (§4.1): credits for `dst` are held back while its VOQs here are long.
     fn delayed(&self, view: &SwitchView, ingress: u16, dst: u32) -> bool {
-        self.cfg.delay_credit && !self.cfg.ideal && self.voq_bytes(view, dst) > (view.hop_bdp(ingress) as f64 * self.cfg.thre_credit_bdp) as u64
+        self.cfg.delay_credit && (!self.cfg.ideal || self.cfg.ideal_delay_credit) && self.voq_bytes(view, dst) > (view.hop_bdp(ingress) as f64 * self.cfg.thre_credit_bdp) as u64
+    }
+
+    /// The ideal design with delayCredit, at a dequeue of `dst` from `ingress`: unless the VOQ
+    /// bytes of `dst` hold credits back, every upstream's owed credits for `dst` go back.
+    fn release_held(&mut self, ingress: u16, dst: u32, view: &SwitchView, out: &mut Actions) {
+        if self.delayed(view, ingress, dst) {
+            self.credits_delayed += 1;
+            return;
+        }
+        // by port, not over every (ingress, destination) owed: a switch's ports are few
+        for i in 0..view.nports() as u16 {
+            if self.owed.get(&(i, dst)).is_some_and(|o| o.count > 0) {
+                self.credit(i, dst, out);
+            }
+        }
     }
 
     /// Credit upstream `ingress` for everything of `dst` forwarded since its last credit.
@@ -570,8 +594,13 @@ impl Floodgate {
             if after(pkt.tags.psn, o.psn) {
                 o.psn = pkt.tags.psn;
             }
-            self.credits_sent += 1;
-            out.push(FcAction::Send { port: pkt.ingress, msg: CtrlMsg::Credit { dst: pkt.dst, credits: 1, psn: o.psn }, by: Origin::Scheme });
+            if self.cfg.ideal_delay_credit && self.cfg.delay_credit {
+                o.count += 1;
+                self.release_held(pkt.ingress, pkt.dst, view, out);
+            } else {
+                self.credits_sent += 1;
+                out.push(FcAction::Send { port: pkt.ingress, msg: CtrlMsg::Credit { dst: pkt.dst, credits: 1, psn: o.psn }, by: Origin::Scheme });
+            }
         } else {
             o.count += 1;
             o.bytes += pkt.size as u64;

@@ -305,6 +305,49 @@ fn the_ideal_design_credits_every_packet_at_once() {
     assert_eq!(fx.sent, vec![(UP1, CtrlMsg::Credit { dst: 7, credits: 1, psn: 41 })]);
 }
 
+/// Floodgate-NS3's ideal design: a packet's credit waits while the destination's VOQ bytes here
+/// pass the threshold, and goes back with every other held one at the first dequeue under it.
+#[test]
+fn the_ideal_design_with_delay_credit_holds_credits_until_the_voq_is_short() {
+    let cfg = FloodgateConfig { ideal: true, ideal_delay_credit: true, thre_credit_bdp: 1.0, ..Default::default() };
+    let (mut fx, mut fg) = (Fx::new(), Floodgate::new(cfg.clone()));
+    // dst 7 comes by UP1 and goes on by UP2: the window towards UP2 takes `direct` packets, then
+    // 30 wait in the VOQ (31,440 B, over one BDP of 26,048 B)
+    let mut psn = 0;
+    while fx.arrive(&mut fg, UP1, UP2, 7, psn, true) == 0 {
+        psn += 1;
+    }
+    let direct = psn;
+    for _ in 0..29 {
+        psn += 1;
+        assert_ne!(fx.arrive(&mut fg, UP1, UP2, 7, psn, true), 0);
+    }
+    for _ in 0..direct {
+        fx.leave(&mut fg, UP2, 0);
+    }
+    assert!(fx.sent.is_empty(), "every credit held");
+    assert_eq!(fg.credits_delayed, direct as u64);
+    // five VOQ packets leave: 25 left, 26,200 B, still over; the sixth brings it to 25,152 B
+    for _ in 0..5 {
+        fx.leave(&mut fg, UP2, 1);
+    }
+    assert!(fx.sent.is_empty());
+    fx.leave(&mut fg, UP2, 1);
+    assert_eq!(fx.sent, vec![(UP1, CtrlMsg::Credit { dst: 7, credits: direct + 6, psn: direct + 5 })]);
+    fx.leave(&mut fg, UP2, 1);
+    assert_eq!(fx.sent[1], (UP1, CtrlMsg::Credit { dst: 7, credits: 1, psn: direct + 6 }));
+    // the paper's ideal design (default): the same packets credited one by one at once
+    let (mut fy, mut off) = (Fx::new(), Floodgate::new(FloodgateConfig { ideal_delay_credit: false, ..cfg }));
+    for p in 0..direct + 30 {
+        fy.arrive(&mut off, UP1, UP2, 7, p, true);
+    }
+    for _ in 0..direct {
+        fy.leave(&mut off, UP2, 0);
+    }
+    assert_eq!(fy.sent.len(), direct as usize);
+    assert_eq!(off.credits_delayed, 0);
+}
+
 #[test]
 fn a_shared_voq_serves_its_head_only_whatever_the_port() {
     // one switch-wide VOQ: dst 7 (by UP1) runs out of window and takes it; dst 8 (by UP2) runs
