@@ -658,7 +658,7 @@ class Buffer(Strict):
 
 
 MAX_QUEUES = 1024
-"""Most data queues per port; the core's `net::port::MAX_QUEUES` (tests/test_substrate.py checks they agree)."""
+"""Most data queues per port; the core's `queues::port::MAX_QUEUES` (tests/test_substrate.py checks they agree)."""
 
 
 class Queues(Strict):

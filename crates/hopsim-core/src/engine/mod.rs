@@ -81,7 +81,7 @@ pub(crate) struct Part {
     /// Messages to each partition from the window being run.
     pub out: Vec<Vec<Msg>>,
     /// (time, flow, bytes its receiver holds) at each congestion-window sample of a chosen flow
-    /// whose destination this partition owns (`stats::sample`; the sender's partition writes
+    /// whose destination this partition owns (`sim::sample`; the sender's partition writes
     /// the row, `merge` puts these bytes in it).
     pub delivered: Vec<(u64, u32, u64)>,
     /// Set by partition 0 when the outside watch asks to stop mid-window (`window`).

@@ -3,7 +3,8 @@
 //! incast mix (§6.2), and Ideal-FQ's max-min fair shares.
 
 use crate::common::*;
-use hopsim_core::config::{NetConfig, WindowConfig};
+use hopsim_core::config::NetConfig;
+use hopsim_core::params::WindowConfig;
 use hopsim_core::fc::bfc::{Assignment, BfcConfig};
 use hopsim_core::fc::FcConfig;
 use hopsim_core::scenario::{Background, LoadOn, Scenario, TopologySpec, WorkloadSpec};
@@ -213,7 +214,7 @@ fn ideal_per_flow_control_pauses_flows_by_id_and_bfc_tracks_it() {
 /// and group 1's FCT is that sensitive (frames of 1 B instead of 64 move it by 3% either way).
 #[test]
 fn the_pause_bitmap_refresh_is_sent_only_where_frames_can_be_lost() {
-    use hopsim_core::config::LinkLoss;
+    use hopsim_core::params::LinkLoss;
     use hopsim_core::fc::bfc::RefreshWhen;
     let (t, flows, g1) = fig8_flows();
     let with = |cfg: BfcConfig, faults: bool| {

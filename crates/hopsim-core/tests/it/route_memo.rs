@@ -5,7 +5,8 @@
 
 use crate::common::*;
 use hopsim_core::cc::{dcqcn::DcqcnConfig, CcConfig};
-use hopsim_core::config::{EcmpHash, FaultsConfig, LinkEvent, LinkState, NetConfig};
+use hopsim_core::config::NetConfig;
+use hopsim_core::params::{EcmpHash, FaultsConfig, LinkEvent, LinkState};
 use hopsim_core::fc::FcConfig;
 use hopsim_core::scenario::Scenario;
 use hopsim_core::Time;
