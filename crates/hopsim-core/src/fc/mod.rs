@@ -61,6 +61,8 @@ pub mod registry;
 pub mod view;
 pub mod with_pfc;
 
+// A frame's body travels with its packet, so it is defined in the base layer; a scheme writes
+// against it here, beside its actions.
 pub use crate::packet::ctrl::{CtrlKind, CtrlMsg, Origin};
 pub use registry::Scheme;
 pub use view::SwitchView;

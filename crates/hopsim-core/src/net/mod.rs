@@ -1,5 +1,7 @@
-//! The network substrate: ports with their queues, gates and scheduler, wires, the shared-buffer
-//! MMU, switches and hosts, and the control-frame path between neighbours.
+//! How packets move: what switches and hosts do with a packet, wires, flows and their transport,
+//! and the control-frame path between neighbours. The queues and the MMU they move packets
+//! through are plain state a layer down (`crate::queues`), where flow-control modules can read
+//! them without reaching into the engine.
 pub mod arrivals;
 pub mod control;
 pub mod flow_store;
