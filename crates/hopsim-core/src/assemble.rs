@@ -3,25 +3,25 @@
 //! what is wrong.
 
 use crate::config::NetConfig;
-use crate::params::Headroom;
 use crate::event::{Event, Scheduler};
 use crate::fc::view::{prio_queues, Peer, SwitchInfo};
 use crate::fc::{AnyFc, FcConfig};
-use crate::net::host::Host;
+use crate::ids::NodeRef;
 use crate::net::flow_store::FlowFixed;
-use crate::queues::mmu::{Mmu, MmuConfig};
-use crate::queues::port::Port;
+use crate::net::host::Host;
 use crate::net::switch::Switch;
 use crate::packet::Slab;
+use crate::params::Headroom;
+use crate::queues::mmu::{Mmu, MmuConfig};
+use crate::queues::port::Port;
 use crate::rng::{stream, Rng};
-use crate::ids::NodeRef;
 use crate::sim::Simulation;
-use crate::stats::ideal::{hpcc_standalone_fct, ideal_fct, Hop};
 use crate::stats::RunStats;
+use crate::stats::ideal::{hpcc_standalone_fct, ideal_fct, Hop};
 use crate::time::{Rate, Time, TxClock};
 use crate::topo::{node_ports, NodeKind, Routes, Topology};
-use crate::workload::stream::{BoxedStream, MakeStream};
 use crate::workload::FlowSpec;
+use crate::workload::stream::{BoxedStream, MakeStream};
 
 /// A flow list to assemble: borrowed, or owned and freed as it is read (`Specs::each`), or
 /// flows made as they arrive, counted before assembly (`Simulation::from_stream`).

@@ -10,8 +10,8 @@
 //! (`tests/test_defaults.py`).
 
 use crate::cc::CcConfig;
-use crate::fc::pfc::PfcConfig;
 use crate::fc::FcConfig;
+use crate::fc::pfc::PfcConfig;
 use crate::params::{FaultsConfig, HostConfig, RoutingConfig, SwitchConfig};
 use crate::time::Time;
 use serde::{Deserialize, Serialize};

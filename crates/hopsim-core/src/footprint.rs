@@ -39,8 +39,8 @@
 
 use crate::net::flow_store::{FlowFixed, FlowResult};
 use crate::net::host::{Flow, Host};
-use crate::queues::port::{PauseClock, Port, PortCold, NPRIO};
 use crate::net::switch::Switch;
+use crate::queues::port::{PauseClock, Port, PortCold, NPRIO};
 use crate::scenario::{LoadOn, Scenario, TopologySpec, WorkloadSpec};
 use crate::time::{Rate, Time};
 use crate::topo::{parse_hpcc_topology, Topology};

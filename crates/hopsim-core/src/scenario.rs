@@ -3,11 +3,13 @@
 //! here, typed; file contents (CDFs, HPCC topology and flow files) arrive as text, because the
 //! models never touch the file system.
 
+use crate::Simulation;
 use crate::config::NetConfig;
 use crate::stats::RunStats;
 use crate::time::{Rate, Time};
 use crate::topo::hpcc_file::{read_hpcc_file, read_hpcc_topology};
 use crate::topo::{dumbbell, star, FatTree, LeafSpine, MultiDc, NodeKind, Topology};
+use crate::workload::FlowSpec;
 use crate::workload::arrivals::{Arrival, LoadBasis, Limit};
 use crate::workload::background::BackgroundSpec;
 use crate::workload::cdf::Cdf;
@@ -16,8 +18,6 @@ use crate::workload::flow_file::{parse_hpcc_flows, read_hpcc_flows};
 use crate::workload::incast::{incast_flows, IncastSpec};
 use crate::workload::mix::long_lived;
 use crate::workload::stream::{FlowStream, Parts};
-use crate::workload::FlowSpec;
-use crate::Simulation;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]

@@ -15,9 +15,9 @@
 use crate::fc::view::SwitchInfo;
 use crate::fc::{Actions, CtrlMsg, FcAction, FlowControl, PktMeta, SwitchView};
 use crate::packet::Charge;
+use crate::packet::{Packet, PacketId, Slab};
 use crate::queues::mmu::{Mmu, MmuConfig};
 use crate::queues::port::Port;
-use crate::packet::{Packet, PacketId, Slab};
 use crate::time::{Rate, Time, TxClock};
 use std::collections::VecDeque;
 

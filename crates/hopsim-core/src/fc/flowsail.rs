@@ -484,9 +484,9 @@ impl super::registry::Scheme for FlowsailConfig {
 mod tests {
     use super::*;
     use crate::fc::view::SwitchInfo;
+    use crate::packet::{Packet, Slab};
     use crate::queues::mmu::{Mmu, MmuConfig};
     use crate::queues::port::Port;
-    use crate::packet::{Packet, Slab};
     use crate::time::{Rate, TxClock};
 
     /// A 4-port 100 Gb/s switch with 1 us links and real ports (so the view answers queue

@@ -194,8 +194,8 @@ impl super::registry::Scheme for PfcScheme {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::queues::mmu::{Mmu, MmuConfig};
     use crate::fc::view::SwitchInfo;
+    use crate::queues::mmu::{Mmu, MmuConfig};
     use crate::time::Rate;
 
     fn view<'a>(mmu: &'a Mmu, info: &'a SwitchInfo) -> SwitchView<'a> {

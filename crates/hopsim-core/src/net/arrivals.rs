@@ -16,8 +16,8 @@ use crate::event::Event;
 use crate::net::flow_store::FlowFixed;
 use crate::sim::Simulation;
 use crate::time::Time;
-use crate::workload::stream::{BoxedStream, MakeStream};
 use crate::workload::FlowSpec;
+use crate::workload::stream::{BoxedStream, MakeStream};
 
 /// What the run needs to know of all its flows before they arrive.
 #[derive(Clone, Debug, Default)]

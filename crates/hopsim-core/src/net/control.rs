@@ -10,13 +10,13 @@
 //! need).
 
 use crate::event::Event;
-use crate::fc::pause_end;
-use crate::packet::ctrl::{CtrlMsg, Origin};
 use crate::fc::nic::NicFc;
+use crate::fc::pause_end;
 use crate::fc::{quanta_duration, FcAction, FlowControl};
-use crate::net::switch::{collect_actions, view};
-use crate::packet::{Packet, PacketId};
 use crate::ids::NodeRef;
+use crate::net::switch::{collect_actions, view};
+use crate::packet::ctrl::{CtrlMsg, Origin};
+use crate::packet::{Packet, PacketId};
 use crate::sim::Simulation;
 use crate::time::Time;
 

@@ -37,8 +37,8 @@
 //! the run.
 
 use crate::cc::{AnyCc, CongestionControl};
-use crate::params::{HostConfig, WindowConfig};
 use crate::net::host::Flow;
+use crate::params::{HostConfig, WindowConfig};
 use crate::stats::FlowTable;
 use crate::time::{Rate, Time};
 use crate::workload::FlowSpec;

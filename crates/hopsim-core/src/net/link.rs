@@ -4,8 +4,8 @@
 
 use crate::event::Event;
 use crate::fc::CtrlKind;
-use crate::packet::PktKind;
 use crate::ids::NodeRef;
+use crate::packet::PktKind;
 use crate::sim::Simulation;
 
 impl Simulation {

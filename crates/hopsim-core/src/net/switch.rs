@@ -8,14 +8,14 @@
 //! HPCC runs, Pulser's EIN check and HPCC's INT record (`aqm`). Control packets (ACK, NACK, CNP)
 //! skip admission and pauses and take the strict-priority control queue.
 
-use crate::packet::int::IntHop;
-use crate::aqm::red_ecn::red_mark;
 use crate::aqm::SwitchAqm;
+use crate::aqm::red_ecn::red_mark;
 use crate::fc::view::SwitchInfo;
 use crate::fc::{AnyFc, PktMeta};
 use crate::net::hop_hooks::{Generic, HopHooks, PfcAlone};
-use crate::queues::mmu::Mmu;
+use crate::packet::int::IntHop;
 use crate::packet::{Packet, PacketId, Tags};
+use crate::queues::mmu::Mmu;
 use crate::rng::Rng;
 use crate::sim::Simulation;
 use crate::stats::record::{EV_DEQUEUE, EV_DROP, EV_ENQUEUE};

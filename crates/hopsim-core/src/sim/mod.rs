@@ -14,16 +14,16 @@ mod record;
 pub mod sample;
 
 use crate::config::NetConfig;
-use crate::ids::NodeRef;
 use crate::event::Scheduler;
 use crate::fc::nic::AnyNic;
 use crate::fc::{AnyFc, FcAction};
+use crate::ids::NodeRef;
 use crate::net::flow_store::FlowStore;
 use crate::net::host::Host;
-use crate::queues::port::Port;
 use crate::net::switch::Switch;
 use crate::packet::Slab;
 use crate::progress::{Progress, Watch};
+use crate::queues::port::Port;
 use crate::stats::RunStats;
 use crate::time::Time;
 use crate::topo::Routes;

@@ -1,11 +1,11 @@
 //! The engine's half of the HPCC simulator's recorders (`crate::stats::record`): setting them up
 //! against the network, feeding them a switch's packet events, and closing them at the end.
 
-use crate::packet::PacketId;
 use crate::ids::NodeRef;
+use crate::packet::PacketId;
 use crate::sim::Simulation;
-use crate::stats::record::{QlenMon, Tracer, EV_DEQUEUE, EV_DROP, EV_ECN, EV_ENQUEUE};
 use crate::stats::StopReason;
+use crate::stats::record::{QlenMon, Tracer, EV_DEQUEUE, EV_DROP, EV_ECN, EV_ENQUEUE};
 use crate::time::Time;
 
 impl Simulation {

@@ -1,8 +1,8 @@
 //! Measurement inside the run: periodic buffer and queue samples, and the per-flow, per-port and
 //! module tables filled at the end. Models only keep counters; this file reads them out.
 
-use crate::event::Event;
 use crate::cc::CongestionControl;
+use crate::event::Event;
 use crate::fc::FlowControl;
 use crate::ids::NodeRef;
 use crate::sim::Simulation;

@@ -4,13 +4,13 @@
 
 use crate::bfc::bfc_net;
 use crate::common::*;
+use hopsim_core::cc::CcConfig;
 use hopsim_core::cc::dcqcn::DcqcnConfig;
 use hopsim_core::cc::dctcp::DctcpConfig;
 use hopsim_core::cc::hpcc::HpccConfig;
-use hopsim_core::cc::CcConfig;
 use hopsim_core::config::NetConfig;
-use hopsim_core::params::{EcnConfig, WindowConfig};
 use hopsim_core::fc::bfc::BfcConfig;
+use hopsim_core::params::{EcnConfig, WindowConfig};
 use hopsim_core::stats::RunStats;
 use hopsim_core::workload::FlowSpec;
 use hopsim_core::{Rate, Time};

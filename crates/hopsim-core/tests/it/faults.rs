@@ -7,9 +7,9 @@
 
 use crate::common::*;
 use hopsim_core::config::NetConfig;
-use hopsim_core::params::{FaultsConfig, LinkEvent, LinkLoss, LinkState};
 use hopsim_core::fc::floodgate::FloodgateConfig;
 use hopsim_core::fc::{AnyFc, FcConfig};
+use hopsim_core::params::{FaultsConfig, LinkEvent, LinkLoss, LinkState};
 use hopsim_core::queues::sched::SchedulerConfig;
 use hopsim_core::sim::sample::IDLE_SAMPLES;
 use hopsim_core::stats::{RunStats, StopReason};

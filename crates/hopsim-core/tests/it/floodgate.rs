@@ -4,10 +4,10 @@
 
 use crate::common::*;
 use hopsim_core::config::NetConfig;
-use hopsim_core::params::{LinkLoss, WindowConfig};
 use hopsim_core::fc::floodgate::{Floodgate, FloodgateConfig, VoqPool, WindowScope};
 use hopsim_core::fc::pfc_tag::PfcTagConfig;
 use hopsim_core::fc::{AnyFc, FcConfig};
+use hopsim_core::params::{LinkLoss, WindowConfig};
 use hopsim_core::queues::sched::SchedulerConfig;
 use hopsim_core::stats::{RunStats, StopReason};
 use hopsim_core::workload::FlowSpec;

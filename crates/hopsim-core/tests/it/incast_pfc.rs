@@ -4,8 +4,8 @@
 use crate::common::*;
 use hopsim_core::cc::CcConfig;
 use hopsim_core::config::NetConfig;
-use hopsim_core::params::WindowConfig;
 use hopsim_core::fc::FcConfig;
+use hopsim_core::params::WindowConfig;
 use hopsim_core::topo::star;
 use hopsim_core::{Rate, Time};
 

@@ -5,8 +5,8 @@
 use crate::common::*;
 use hopsim_core::config::NetConfig;
 use hopsim_core::params::{FaultsConfig, LinkLoss};
-use hopsim_core::stats::latency::{LatencyConfig, REL_ERROR};
 use hopsim_core::stats::RunStats;
+use hopsim_core::stats::latency::{LatencyConfig, REL_ERROR};
 use hopsim_core::topo::{star, LeafSpine};
 use hopsim_core::{Rate, Time};
 

@@ -6,10 +6,10 @@
 
 use crate::common::*;
 use hopsim_core::config::NetConfig;
-use hopsim_core::params::EcmpHash;
 use hopsim_core::fc::{Actions, AnyFc, CtrlMsg, FcAction, FlowControl, Origin, SwitchView};
-use hopsim_core::stats::ideal::{ideal_fct, Hop};
+use hopsim_core::params::EcmpHash;
 use hopsim_core::stats::RunStats;
+use hopsim_core::stats::ideal::{ideal_fct, Hop};
 use hopsim_core::topo::{NodeKind, Topology};
 use hopsim_core::workload::FlowSpec;
 use hopsim_core::{Rate, Simulation, Time};
