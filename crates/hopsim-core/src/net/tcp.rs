@@ -44,8 +44,9 @@
 //! window that timed out) and let the congestion control take its timeout reaction (`cwnd = 1 MSS`,
 //! slow start, `cc::window`).
 //!
-//! Defaults and sources (the Pulser paper names none of its TCP settings, so ns-3's own defaults
-//! stand, those of `TcpSocketBase`/`TcpSocket` in the ns-3 releases of the paper's time):
+//! Defaults and sources of `params::TcpConfig` (the Pulser paper names none of its TCP settings,
+//! so ns-3's own defaults stand, those of `TcpSocketBase`/`TcpSocket` in the ns-3 releases of the
+//! paper's time):
 //!
 //! | field | default | source |
 //! |---|---|---|

@@ -188,7 +188,8 @@ impl Default for HostConfig {
     }
 }
 
-/// `[transport.tcp]`: the TCP transport's settings (`transport.mode = "tcp"`).
+/// `[transport.tcp]`: the TCP transport's settings (`transport.mode = "tcp"`); their defaults'
+/// sources are in `crate::net::tcp`, which runs the transport.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct TcpConfig {
