@@ -1,7 +1,7 @@
-"""Each default is defined once: the core's (crates/hopsim-core/src/config.rs and the scheme
-modules, which cite their sources) are the reference. The scenario schema writes them again, in
-human units, so that a resolved scenario shows every value; these tests check that every one of
-them is the core's default of the same name, so a default changed on one side only fails here
+"""Each default is defined once: the core's (crates/hopsim-core/src/params/, config.rs and the
+scheme modules, which cite their sources) are the reference. The scenario schema writes them
+again, in human units, so that a resolved scenario shows every value; these tests check that every
+one of them is the core's default of the same name, so a default changed on one side only fails here
 instead of silently changing results."""
 
 from __future__ import annotations

@@ -33,7 +33,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["Results", "run", "execute", "results_from_native", "TABLES"]
 
 FRAME_KINDS = ("pfc", "queue_pause", "credit", "dst_pause", "flow_pause", "other")
-"""Kinds of control frame (the core's `fc::msg::CtrlKind`), as the summary counts them."""
+"""Kinds of control frame (the core's `packet::ctrl::CtrlKind`), as the summary counts them."""
 
 TABLES = ("flows", "pauses", "control", "buffer", "queues", "ports", "pfc_received", "qlen", "trace", "module_samples", "latency", "cwnd")
 _U64_MAX = np.uint64(2**64 - 1)

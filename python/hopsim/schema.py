@@ -2,10 +2,10 @@
 
 Every table forbids unknown keys and every value is range-checked, so a typo or a wrong unit is
 an error naming the field (``buffer.size: unknown size unit 'Mb' ...``), never a silent default.
-The settings' defaults are the core's (``crates/hopsim-core/src/config.rs`` and the scheme
-modules, which cite the paper or simulator each comes from). They are written again here so that
-the resolved scenario has every value in human units and a run folder records what it ran with
-even if a default changes later; ``tests/test_defaults.py`` checks each one against the core's
+The settings' defaults are the core's (``crates/hopsim-core/src/params/``, ``config.rs`` and the
+scheme modules, which cite the paper or simulator each comes from). They are written again here
+so that the resolved scenario has every value in human units and a run folder records what it ran
+with even if a default changes later; ``tests/test_defaults.py`` checks each one against the core's
 (``hopsim._native.defaults()``).
 
 Field names are the core's too (its serde names), so ``model_dump(context=CORE)`` of a settings
@@ -662,7 +662,7 @@ class Buffer(Strict):
 
 
 MAX_QUEUES = 1024
-"""Most data queues per port; the core's `net::port::MAX_QUEUES` (tests/test_substrate.py checks they agree)."""
+"""Most data queues per port; the core's `queues::port::MAX_QUEUES` (tests/test_substrate.py checks they agree)."""
 
 
 class Queues(Strict):

@@ -2,23 +2,26 @@
 //! queues and gates, switches with their MMU, modules and AQM, hosts and their flows. Errors name
 //! what is wrong.
 
-use crate::config::{Headroom, NetConfig};
+use crate::config::NetConfig;
 use crate::event::{Event, Scheduler};
 use crate::fc::view::{prio_queues, Peer, SwitchInfo};
 use crate::fc::{AnyFc, FcConfig};
-use crate::net::host::Host;
+use crate::ids::NodeRef;
 use crate::net::flow_store::FlowFixed;
-use crate::net::mmu::{Mmu, MmuConfig};
-use crate::net::port::Port;
+use crate::net::host::Host;
 use crate::net::switch::Switch;
 use crate::packet::Slab;
+use crate::params::Headroom;
+use crate::queues::mmu::{Mmu, MmuConfig};
+use crate::queues::port::Port;
 use crate::rng::{stream, Rng};
-use crate::sim::{NodeRef, Simulation};
-use crate::stats::ideal::{hpcc_standalone_fct, ideal_fct, Hop};
+use crate::sim::Simulation;
 use crate::stats::RunStats;
+use crate::stats::ideal::{hpcc_standalone_fct, ideal_fct, Hop};
 use crate::time::{Rate, Time, TxClock};
 use crate::topo::{node_ports, NodeKind, Routes, Topology};
 use crate::workload::FlowSpec;
+use crate::workload::stream::{BoxedStream, MakeStream};
 
 /// A flow list to assemble: borrowed, or owned and freed as it is read (`Specs::each`), or
 /// flows made as they arrive, counted before assembly (`Simulation::from_stream`).
@@ -28,10 +31,6 @@ enum Specs<'a> {
     Stream(Counted),
 }
 
-/// A workload's flows one at a time, in arrival order (`workload::stream`).
-pub type BoxedStream = Box<dyn Iterator<Item = Result<FlowSpec, String>> + Send>;
-/// Makes the stream from its start again: it is read once to count, once to check, once to run.
-pub(crate) type MakeStream = Box<dyn Fn() -> Result<BoxedStream, String>>;
 
 /// What a first read of a stream found: what assembly needs before any flow is built.
 pub(crate) struct Counted {
@@ -145,17 +144,17 @@ impl Simulation {
         let nflows = flows.len();
         topo.validate()?;
         cfg.switch.validate()?;
-        cfg.fc.validate(&cfg)?;
+        cfg.fc.validate(&cfg.check_at())?;
         cfg.aqm.validate()?;
         crate::net::tcp::validate_mode(&cfg)?;
         check_sizes(&cfg)?;
-        let id_limit = 1usize << crate::event::ID_BITS;
+        let id_limit = 1usize << crate::ids::ID_BITS;
         if topo.links.len() * 2 >= id_limit || nflows >= id_limit {
             return Err(format!("scenario too large: ports and flows must each be fewer than {id_limit}"));
         }
         // routes to the flows' ends only: packets go nowhere else (a link fault rebuilds them
         // for every host: `Routes::build_without`)
-        let hpcc_order = cfg.routing.ecmp == crate::config::EcmpHash::Hpcc;
+        let hpcc_order = cfg.routing.ecmp == crate::params::EcmpHash::Hpcc;
         let ends = flows.ends();
         let routes = Routes::build_for(topo, hpcc_order, &ends, &[])?;
         drop(ends);
@@ -190,7 +189,7 @@ impl Simulation {
                 local_of[p as usize] = k as u16;
             }
         }
-        let prio_map = cfg.switch.prio_map(&cfg.fc);
+        let prio_map = cfg.prio_map();
         for (l, link) in topo.links.iter().enumerate() {
             for (side, node) in [(0u32, link.a), (1, link.b)] {
                 let p = 2 * l as u32 + side;
@@ -210,7 +209,7 @@ impl Simulation {
             .map_or(Rate(u64::MAX), |h| ports[nports_of[h][0] as usize].clock.rate);
         let mut switches = vec![];
         let mut hosts = vec![];
-        let nprio = crate::net::port::NPRIO;
+        let nprio = crate::queues::port::NPRIO;
         for (i, k) in topo.nodes.iter().enumerate() {
             let ps = &nports_of[i];
             match k {
@@ -244,7 +243,7 @@ impl Simulation {
                     let fc = AnyFc::build(&cfg.fc.for_run(!cfg.faults.is_off()), i as u32, ps.len(), nprio, upq, cfg.seed, &cfg.pfc);
                     let ecn = port_rate.iter().map(|&r| cfg.switch.ecn.thresholds(r)).collect();
                     let peers = ps.iter().map(|&p| Peer { tier: tiers[ports[(p ^ 1) as usize].node as usize] }).collect();
-                    let aqm = crate::aqm::SwitchAqm::new(&cfg, &port_rate);
+                    let aqm = crate::aqm::SwitchAqm::new(&cfg.aqm, &cfg.switch.ecn, &port_rate);
                     let info = SwitchInfo {
                         tier: *tier,
                         ports: ps.clone(),
@@ -271,7 +270,7 @@ impl Simulation {
         let mut slab = Slab::default();
         // wide tags only where something reads them: a rank scheduler, a tagging module, ICTCP's
         // advertised window
-        slab.tags.on = matches!(cfg.switch.scheduler, crate::net::sched::SchedulerConfig::Rank)
+        slab.tags.on = matches!(cfg.switch.scheduler, crate::queues::sched::SchedulerConfig::Rank)
             || cfg.cc.receiver_window()
             || switches.iter().any(|s: &Switch| s.fc.uses_tags_any())
             || hosts.iter().any(|h: &Host| crate::fc::nic::NicFc::uses_tags(&h.nic));
@@ -319,10 +318,10 @@ impl Simulation {
         if sim.cfg.cc.oracle() {
             sim.ideal = Some(Box::new(crate::cc::ideal::Oracle::new(sim.ports.len(), nflows)));
         }
-        sim.acks_as_data = sim.cfg.host.ack_priority == crate::config::AckPriority::Data;
+        sim.acks_as_data = sim.cfg.host.ack_priority == crate::params::AckPriority::Data;
         sim.nic_acks_pausable = sim.acks_as_data && sim.cfg.host.ack_pause_at_nic;
-        sim.ecmp_hpcc = sim.cfg.routing.ecmp == crate::config::EcmpHash::Hpcc;
-        sim.reverse_replies = sim.cfg.routing.ack_path == crate::config::AckPath::Reverse;
+        sim.ecmp_hpcc = sim.cfg.routing.ecmp == crate::params::EcmpHash::Hpcc;
+        sim.reverse_replies = sim.cfg.routing.ack_path == crate::params::AckPath::Reverse;
         if sim.acks_as_data && !sim.cfg.fc.acks_in_data_queues() {
             let allowed = FcConfig::acks_in_data_names();
             let (last, first) = allowed.split_last().expect("pfc keys queues by priority");
@@ -345,7 +344,7 @@ impl Simulation {
             sim.flows.pin();
         }
         match flows {
-            Specs::Stream(c) => sim.check_stream(c)?,
+            Specs::Stream(c) => sim.check_stream(&c.make)?,
             flows => {
                 flows.each(|id, f| sim.add_flow(id, f))?;
                 let mut order: Vec<u32> = (0..nflows as u32).collect();
@@ -404,8 +403,8 @@ impl Simulation {
         if f.size == 0 {
             return Err(format!("flow {id}: size must be at least 1 byte"));
         }
-        if f.prio as usize >= crate::net::port::NPRIO {
-            return Err(format!("flow {id}: priority {} is not a priority; allowed: 0 to {}", f.prio, crate::net::port::NPRIO - 1));
+        if f.prio as usize >= crate::queues::port::NPRIO {
+            return Err(format!("flow {id}: priority {} is not a priority; allowed: 0 to {}", f.prio, crate::queues::port::NPRIO - 1));
         }
         let hash = crate::net::flow_store::flow_hash(f, id, self.cfg.seed);
         let path = self.flow_path(f, hash);
@@ -495,7 +494,7 @@ fn check_sizes(cfg: &NetConfig) -> Result<(), String> {
             sw.buffer_bytes, cfg.host.mtu, cfg.host.header_bytes
         ));
     }
-    let max = crate::net::port::MAX_QUEUES;
+    let max = crate::queues::port::MAX_QUEUES;
     if cfg.host.nic_queues == 0 || cfg.host.nic_queues > max {
         return Err(format!("transport.nic_queues: {} is out of range; allowed: 1 to {max}", cfg.host.nic_queues));
     }

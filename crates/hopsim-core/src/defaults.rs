@@ -38,10 +38,10 @@ pub fn defaults_json() -> String {
     });
     // faults are off by default and then absent from `net` (scenario hashes stay): their defaults
     // are published on their own
-    let faults = crate::config::FaultsConfig::default();
+    let faults = crate::params::FaultsConfig::default();
     // the TCP transport is off by default (`transport.tcp` absent from `net`): its settings are
     // published on their own
-    let tcp = crate::net::tcp::TcpConfig::default();
+    let tcp = crate::params::TcpConfig::default();
     // the registries: every scheme and algorithm with its defaults, units and counters, from which
     // the front takes its lists of allowed values and the tables it has no model of its own for
     let registry = json!({"flow_control": FcConfig::registry(), "congestion_control": CcConfig::registry()});
@@ -102,7 +102,7 @@ mod tests {
 
     #[test]
     fn byte_counts_are_plain_numbers_beside_the_keywords() {
-        use crate::config::{Headroom, WindowConfig};
+        use crate::params::{Headroom, WindowConfig};
         assert_eq!(serde_json::from_str::<Headroom>("290000").unwrap(), Headroom::Bytes(290_000));
         assert_eq!(serde_json::from_str::<Headroom>(r#""auto""#).unwrap(), Headroom::Auto);
         assert_eq!(serde_json::from_str::<Headroom>(r#""floodgate""#).unwrap(), Headroom::Floodgate);

@@ -12,6 +12,7 @@
 //! wire's head, a flow's timer, a switch's flow-control timer) and invalidate superseded ones
 //! with a generation number rather than removing them from the queue.
 
+use crate::ids::ID_BITS;
 use crate::time::Time;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -36,8 +37,6 @@ pub enum Event {
     Fault,
 }
 
-/// Ids of ports, flows and switches must fit in 29 bits (536 million) to pack an event in a word.
-pub const ID_BITS: u32 = 29;
 const ID_MASK: u64 = (1 << ID_BITS) - 1;
 
 impl Event {

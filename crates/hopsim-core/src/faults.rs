@@ -43,13 +43,14 @@
 //! them; events at the same time apply in the order listed; a link already down (or up) ignores a
 //! second down (or up).
 
-use crate::config::{FaultsConfig, LinkState};
 use crate::event::Event;
 use crate::fc::FlowControl;
+use crate::ids::NodeRef;
 use crate::net::switch::{collect_actions, meta, view};
 use crate::packet::{PacketId, PktKind};
+use crate::params::{FaultsConfig, LinkState};
 use crate::rng::{stream, Rng};
-use crate::sim::{NodeRef, Simulation};
+use crate::sim::Simulation;
 use crate::stats::record::EV_DROP;
 use crate::time::Time;
 use crate::topo::{Routes, Topology};

@@ -39,8 +39,8 @@
 
 use crate::net::flow_store::{FlowFixed, FlowResult};
 use crate::net::host::{Flow, Host};
-use crate::net::port::{PauseClock, Port, PortCold, NPRIO};
 use crate::net::switch::Switch;
+use crate::queues::port::{PauseClock, Port, PortCold, NPRIO};
 use crate::scenario::{LoadOn, Scenario, TopologySpec, WorkloadSpec};
 use crate::time::{Rate, Time};
 use crate::topo::{parse_hpcc_topology, Topology};
@@ -53,8 +53,8 @@ use std::mem::size_of;
 /// cold parts, with the allocator's overhead.
 const PORT_HEAP: u64 = 48;
 /// Per data queue of a switch port: the queue (ring header and byte count, a cache line:
-/// `net::port::DataQueue`), the MMU's egress account and the scheduler's deficit.
-const QUEUE: u64 = size_of::<crate::net::port::DataQueue>() as u64 + 12;
+/// `queues::port::DataQueue`), the MMU's egress account and the scheduler's deficit.
+const QUEUE: u64 = size_of::<crate::queues::port::DataQueue>() as u64 + 12;
 /// Per gate of a port (data queue or NIC queue): its pause clock and priority.
 const GATE: u64 = size_of::<PauseClock>() as u64 + 1;
 /// Per switch port, in the switch: the MMU's ingress and headroom accounts per priority, the
@@ -502,9 +502,9 @@ impl Scenario {
         let pkt = (cfg.host.mtu + cfg.host.header_bytes).max(64) as u64;
         let buffered = s.switches.saturating_mul(cfg.switch.buffer_bytes) / pkt;
         let window = match cfg.host.window {
-            crate::config::WindowConfig::Bytes(b) => b as f64,
-            crate::config::WindowConfig::Bdp => Rate(s.host_rate).bytes_in(TYPICAL_RTT) as f64,
-            crate::config::WindowConfig::Off => mean_size,
+            crate::params::WindowConfig::Bytes(b) => b as f64,
+            crate::params::WindowConfig::Bdp => Rate(s.host_rate).bytes_in(TYPICAL_RTT) as f64,
+            crate::params::WindowConfig::Off => mean_size,
         };
         // flows in flight at once: a burst, or (Little's law) the arrival rate times a flow's
         // time at line rate, SLOWDOWN times over
@@ -543,13 +543,13 @@ impl Scenario {
         // flow at line rate
         let tail = tx(mean_size * traffic.burst_flows.max(1.0));
         let run_time = cfg.stop_time.unwrap_or(Time(traffic.last.0.saturating_add(tail.0)));
-        // the sampler sleeps through an idle network after IDLE_SAMPLES samples (stats::sample),
+        // the sampler sleeps through an idle network after IDLE_SAMPLES samples (sim::sample),
         // so the stretch before the first flow starts costs at most that many (an incast at
         // 1e7 s is a short run); later idle stretches are counted in full (an upper bound)
         let steps = |iv: Time| {
             let iv = iv.0.max(1);
             let lead = traffic.first.0.min(run_time.0);
-            (lead / iv).min(crate::stats::sample::IDLE_SAMPLES).saturating_add((run_time.0 - lead) / iv).saturating_add(1)
+            (lead / iv).min(crate::sim::sample::IDLE_SAMPLES).saturating_add((run_time.0 - lead) / iv).saturating_add(1)
         };
         let rec = &cfg.record;
         // (rows, bytes) of each time-growing table over the run

@@ -3,11 +3,13 @@
 //! here, typed; file contents (CDFs, HPCC topology and flow files) arrive as text, because the
 //! models never touch the file system.
 
+use crate::Simulation;
 use crate::config::NetConfig;
 use crate::stats::RunStats;
 use crate::time::{Rate, Time};
 use crate::topo::hpcc_file::{read_hpcc_file, read_hpcc_topology};
 use crate::topo::{dumbbell, star, FatTree, LeafSpine, MultiDc, NodeKind, Topology};
+use crate::workload::FlowSpec;
 use crate::workload::arrivals::{Arrival, LoadBasis, Limit};
 use crate::workload::background::BackgroundSpec;
 use crate::workload::cdf::Cdf;
@@ -16,8 +18,6 @@ use crate::workload::flow_file::{parse_hpcc_flows, read_hpcc_flows};
 use crate::workload::incast::{incast_flows, IncastSpec};
 use crate::workload::mix::long_lived;
 use crate::workload::stream::{FlowStream, Parts};
-use crate::workload::FlowSpec;
-use crate::Simulation;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -40,7 +40,7 @@ impl TopologySpec {
 
     /// `build`, and the links an HPCC topology file gives a non-zero error rate, as loss rates
     /// (`HpccFile::loss`; empty for every other kind).
-    pub fn build_with_loss(&self) -> Result<(Topology, Vec<crate::config::LinkLoss>), String> {
+    pub fn build_with_loss(&self) -> Result<(Topology, Vec<crate::params::LinkLoss>), String> {
         self.check_size()?;
         let mut loss = vec![];
         let t = match self {
@@ -52,7 +52,7 @@ impl TopologySpec {
             // "topology.file": the front puts the file's name in its place
             TopologySpec::Hpcc { text } => {
                 let f = read_hpcc_file(text).map_err(|e| format!("topology.file: {e}"))?;
-                loss = f.loss.iter().map(|&(a, b, rate)| crate::config::LinkLoss { link: (a, b), rate }).collect();
+                loss = f.loss.iter().map(|&(a, b, rate)| crate::params::LinkLoss { link: (a, b), rate }).collect();
                 f.topo
             }
             TopologySpec::Explicit(t) => t.clone(),
@@ -95,7 +95,7 @@ impl TopologySpec {
             }),
             TopologySpec::Hpcc { .. } | TopologySpec::Explicit(_) => return Ok(()),
         };
-        let max_links = 1u64 << (crate::event::ID_BITS - 1);
+        let max_links = 1u64 << (crate::ids::ID_BITS - 1);
         match size {
             Some((nodes, links)) if links < max_links && nodes <= u32::MAX as u64 / 2 => Ok(()),
             Some((nodes, links)) => Err(format!(
@@ -370,7 +370,7 @@ impl WorkloadSpec {
 /// Refuse a network with a link so slow that one data packet takes longer to serialise than the
 /// longest retransmission timeout: every packet on it would time out before its ACK could come
 /// back, and go-back-N (or TCP at its largest backoff) would send it again for ever.
-fn check_links_beat_rto(topo: &Topology, host: &crate::config::HostConfig) -> Result<(), String> {
+fn check_links_beat_rto(topo: &Topology, host: &crate::params::HostConfig) -> Result<(), String> {
     let (rto, field) = match &host.tcp {
         Some(t) => (t.max_rto, "transport.tcp.max_rto"),
         None => (host.rto, "transport.rto"),

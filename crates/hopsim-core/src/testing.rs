@@ -14,9 +14,10 @@
 
 use crate::fc::view::SwitchInfo;
 use crate::fc::{Actions, CtrlMsg, FcAction, FlowControl, PktMeta, SwitchView};
-use crate::net::mmu::{Charge, Mmu, MmuConfig};
-use crate::net::port::Port;
+use crate::packet::Charge;
 use crate::packet::{Packet, PacketId, Slab};
+use crate::queues::mmu::{Mmu, MmuConfig};
+use crate::queues::port::Port;
 use crate::time::{Rate, Time, TxClock};
 use std::collections::VecDeque;
 
@@ -65,7 +66,7 @@ impl Sw {
         let mut info = SwitchInfo::bare(vec![rate; nports], nqueues);
         info.ports = (0..nports as u32).collect();
         let ports = (0..nports).map(|p| Port::new(0, p as u16, TxClock::new(rate), delay, nqueues, 1500)).collect();
-        let nprio = crate::net::port::NPRIO;
+        let nprio = crate::queues::port::NPRIO;
         Sw {
             mmu: Mmu::new(mmu, vec![headroom; nports], nprio, nqueues),
             info,

@@ -12,9 +12,10 @@
 //! `stall_after` has passed: a deterministic point of the run, the same on any number of threads.
 //! A run that is making progress is never touched.
 
-use crate::net::port::NPRIO;
+use crate::ids::NodeRef;
 use crate::packet::PktKind;
-use crate::sim::{NodeRef, Simulation};
+use crate::queues::port::NPRIO;
+use crate::sim::Simulation;
 use crate::stats::{StopInfo, StopReason};
 use crate::time::Time;
 

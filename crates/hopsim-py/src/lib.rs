@@ -431,7 +431,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // run folders' tables, written without pyarrow (`hopsim.columns`)
     m.add_class::<parquet_out::TableWriter>()?;
     // the core's limits, so the schema's can be checked against them
-    m.add("MAX_QUEUES", hopsim_core::net::port::MAX_QUEUES)?;
+    m.add("MAX_QUEUES", hopsim_core::queues::port::MAX_QUEUES)?;
     // names of the packet trace's event codes (the `trace` table's `event` column)
     m.add("TRACE_EVENTS", hopsim_core::stats::record::TRACE_EVENTS.to_vec())?;
     Ok(())

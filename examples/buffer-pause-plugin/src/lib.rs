@@ -13,7 +13,7 @@
 //! (tests/test_plugin.py). docs/writing-a-scheme.md says how to do the same with another crate.
 
 use hopsim_core::fc::plugin::External;
-use hopsim_core::fc::registry::{BuildAt, Declared, Unit};
+use hopsim_core::fc::registry::{BuildAt, CheckAt, Declared, Unit};
 use hopsim_core::fc::{Actions, CtrlMsg, FcAction, FlowControl, Origin, PktMeta, SwitchView};
 use hopsim_core::time::Time;
 use serde::{Deserialize, Serialize};
@@ -49,7 +49,7 @@ impl External for BufferPauseConfig {
     fn module(&self, at: &BuildAt) -> Box<dyn FlowControl + Send> {
         Box::new(BufferPause { limit: self.limit, nports: at.nports as u16, paused: 0, pauses: 0, resumes: 0 })
     }
-    fn validate(&self, _net: &hopsim_core::config::NetConfig) -> Result<(), String> {
+    fn validate(&self, _net: &CheckAt) -> Result<(), String> {
         if self.limit < 2 {
             return Err(format!("flow_control.buffer_pause.limit: {} bytes; allowed: 2 bytes or more", self.limit));
         }

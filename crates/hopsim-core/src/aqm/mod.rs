@@ -1,20 +1,18 @@
 //! Marking and telemetry at switch egress, applied when a packet is dequeued:
 //! - `red_ecn`: RED/step ECN marking (DCQCN, DCTCP, Pulser);
 //! - `ein`: Pulser's Explicit Incast Notification (Algorithm 1), per egress port;
-//! - `int`: HPCC's in-band telemetry records, kept beside the packet slab.
+//! - INT: HPCC's in-band telemetry records, kept beside the packet slab (`crate::packet::int`).
 //!
 //! [`SwitchAqm`] is the per-switch state of the last two. Which of them the switches run is its own
 //! setting ([`AqmConfig`]), not derived from the congestion control: EIN can be studied under DCTCP,
-//! INT collected without HPCC reacting to it. [`AqmConfig::for_cc`] gives what each congestion
-//! control is designed with (EIN for Pulser, INT for HPCC), which is the front's default. A run
-//! with neither pays one predictable branch per dequeue.
+//! INT collected without HPCC reacting to it. `CcConfig::aqm` (`crate::cc`) gives what each
+//! congestion control is designed with (EIN for Pulser, INT for HPCC), which is the front's
+//! default. A run with neither pays one predictable branch per dequeue.
 
 pub mod ein;
-pub mod int;
 pub mod red_ecn;
 
-use crate::cc::CcConfig;
-use crate::config::NetConfig;
+use crate::params::EcnConfig;
 use crate::time::Rate;
 use serde::{Deserialize, Serialize};
 
@@ -29,18 +27,13 @@ pub struct AqmConfig {
 }
 
 impl AqmConfig {
-    /// The AQM a congestion control is designed with: EIN for Pulser (§III-A), INT for HPCC (§3.2).
-    pub fn for_cc(cc: &CcConfig) -> AqmConfig {
-        cc.aqm()
-    }
-
     /// Errors name the setting and what is allowed.
     pub fn validate(&self) -> Result<(), String> {
         if let Some(e) = &self.ein {
             e.validate().map_err(|m| format!("aqm.ein: {m}"))?;
         }
-        if self.int_max_hops as usize > int::MAX_INT_HOPS {
-            return Err(format!("aqm.int: {} hop records per packet; allowed: 0 (off) to {}", self.int_max_hops, int::MAX_INT_HOPS));
+        if self.int_max_hops as usize > crate::packet::int::MAX_INT_HOPS {
+            return Err(format!("aqm.int: {} hop records per packet; allowed: 0 (off) to {}", self.int_max_hops, crate::packet::int::MAX_INT_HOPS));
         }
         Ok(())
     }
@@ -59,10 +52,10 @@ pub struct SwitchAqm {
 
 impl SwitchAqm {
     /// The state of a switch whose local ports run at `port_rate`.
-    pub fn new(cfg: &NetConfig, port_rate: &[Rate]) -> SwitchAqm {
-        let mut a = SwitchAqm { int_max_hops: cfg.aqm.int_max_hops as usize, ..Default::default() };
-        if let Some(e) = &cfg.aqm.ein {
-            a.ein = port_rate.iter().map(|&r| ein::EinPort::new(e, r, cfg.switch.ecn.thresholds(r).0)).collect();
+    pub fn new(cfg: &AqmConfig, ecn: &EcnConfig, port_rate: &[Rate]) -> SwitchAqm {
+        let mut a = SwitchAqm { int_max_hops: cfg.int_max_hops as usize, ..Default::default() };
+        if let Some(e) = &cfg.ein {
+            a.ein = port_rate.iter().map(|&r| ein::EinPort::new(e, r, ecn.thresholds(r).0)).collect();
         }
         a.active = a.int_max_hops > 0 || !a.ein.is_empty();
         a

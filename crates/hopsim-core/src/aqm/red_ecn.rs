@@ -4,7 +4,7 @@
 //! is the case `kmin = kmax = K`, `pmax = 1`.
 //!
 //! The switch calls [`red_mark`] with the egress queue's bytes left after the packet departed
-//! (settings in `config::EcnConfig`); one uniform draw from the switch's own stream is spent only
+//! (settings in `params::EcnConfig`); one uniform draw from the switch's own stream is spent only
 //! in the linear band, so runs stay identical to the marking the switch did inline before.
 
 use crate::rng::Rng;

@@ -1,7 +1,7 @@
 //! HPCC (Li et al., "HPCC: High Precision Congestion Control", SIGCOMM 2019, §3.2-3.3,
 //! Algorithm 1): window and rate from in-band telemetry.
 //!
-//! Switches stamp an INT record per hop at dequeue (`aqm::int`); the receiver echoes the records
+//! Switches stamp an INT record per hop at dequeue (`packet::int`); the receiver echoes the records
 //! in its ACK; on each ACK the sender runs Algorithm 1:
 //! ```text
 //! MeasureInflight(ack):                                     (lines 1-12)
@@ -81,7 +81,7 @@
 //! | `int` | 8 B/hop, 2 B base, 5 hops | simulator `int-header.h` |
 
 use super::{AckInfo, CongestionControl, FlowInfo};
-use crate::aqm::int::{IntConfig, IntHop, MAX_INT_HOPS};
+use crate::packet::int::{IntConfig, IntHop, MAX_INT_HOPS};
 use crate::time::{Rate, Time, PS_PER_S};
 use serde::{Deserialize, Serialize};
 

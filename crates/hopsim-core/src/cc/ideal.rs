@@ -28,9 +28,6 @@
 //!   in-flight cap should be `off` (with no queuing a flow never has more than one BDP in flight,
 //!   so a BDP cap binds only by rounding).
 
-use crate::packet::{Packet, PktKind};
-use crate::sim::Simulation;
-use crate::time::Time;
 use std::collections::BTreeMap;
 
 /// Busy intervals `[start, end)` of every link direction (global port id), in picoseconds.
@@ -38,7 +35,7 @@ use std::collections::BTreeMap;
 pub struct Oracle {
     busy: Vec<BTreeMap<u64, u64>>,
     /// Per flow: its data path and its ACKs' path, as (port, wire delay, clock) for each hop.
-    paths: Vec<Option<Box<(Vec<u32>, Vec<u32>)>>>,
+    pub(crate) paths: Vec<Option<Box<(Vec<u32>, Vec<u32>)>>>,
     /// Packets booked, and how long they were held at their sender in all (statistics).
     pub booked: u64,
     pub held_ps: u128,
@@ -104,57 +101,6 @@ impl Oracle {
         self.booked += 1;
         self.held_ps += (t - ready) as u128;
         t
-    }
-}
-
-impl Simulation {
-    /// Ideal runs: book flow `f`'s next packet (if it has one) from `ready` on and hold the flow
-    /// until its booked time.
-    pub(crate) fn ideal_book_next(&mut self, f: u32, ready: Time) {
-        let now = self.now;
-        let flow = &self.flows[f as usize];
-        if flow.snd_nxt >= flow.spec.size {
-            return;
-        }
-        let h = &self.cfg.host;
-        let size = (flow.spec.size - flow.snd_nxt).min(h.mtu as u64) as u32 + h.header_bytes;
-        let ack = h.ack_bytes.max(h.ack_min);
-        if self.ideal.as_ref().is_some_and(|o| o.paths[f as usize].is_none()) {
-            let p = self.ideal_paths(f);
-            self.ideal.as_mut().expect("an Ideal run").paths[f as usize] = Some(Box::new(p));
-        }
-        let oracle = self.ideal.as_ref().expect("an Ideal run");
-        let (data, back) = &**oracle.paths[f as usize].as_ref().expect("set above");
-        let mut hops = Vec::with_capacity(data.len() + back.len());
-        let mut off = 0u64;
-        for (ports, bytes) in [(data, size), (back, ack)] {
-            for &p in ports {
-                let port = &self.ports[p as usize];
-                let dur = port.clock.tx_time(bytes).0;
-                hops.push(Hop { port: p, offset: off, dur });
-                off += dur + port.delay.0;
-            }
-        }
-        let t = self.ideal.as_mut().expect("an Ideal run").book(now.0, ready.0.max(now.0), &hops);
-        self.flows[f as usize].next_avail = Time(t);
-    }
-
-    /// The ports flow `f`'s data and its ACKs take, as `route` picks them packet by packet.
-    fn ideal_paths(&self, f: u32) -> (Vec<u32>, Vec<u32>) {
-        let flow = &self.flows[f as usize];
-        let probe = |kind: PktKind, src: u32, dst: u32| Packet { kind, flow: f, src, dst, hash: flow.hash, ..Default::default() };
-        let walk = |pkt: Packet, nic: u32| -> Vec<u32> {
-            let mut out = vec![self.hosts[nic as usize].port];
-            let mut node = self.ports[out[0] as usize ^ 1].node;
-            while node != pkt.dst && out.len() < 64 {
-                let p = self.route(node, &pkt);
-                out.push(p);
-                node = self.ports[p as usize ^ 1].node;
-            }
-            out
-        };
-        let s = flow.spec;
-        (walk(probe(PktKind::Data, s.src, s.dst), flow.src_nic), walk(probe(PktKind::Ack, s.dst, s.src), flow.ack_nic))
     }
 }
 

@@ -25,7 +25,7 @@ pub mod registry;
 pub mod window;
 
 pub use registry::Algorithm;
-use crate::aqm::int::IntHop;
+use crate::packet::int::IntHop;
 use crate::time::{Rate, Time};
 
 /// What the sender learns from one ACK (or NACK).
@@ -168,7 +168,7 @@ impl CcConfig {
         with_entry!(self, |c| Algorithm::validate(c))
     }
 
-    /// The AQM the algorithm is designed with.
+    /// The AQM the algorithm is designed with: EIN for Pulser (§III-A), INT for HPCC (§3.2).
     pub fn aqm(&self) -> crate::aqm::AqmConfig {
         with_entry!(self, |c| Algorithm::aqm(c))
     }

@@ -1,6 +1,14 @@
 //! The engine: runs a `Simulation` in windows of simulated time, on one thread or split into
 //! partitions (logical processes) that run side by side, with tables identical either way.
 //!
+//! # Where it sits
+//! In the engine layer (`crate`'s module doc has the table), the top but one: under it the
+//! settings (`config`), the sinks it writes results into (`stats`, `progress`), the models it
+//! calls (`aqm`, `cc`, `fc`, each told `now`), the inputs (`topo`, `workload`, `params`), the
+//! queues packets wait in (`queues`) and the base (`packet`, `ids`, `time`). Over it only
+//! the front (`scenario`, which runs it). Within the layer it is one type: `Simulation` (`sim`)
+//! owns the state, `net` moves packets through it, and this module cuts its time into windows.
+//!
 //! # Windows
 //! Simulated time is cut into windows on a fixed grid of width `W` (`partition::window_width`):
 //! the shortest delay of any link a partitioning may cut, at most 1 us. A window starts at the
@@ -81,7 +89,7 @@ pub(crate) struct Part {
     /// Messages to each partition from the window being run.
     pub out: Vec<Vec<Msg>>,
     /// (time, flow, bytes its receiver holds) at each congestion-window sample of a chosen flow
-    /// whose destination this partition owns (`stats::sample`; the sender's partition writes
+    /// whose destination this partition owns (`sim::sample`; the sender's partition writes
     /// the row, `merge` puts these bytes in it).
     pub delivered: Vec<(u64, u32, u64)>,
     /// Set by partition 0 when the outside watch asks to stop mid-window (`window`).

@@ -14,7 +14,8 @@
 //! pod's aggregation switches stay with their pod and cores spread evenly. A unit's weight is its
 //! ports: each port's service and each wire arrival are what a run spends its events on.
 
-use crate::sim::{NodeRef, Simulation};
+use crate::ids::NodeRef;
+use crate::sim::Simulation;
 use crate::time::Time;
 
 /// The widest window: long links still synchronise at least this often, so that the end of a

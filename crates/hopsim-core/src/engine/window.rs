@@ -39,11 +39,11 @@ impl Simulation {
             match self.sched.next_hint() {
                 Some(Event::Wire { port, pkt }) => {
                     self.slab.prefetch(pkt);
-                    crate::net::port::prefetch_line(&self.ports, port ^ 1, 0);
+                    crate::queues::port::prefetch_line(&self.ports, port ^ 1, 0);
                 }
                 Some(Event::PortTx { port, .. }) => {
-                    crate::net::port::prefetch_line(&self.ports, port, 0);
-                    crate::net::port::prefetch_line(&self.ports, port, 2);
+                    crate::queues::port::prefetch_line(&self.ports, port, 0);
+                    crate::queues::port::prefetch_line(&self.ports, port, 2);
                 }
                 _ => {}
             }

@@ -710,9 +710,9 @@ impl super::registry::Scheme for BfcConfig {
     }
     /// A queue per flow at the NIC (§3.3.2): as many gates as a port may have.
     fn nic_gates(&self, _configured: usize) -> usize {
-        crate::net::port::MAX_QUEUES
+        crate::queues::port::MAX_QUEUES
     }
-    fn validate(&self, _net: &crate::config::NetConfig) -> Result<(), String> {
+    fn validate(&self, _net: &super::registry::CheckAt) -> Result<(), String> {
         BfcConfig::validate(self)
     }
     /// The pause-bitmap refresh depends on whether frames can be lost (`RefreshWhen`).
@@ -740,8 +740,8 @@ impl super::registry::Scheme for BfcConfig {
 mod tests {
     use super::*;
     use crate::fc::view::SwitchInfo;
-    use crate::net::mmu::{Mmu, MmuConfig};
-    use crate::net::port::Port;
+    use crate::queues::mmu::{Mmu, MmuConfig};
+    use crate::queues::port::Port;
     use crate::packet::{Packet, Slab};
     use crate::time::{Rate, TxClock};
 

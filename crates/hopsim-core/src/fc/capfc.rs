@@ -318,7 +318,7 @@ impl super::registry::Scheme for CapfcConfig {
         super::AnyFc::Capfc(Capfc::with_pfc(self.clone(), at.pfc.clone(), at.nports, at.nprio))
     }
     fn bytes_per_port(&self, nqueues: u64, _upq: u64) -> u64 {
-        super::pfc::BYTES_PER_PORT + 20 * crate::net::port::NPRIO as u64 + 32 * nqueues
+        super::pfc::BYTES_PER_PORT + 20 * crate::queues::port::NPRIO as u64 + 32 * nqueues
     }
     fn queues_by_priority(&self) -> bool {
         true

@@ -935,7 +935,7 @@ impl super::registry::Scheme for FloodgateConfig {
     fn acks_in_data_queues(&self) -> bool {
         true
     }
-    fn validate(&self, net: &crate::config::NetConfig) -> Result<(), String> {
+    fn validate(&self, net: &super::registry::CheckAt) -> Result<(), String> {
         super::registry::at_least_two_queues(net, "Floodgate", "queue 0 and a VOQ")?;
         FloodgateConfig::validate(self)
     }

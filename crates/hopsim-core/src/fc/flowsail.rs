@@ -459,7 +459,7 @@ impl super::registry::Scheme for FlowsailConfig {
     fn one_class(&self) -> bool {
         true
     }
-    fn validate(&self, net: &crate::config::NetConfig) -> Result<(), String> {
+    fn validate(&self, net: &super::registry::CheckAt) -> Result<(), String> {
         super::registry::at_least_two_queues(net, "FlowSail", "one is rsvQ")?;
         FlowsailConfig::validate(self)
     }
@@ -484,9 +484,9 @@ impl super::registry::Scheme for FlowsailConfig {
 mod tests {
     use super::*;
     use crate::fc::view::SwitchInfo;
-    use crate::net::mmu::{Mmu, MmuConfig};
-    use crate::net::port::Port;
     use crate::packet::{Packet, Slab};
+    use crate::queues::mmu::{Mmu, MmuConfig};
+    use crate::queues::port::Port;
     use crate::time::{Rate, TxClock};
 
     /// A 4-port 100 Gb/s switch with 1 us links and real ports (so the view answers queue

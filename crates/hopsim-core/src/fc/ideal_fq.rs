@@ -31,7 +31,7 @@ impl Scheme for IdealFqScheme {
         true
     }
     fn nic_gates(&self, _configured: usize) -> usize {
-        crate::net::port::MAX_QUEUES
+        crate::queues::port::MAX_QUEUES
     }
     fn build(&self, at: &BuildAt) -> AnyFc {
         AnyFc::Bfc(Box::new(Bfc::new(BfcConfig::ideal_fq(), at.node, at.nports, at.upq, at.seed)))

@@ -4,7 +4,7 @@
 //! # The contract
 //!
 //! The unit of control is a **queue**, not a priority. Every egress port has any number of data
-//! queues (up to [`crate::net::port::MAX_QUEUES`]), each mapped to a priority by configuration and
+//! queues (up to [`crate::queues::port::MAX_QUEUES`]), each mapped to a priority by configuration and
 //! each with a **gate** a module opens and closes (closed until a time, or until opened). PFC is
 //! "close every queue of priority p", BFC pauses one queue, Floodgate keeps a VOQ's gate shut while
 //! its destination has no window, FlowSail closes a flow's original queue while it drains.
@@ -13,7 +13,7 @@
 //! [`SwitchView`] (the MMU; per port its rate, propagation delay, HRTT, the tier of the node at the
 //! far end, ECN thresholds; per queue its bytes, packets and gate; the number of active queues) and
 //! an action buffer, and then carries the actions out. Actions ([`FcAction`]): send a control frame
-//! of any kind ([`msg::CtrlMsg`]) out of a local port; open or close a local queue's gate; kick a
+//! of any kind ([`CtrlMsg`]) out of a local port; open or close a local queue's gate; kick a
 //! port (look for something to send); insert a pair of zero-length order markers.
 //!
 //! # Order of hooks along a data packet's path through a switch
@@ -55,14 +55,15 @@
 //! line in the list below; [`FcConfig`], [`AnyFc`] and every list of allowed values come from that
 //! list (`crate::registry`). Schemes from outside the crate register at run time ([`plugin`]).
 
-pub mod msg;
 pub mod nic;
 pub mod plugin;
 pub mod registry;
 pub mod view;
 pub mod with_pfc;
 
-pub use msg::{CtrlKind, CtrlMsg, Origin};
+// A frame's body travels with its packet, so it is defined in the base layer; a scheme writes
+// against it here, beside its actions.
+pub use crate::packet::ctrl::{CtrlKind, CtrlMsg, Origin};
 pub use registry::Scheme;
 pub use view::SwitchView;
 
@@ -193,6 +194,22 @@ pub fn quanta_duration(quanta: u16, rate: Rate) -> Time {
     Time(rate.tx_time(64).0 * quanta as u64)
 }
 
+/// How long a pause that a frame asks for lasts from `now`: PFC's quanta at the link's rate, or
+/// until resumed for the on/off kinds.
+pub fn pause_end(now: Time, msg: &CtrlMsg, rate: Rate) -> Time {
+    match *msg {
+        CtrlMsg::Pfc { quanta, .. } => now + quanta_duration(quanta, rate),
+        CtrlMsg::QueuePause { pause, .. } | CtrlMsg::DstPause { pause, .. } | CtrlMsg::FlowPause { pause, .. } => {
+            if pause {
+                Time::MAX
+            } else {
+                now
+            }
+        }
+        _ => now,
+    }
+}
+
 /// The traffic class flows use unless a scenario says otherwise.
 pub const DATA_PRIO: u8 = 3;
 
@@ -236,7 +253,7 @@ impl FcConfig {
         if with_entry!(self, |c| Scheme::one_class(c)) {
             vec![DATA_PRIO; nqueues]
         } else {
-            crate::net::port::default_prio_map(nqueues)
+            crate::queues::port::default_prio_map(nqueues)
         }
     }
 
@@ -246,7 +263,7 @@ impl FcConfig {
     }
 
     /// Checks the scheme's parameters against the run; errors name the field.
-    pub fn validate(&self, net: &crate::config::NetConfig) -> Result<(), String> {
+    pub fn validate(&self, net: &registry::CheckAt) -> Result<(), String> {
         with_entry!(self, |c| Scheme::validate(c, net))
     }
 

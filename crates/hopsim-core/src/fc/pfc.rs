@@ -169,7 +169,7 @@ impl FlowControl for Pfc {
 pub struct PfcScheme {}
 
 /// Bytes per port of PFC's per-priority pause state.
-pub const BYTES_PER_PORT: u64 = 16 * crate::net::port::NPRIO as u64;
+pub const BYTES_PER_PORT: u64 = 16 * crate::queues::port::NPRIO as u64;
 
 impl crate::registry::Declared for PfcScheme {
     const NAME: &'static str = "pfc";
@@ -194,8 +194,8 @@ impl super::registry::Scheme for PfcScheme {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::mmu::{Mmu, MmuConfig};
     use crate::fc::view::SwitchInfo;
+    use crate::queues::mmu::{Mmu, MmuConfig};
     use crate::time::Rate;
 
     fn view<'a>(mmu: &'a Mmu, info: &'a SwitchInfo) -> SwitchView<'a> {

@@ -241,7 +241,7 @@ impl super::registry::Scheme for PfcTagConfig {
     fn one_class(&self) -> bool {
         true
     }
-    fn validate(&self, net: &crate::config::NetConfig) -> Result<(), String> {
+    fn validate(&self, net: &super::registry::CheckAt) -> Result<(), String> {
         super::registry::at_least_two_queues(net, "PFC w/ tag", "queue 0 and a VOQ")?;
         PfcTagConfig::validate(self)
     }

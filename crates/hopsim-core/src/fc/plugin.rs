@@ -34,7 +34,7 @@ pub trait External: Declared + Send + Sync + 'static {
         None
     }
     /// Checks its parameters against the run; errors name the field.
-    fn validate(&self, _net: &crate::config::NetConfig) -> Result<(), String> {
+    fn validate(&self, _net: &super::registry::CheckAt) -> Result<(), String> {
         Ok(())
     }
     /// Bytes of state per switch port, for the memory estimate.
@@ -56,7 +56,7 @@ trait Configured: Send + Sync {
     fn pauses(&self) -> bool;
     fn module(&self, at: &BuildAt) -> Box<dyn FlowControl + Send>;
     fn nic(&self) -> Option<Box<dyn NicFc + Send>>;
-    fn validate(&self, net: &crate::config::NetConfig) -> Result<(), String>;
+    fn validate(&self, net: &super::registry::CheckAt) -> Result<(), String>;
     fn bytes_per_port(&self, nqueues: u64, upq: u64) -> u64;
 }
 
@@ -70,7 +70,7 @@ impl<E: External> Configured for E {
     fn nic(&self) -> Option<Box<dyn NicFc + Send>> {
         External::nic(self)
     }
-    fn validate(&self, net: &crate::config::NetConfig) -> Result<(), String> {
+    fn validate(&self, net: &super::registry::CheckAt) -> Result<(), String> {
         External::validate(self, net)
     }
     fn bytes_per_port(&self, nqueues: u64, upq: u64) -> u64 {
@@ -176,7 +176,7 @@ impl Scheme for PluginTable {
     fn pauses(&self) -> bool {
         self.cfg.pauses()
     }
-    fn validate(&self, net: &crate::config::NetConfig) -> Result<(), String> {
+    fn validate(&self, net: &super::registry::CheckAt) -> Result<(), String> {
         self.cfg.validate(net)
     }
     fn build(&self, at: &BuildAt) -> AnyFc {

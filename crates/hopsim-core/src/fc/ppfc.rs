@@ -679,7 +679,7 @@ impl super::registry::Scheme for PpfcConfig {
     fn pauses(&self) -> bool {
         true
     }
-    fn validate(&self, net: &crate::config::NetConfig) -> Result<(), String> {
+    fn validate(&self, net: &super::registry::CheckAt) -> Result<(), String> {
         // P-PFC's pauses end by their duration and it sends no resumes: a PFC that holds every
         // pause until a resume frame would hold them for ever (the run stalls)
         if net.pfc.until_resume {
@@ -693,7 +693,7 @@ impl super::registry::Scheme for PpfcConfig {
         super::AnyFc::Ppfc(Ppfc::with_pfc(self.clone(), at.pfc.clone(), at.node, at.nports, at.nprio, at.seed))
     }
     fn bytes_per_port(&self, _nqueues: u64, _upq: u64) -> u64 {
-        super::pfc::BYTES_PER_PORT + 24 * crate::net::port::NPRIO as u64
+        super::pfc::BYTES_PER_PORT + 24 * crate::queues::port::NPRIO as u64
     }
     fn queues_by_priority(&self) -> bool {
         true

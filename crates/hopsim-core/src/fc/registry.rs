@@ -1,11 +1,23 @@
-//! What a flow-control scheme declares (`Scheme`) and what it is told when its switch half is
-//! built (`BuildAt`). The list of schemes is `fc/mod.rs`'s `registry!`; `crate::registry` says
+//! What a flow-control scheme declares (`Scheme`), what it is checked against (`CheckAt`) and
+//! what it is told when its switch half is built (`BuildAt`). The list of schemes is `fc/mod.rs`'s `registry!`; `crate::registry` says
 //! why it is a list and a macro.
 
 use super::nic::AnyNic;
 use super::pfc::PfcConfig;
+use crate::params::{HostConfig, SwitchConfig};
 use super::AnyFc;
 pub use crate::registry::{Declared, Unit};
+
+/// What a scheme's parameters are checked against ([`Scheme::validate`]): the plain settings of
+/// the run. Not the assembled `crate::config::NetConfig`: that names every scheme, so it sits
+/// above them, and a scheme reading it would make the two depend on each other.
+#[derive(Clone, Copy)]
+pub struct CheckAt<'a> {
+    pub switch: &'a SwitchConfig,
+    pub host: &'a HostConfig,
+    /// The run's standard-PFC settings, for schemes that run PFC underneath.
+    pub pfc: &'a PfcConfig,
+}
 
 /// Where a switch's module is being built: what [`Scheme::build`] is told.
 #[derive(Clone, Copy)]
@@ -28,7 +40,7 @@ pub struct BuildAt<'a> {
 /// `Ok` if the switches have at least two data queues per port, which schemes that keep one queue
 /// apart (FlowSail's rsvQ, Floodgate's non-incast queue) need; else an error naming
 /// `queues.count`, the scheme (`title`) and what the queues are for (`why`).
-pub fn at_least_two_queues(net: &crate::config::NetConfig, title: &str, why: &str) -> Result<(), String> {
+pub fn at_least_two_queues(net: &CheckAt, title: &str, why: &str) -> Result<(), String> {
     let n = net.switch.nqueues;
     if n < 2 {
         return Err(format!("queues.count: {title} needs at least 2 queues per port ({why}); got {n}"));
@@ -53,7 +65,7 @@ pub trait Scheme {
         configured
     }
     /// Checks its parameters against the run; errors name the field and what is allowed.
-    fn validate(&self, _net: &crate::config::NetConfig) -> Result<(), String> {
+    fn validate(&self, _net: &CheckAt) -> Result<(), String> {
         Ok(())
     }
     /// The configuration a run uses, told whether control frames can be lost (faults); `None`:

@@ -63,7 +63,7 @@ impl Scheme for TqpConfig {
     fn pauses(&self) -> bool {
         false
     }
-    fn validate(&self, _net: &crate::config::NetConfig) -> Result<(), String> {
+    fn validate(&self, _net: &super::registry::CheckAt) -> Result<(), String> {
         if self.k < 2 {
             return Err(format!("flow_control.tqp.k: {} bytes leaves no room between K/2 and K; allowed: 2 bytes or more", self.k));
         }

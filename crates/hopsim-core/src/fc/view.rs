@@ -6,8 +6,8 @@
 //! references (what never changes after assembly, the MMU, the ports), so building one per hook
 //! call costs three stores.
 
-use crate::net::mmu::Mmu;
-use crate::net::port::{Port, NPRIO};
+use crate::queues::mmu::Mmu;
+use crate::queues::port::{Port, NPRIO};
 use crate::time::{Rate, Time};
 
 /// What a module may know about the node at the far end of one of its ports.
@@ -56,7 +56,7 @@ impl SwitchInfo {
             peers: vec![Peer::default(); n],
             ecn: vec![(0, 0); n],
             nqueues,
-            prio_queue: prio_queues(&crate::net::port::default_prio_map(nqueues), nqueues),
+            prio_queue: prio_queues(&crate::queues::port::default_prio_map(nqueues), nqueues),
             mtu_bytes: 1048,
         }
     }

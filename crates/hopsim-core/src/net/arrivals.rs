@@ -12,12 +12,12 @@
 //! routes (runs with link faults, which change routes, assemble the whole list instead); and
 //! the `FlowArrival` events are pushed at the same instants, in the same order.
 
-use crate::assemble::BoxedStream;
 use crate::event::Event;
 use crate::net::flow_store::FlowFixed;
 use crate::sim::Simulation;
 use crate::time::Time;
 use crate::workload::FlowSpec;
+use crate::workload::stream::{BoxedStream, MakeStream};
 
 /// What the run needs to know of all its flows before they arrive.
 #[derive(Clone, Debug, Default)]
@@ -68,13 +68,13 @@ impl Simulation {
     /// Assembly of a stream (`from_stream`): check every flow as assembly checks a list's (the
     /// first error names its flow), find the facts of all flows, then keep the stream, read
     /// again from the first flow, for the run.
-    pub(crate) fn check_stream(&mut self, c: crate::assemble::Counted) -> Result<(), String> {
+    pub(crate) fn check_stream(&mut self, make: &MakeStream) -> Result<(), String> {
         let mut facts = FlowFacts::new(self.node_ref.len());
-        for (id, f) in (c.make)()?.enumerate() {
+        for (id, f) in make()?.enumerate() {
             facts.add(&self.flow_fixed(id as u32, &f?)?);
         }
         self.flow_facts = facts;
-        let mut stream = (c.make)()?;
+        let mut stream = make()?;
         let next = stream.next().transpose()?;
         self.lazy = Some(Box::new(LazyFlows { stream, next, taken: 0 }));
         Ok(())

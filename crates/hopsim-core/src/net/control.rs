@@ -10,12 +10,14 @@
 //! need).
 
 use crate::event::Event;
-use crate::fc::msg::{pause_end, CtrlMsg, Origin};
 use crate::fc::nic::NicFc;
+use crate::fc::pause_end;
 use crate::fc::{quanta_duration, FcAction, FlowControl};
+use crate::ids::NodeRef;
 use crate::net::switch::{collect_actions, view};
+use crate::packet::ctrl::{CtrlMsg, Origin};
 use crate::packet::{Packet, PacketId};
-use crate::sim::{NodeRef, Simulation};
+use crate::sim::Simulation;
 use crate::time::Time;
 
 impl Simulation {

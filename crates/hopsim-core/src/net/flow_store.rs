@@ -37,8 +37,8 @@
 //! the run.
 
 use crate::cc::{AnyCc, CongestionControl};
-use crate::config::{HostConfig, WindowConfig};
 use crate::net::host::Flow;
+use crate::params::{HostConfig, WindowConfig};
 use crate::stats::FlowTable;
 use crate::time::{Rate, Time};
 use crate::workload::FlowSpec;
@@ -95,7 +95,7 @@ impl FlowFixed {
     }
 }
 
-/// What the end-of-run flows table needs of a flow (`stats::sample::finish`).
+/// What the end-of-run flows table needs of a flow (`sim::sample::finish`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FlowResult {
     /// The receiver holds the last byte (`u64::MAX`: not yet), in picoseconds.
@@ -572,3 +572,30 @@ impl crate::sim::Simulation {
         }
     }
 }
+impl crate::stats::FlowTable {
+    /// Append flow `id`'s row: what assembly fixed and what the run measured.
+    pub(crate) fn push_row(&mut self, id: u32, f: &FlowFixed, r: &FlowResult) {
+        self.flow_id.push(id);
+        self.src.push(f.spec.src);
+        self.dst.push(f.spec.dst);
+        self.size_bytes.push(f.spec.size);
+        self.start_ps.push(f.spec.start.0);
+        let since_start = |t: u64| if t == u64::MAX { u64::MAX } else { t - f.spec.start.0 };
+        let (fin, fct) = (r.finish_ps, since_start(r.finish_ps));
+        self.finish_ps.push(fin);
+        self.fct_ps.push(fct);
+        self.ideal_fct_ps.push(f.ideal_fct.0);
+        let (afin, afct) = (r.ack_finish_ps, since_start(r.ack_finish_ps));
+        self.ack_finish_ps.push(afin);
+        self.ack_fct_ps.push(afct);
+        self.hpcc_standalone_fct_ps.push(f.hpcc_standalone_fct.0);
+        self.sport.push(f.spec.sport as u32);
+        self.dport.push(f.spec.dport as u32);
+        self.slowdown.push(if fin != u64::MAX { fct as f64 / f.ideal_fct.0 as f64 } else { f64::NAN });
+        self.incast.push(f.spec.incast);
+        self.retx_bytes.push(r.retx_bytes);
+        self.dropped_bytes.push(r.dropped_bytes);
+        self.delivered_bytes.push(r.delivered_bytes);
+    }
+}
+

@@ -122,7 +122,7 @@ mod tests {
     fn pfc_alone_matches_the_generic_hooks() {
         use crate::fc::pfc::{PfcConfig, PfcThreshold};
         use crate::fc::view::SwitchInfo;
-        use crate::net::mmu::{Mmu, MmuConfig};
+        use crate::queues::mmu::{Mmu, MmuConfig};
         use crate::time::Rate;
         let cfg = MmuConfig { buffer_bytes: 1_000_000, ..Default::default() };
         let info = SwitchInfo::bare(vec![Rate::gbps(100); 3], 8);

@@ -82,7 +82,7 @@ fn dst_paused_until(paused: &[(u32, Time)], dst: u32, now: Time) -> Option<Time>
 /// Whether a pause the NIC obeys beside PFC holds `flow` at `now`: its NIC queue's gate (queue
 /// pause), a flow pause, or a pause of its destination (`dst_pause`, the host's).
 #[inline]
-fn held_at_nic(port: &crate::net::port::Port, dst_pause: &[(u32, Time)], flow: &Flow, now: Time) -> bool {
+fn held_at_nic(port: &crate::queues::port::Port, dst_pause: &[(u32, Time)], flow: &Flow, now: Time) -> bool {
     port.gate_closed(flow.nic_queue as usize, now) || flow.paused_until > now || dst_paused_until(dst_pause, flow.spec.dst, now).is_some()
 }
 
@@ -441,7 +441,7 @@ impl Simulation {
         if int || self.cfg.aqm.int_max_hops > 0 {
             self.slab.int.stack_mut(id).clear();
         }
-        if self.slab.tags.on && matches!(self.cfg.switch.scheduler, crate::net::sched::SchedulerConfig::Rank) {
+        if self.slab.tags.on && matches!(self.cfg.switch.scheduler, crate::queues::sched::SchedulerConfig::Rank) {
             // the rank scheduler's default rank: the flow's bytes left before this packet, so
             // switches serve the shortest remaining flow first (BFC's SRF, App. E.2)
             let left = self.flows[f as usize].spec.size - pkt.seq;
@@ -569,8 +569,8 @@ impl Simulation {
         let now = self.now;
         let hcfg = &self.cfg.host;
         let (ack_bytes, nack_iv, cnp_iv) = (hcfg.ack_bytes, hcfg.nack_interval, hcfg.cnp_interval);
-        let (ack_min, cnp_packets) = (hcfg.ack_min, hcfg.cnp == crate::config::CnpMode::Packet);
-        let cnp_clock = hcfg.cnp_timing == crate::config::CnpTiming::FlowClock;
+        let (ack_min, cnp_packets) = (hcfg.ack_min, hcfg.cnp == crate::params::CnpMode::Packet);
+        let cnp_clock = hcfg.cnp_timing == crate::params::CnpTiming::FlowClock;
         self.stats.counters.data_bytes_delivered += pkt.payload as u64;
         let flow = &mut self.flows[pkt.flow as usize];
         // `record.latency` (stats::latency): first transmissions only
@@ -702,7 +702,7 @@ impl Simulation {
     /// `ReceiveAck` does (it runs `cnp_received_mlx` before the mode's ACK handler).
     #[inline(always)]
     fn cnp_flag(&mut self, f: u32, pkt: &Packet) {
-        if pkt.ecn() && self.cfg.host.cnp == crate::config::CnpMode::AckFlag && self.cfg.cc.transport_needs().cnp {
+        if pkt.ecn() && self.cfg.host.cnp == crate::params::CnpMode::AckFlag && self.cfg.cc.transport_needs().cnp {
             self.stats.counters.cnps += 1;
             self.flows[f as usize].cc.on_cnp(self.now);
         }
@@ -853,7 +853,7 @@ fn rto_deadline(now: Time, rto: Time) -> Option<Time> {
 
 /// What an ACK or NACK tells the sender's congestion control (`snd_nxt` is the sender's next or
 /// highest byte, `int` the echoed telemetry, empty outside HPCC runs).
-fn ack_info<'a>(now: Time, pkt: &Packet, newly: u64, snd_nxt: u64, int: &'a [crate::aqm::int::IntHop], rwnd: u32) -> AckInfo<'a> {
+fn ack_info<'a>(now: Time, pkt: &Packet, newly: u64, snd_nxt: u64, int: &'a [crate::packet::int::IntHop], rwnd: u32) -> AckInfo<'a> {
     AckInfo {
         ack_seq: pkt.seq,
         newly_acked: newly,

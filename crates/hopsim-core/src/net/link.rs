@@ -1,11 +1,12 @@
 //! The link layer: a port's service (serialise the next packet, put it on the wire) and a wire's
-//! delivery at the far end. See `net::port` for why each port keeps at most one pending service
+//! delivery at the far end. See `queues::port` for why each port keeps at most one pending service
 //! event and one wire event.
 
 use crate::event::Event;
 use crate::fc::CtrlKind;
+use crate::ids::NodeRef;
 use crate::packet::PktKind;
-use crate::sim::{NodeRef, Simulation};
+use crate::sim::Simulation;
 
 impl Simulation {
     /// Something was queued at port `p`: serve it now if the port is free, or make sure it is

@@ -41,7 +41,8 @@
 //!   flow goes last in its new NIC's round robin and keeps what was fixed at its start (line
 //!   rate, window cap, ideal FCT), as the simulator's queue pair keeps its rate and window.
 
-use crate::sim::{NodeRef, Simulation};
+use crate::ids::NodeRef;
+use crate::sim::Simulation;
 use crate::topo::ecmp_hpcc::hpcc_nic_hash;
 use crate::topo::routes::NO_ROUTE;
 use crate::workload::FlowSpec;
@@ -78,7 +79,7 @@ impl Simulation {
 
     /// Record the owner of every port, for `owner_of_port`: a switch port's switch, a host
     /// port's NIC.
-    pub(crate) fn set_port_owners(ports: &mut [crate::net::port::Port], node_ref: &[NodeRef]) {
+    pub(crate) fn set_port_owners(ports: &mut [crate::queues::port::Port], node_ref: &[NodeRef]) {
         for port in ports {
             port.owner = match node_ref[port.node as usize] {
                 NodeRef::Host(h) => NodeRef::Host(h + port.local as u32),
@@ -148,7 +149,8 @@ impl Simulation {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{EcmpHash, NetConfig};
+    use crate::config::NetConfig;
+use crate::params::EcmpHash;
     use crate::time::{Rate, Time};
     use crate::topo::{NodeKind, Topology};
 

@@ -31,7 +31,7 @@
 //! `Vec::remove` on a finished flow does not adjust); a Fenwick tree over the slots turns it into
 //! a slot and back. Slots of finished flows are compacted away once they outnumber the live ones.
 
-use crate::net::port::NPRIO;
+use crate::queues::port::NPRIO;
 use crate::time::Time;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;

@@ -30,7 +30,7 @@ impl Simulation {
 
 #[cfg(test)]
 mod tests {
-    use crate::config::AckPath;
+    use crate::params::AckPath;
     use crate::packet::{Packet, PktKind};
     use crate::sim::Simulation;
     use crate::time::{Rate, Time};

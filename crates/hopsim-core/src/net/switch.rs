@@ -8,14 +8,14 @@
 //! HPCC runs, Pulser's EIN check and HPCC's INT record (`aqm`). Control packets (ACK, NACK, CNP)
 //! skip admission and pauses and take the strict-priority control queue.
 
-use crate::aqm::int::IntHop;
-use crate::aqm::red_ecn::red_mark;
 use crate::aqm::SwitchAqm;
+use crate::aqm::red_ecn::red_mark;
 use crate::fc::view::SwitchInfo;
 use crate::fc::{AnyFc, PktMeta};
 use crate::net::hop_hooks::{Generic, HopHooks, PfcAlone};
-use crate::net::mmu::Mmu;
+use crate::packet::int::IntHop;
 use crate::packet::{Packet, PacketId, Tags};
+use crate::queues::mmu::Mmu;
 use crate::rng::Rng;
 use crate::sim::Simulation;
 use crate::stats::record::{EV_DEQUEUE, EV_DROP, EV_ENQUEUE};
@@ -131,7 +131,7 @@ impl Simulation {
             }
             Some(charge) => {
                 pkt.charge = charge;
-                let marked = self.cfg.switch.ecn_mark_at == crate::config::MarkAt::Enqueue
+                let marked = self.cfg.switch.ecn_mark_at == crate::params::MarkAt::Enqueue
                     && mark_on_arrival(pkt, egress as usize, q as usize, sw, &self.cfg.switch);
                 let size = pkt.size;
                 self.ports[out as usize].enqueue_data(q as usize, id, size);
@@ -203,7 +203,7 @@ impl Simulation {
         // an ACK in a data queue (`transport.ack_priority = "data"`) is neither marked (its ECN
         // bit echoes its data packet's mark) nor stamped (it carries no INT)
         let data = pkt.kind == crate::packet::PktKind::Data;
-        if data && self.cfg.switch.ecn.enabled && !pkt.ecn() && self.cfg.switch.ecn_mark_at == crate::config::MarkAt::Dequeue {
+        if data && self.cfg.switch.ecn.enabled && !pkt.ecn() && self.cfg.switch.ecn_mark_at == crate::params::MarkAt::Dequeue {
             let (kmin, kmax) = sw.info.ecn[egress as usize];
             let qlen = sw.mmu.egress_bytes(egress as usize, q);
             if red_mark(qlen, kmin, kmax, self.cfg.switch.ecn.pmax, &mut sw.rng) {
@@ -237,7 +237,7 @@ impl Simulation {
 /// egress queue held when it arrived (DCTCP §3.1: "marked with the CE codepoint if the queue
 /// occupancy is greater than K upon its arrival"). ACKs riding data queues are not marked.
 #[inline(never)]
-fn mark_on_arrival(pkt: &mut Packet, egress: usize, q: usize, sw: &mut Switch, cfg: &crate::config::SwitchConfig) -> bool {
+fn mark_on_arrival(pkt: &mut Packet, egress: usize, q: usize, sw: &mut Switch, cfg: &crate::params::SwitchConfig) -> bool {
     if pkt.kind != crate::packet::PktKind::Data || !cfg.ecn.enabled || pkt.ecn() {
         return false;
     }

@@ -44,8 +44,9 @@
 //! window that timed out) and let the congestion control take its timeout reaction (`cwnd = 1 MSS`,
 //! slow start, `cc::window`).
 //!
-//! Defaults and sources (the Pulser paper names none of its TCP settings, so ns-3's own defaults
-//! stand, those of `TcpSocketBase`/`TcpSocket` in the ns-3 releases of the paper's time):
+//! Defaults and sources of `params::TcpConfig` (the Pulser paper names none of its TCP settings,
+//! so ns-3's own defaults stand, those of `TcpSocketBase`/`TcpSocket` in the ns-3 releases of the
+//! paper's time):
 //!
 //! | field | default | source |
 //! |---|---|---|
@@ -72,74 +73,9 @@
 
 use crate::cc::{AckInfo, CongestionControl, RxPacket};
 use crate::packet::{Packet, PacketId, PktKind};
+use crate::params::TcpConfig;
 use crate::sim::Simulation;
 use crate::time::Time;
-use serde::{Deserialize, Serialize};
-
-/// `[transport.tcp]`: the TCP transport's settings (`transport.mode = "tcp"`).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct TcpConfig {
-    /// Lower bound of the retransmission timeout.
-    pub min_rto: Time,
-    /// Retransmission timeout before the first RTT sample.
-    pub initial_rto: Time,
-    /// Upper bound of the retransmission timeout (and of its backoff).
-    pub max_rto: Time,
-    /// RFC 6298's clock granularity `G`: the RTO is at least SRTT + G.
-    pub clock_granularity: Time,
-    /// Duplicate ACKs that trigger fast retransmit.
-    pub dupack_threshold: u32,
-    /// ACK every this many in-order segments (1: every segment).
-    pub delayed_ack: u32,
-    /// Longest an in-order segment waits for its delayed ACK.
-    pub delayed_ack_timeout: Time,
-}
-
-impl Default for TcpConfig {
-    fn default() -> Self {
-        TcpConfig {
-            min_rto: Time::from_ms(1000),
-            initial_rto: Time::from_ms(1000),
-            max_rto: Time::from_ms(60_000),
-            clock_granularity: Time::from_ms(1),
-            dupack_threshold: 3,
-            delayed_ack: 1,
-            delayed_ack_timeout: Time::from_ms(200),
-        }
-    }
-}
-
-impl TcpConfig {
-    /// Errors name the field and what is allowed.
-    pub fn validate(&self) -> Result<(), String> {
-        if self.min_rto.0 == 0 {
-            return Err("transport.tcp.min_rto: must be a positive time".into());
-        }
-        if self.initial_rto.0 == 0 {
-            return Err("transport.tcp.initial_rto: must be a positive time".into());
-        }
-        if self.max_rto < self.min_rto {
-            return Err(format!("transport.tcp.max_rto: {} is below min_rto {}; allowed: at least min_rto", self.max_rto, self.min_rto));
-        }
-        if self.dupack_threshold == 0 {
-            return Err("transport.tcp.dupack_threshold: 0; allowed: 1 or more duplicate ACKs".into());
-        }
-        if self.delayed_ack == 0 {
-            return Err("transport.tcp.delayed_ack: 0; allowed: 1 (an ACK per segment) or more".into());
-        }
-        if self.delayed_ack > 1 && self.delayed_ack_timeout.0 == 0 {
-            return Err("transport.tcp.delayed_ack_timeout: must be a positive time when delayed_ack > 1".into());
-        }
-        Ok(())
-    }
-
-    /// The retransmission timeout a flow starts with, and the longest a stalled flow waits before
-    /// its first retransmission (the watchdog's unit).
-    pub fn first_rto(&self) -> Time {
-        self.initial_rto.max(self.min_rto).min(self.max_rto)
-    }
-}
 
 /// Checks `transport.mode = "tcp"` against the rest of the settings: its own values, and a
 /// congestion control that runs over TCP (the window-based ones, or none). Errors name the field

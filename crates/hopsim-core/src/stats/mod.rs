@@ -1,6 +1,9 @@
-//! Measurement: columnar buffers the models append to and the front writes out.
+//! Measurement: columnar buffers the engine writes into and the front writes out.
 //!
-//! Models never format or write anything; they push numbers into these vectors. Columns (one
+//! A sink, not a participant: nothing here reads the simulation. The engine (`crate::sim`'s
+//! `sample` and `record`, `crate::net`) pushes numbers into these vectors; models keep counters
+//! that the engine reads out. So `stats` sits under the engine and above the models, and depends
+//! on neither. Columns (one
 //! `Vec` per field) make the hand-over to Arrow/Parquet a copy, not a transformation.
 
 pub mod flow_rows;
@@ -8,7 +11,6 @@ pub mod ideal;
 pub mod latency;
 pub mod order;
 pub mod record;
-pub mod sample;
 
 use serde::{Deserialize, Serialize};
 
@@ -46,7 +48,7 @@ pub struct FlowTable {
 
 /// Every PFC frame sent: time, sending switch, its local port, priority, quanta, the pause
 /// duration it asks for in picoseconds (0 = resume), and the mechanism that sent it (standard
-/// PFC's threshold, P-PFC's prediction, CaPFC; `fc::msg::Origin`).
+/// PFC's threshold, P-PFC's prediction, CaPFC; `packet::ctrl::Origin`).
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 pub struct PauseLog {
     pub time_ps: Vec<u64>,
@@ -59,7 +61,7 @@ pub struct PauseLog {
 }
 
 /// Every control frame sent, of any kind: time, sending node, its local port, the node at the
-/// other end, the kind (`fc::msg::CtrlKind::name`), what it is about (priority, queue,
+/// other end, the kind (`packet::ctrl::CtrlKind::name`), what it is about (priority, queue,
 /// destination or flow) and its value (quanta, pause on/off, credits).
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 pub struct ControlLog {
@@ -227,7 +229,7 @@ pub struct Counters {
     pub ack_bytes: u64,
     pub nack_bytes: u64,
     pub cnp_bytes: u64,
-    /// Control-frame bytes by kind (`fc::msg::CtrlKind`).
+    /// Control-frame bytes by kind (`packet::ctrl::CtrlKind`).
     pub pfc_bytes: u64,
     pub queue_pause_bytes: u64,
     pub credit_bytes: u64,

@@ -96,8 +96,8 @@ pub enum Limit {
     Count(usize),
 }
 
-/// Most flows a workload may have: a run numbers its flows in `event::ID_BITS` bits.
-pub const MAX_FLOWS: u64 = 1 << crate::event::ID_BITS;
+/// Most flows a workload may have: a run numbers its flows in `ids::ID_BITS` bits.
+pub const MAX_FLOWS: u64 = 1 << crate::ids::ID_BITS;
 
 /// Arrival instants of a renewal process from `start`: the first at `start + gap`, as HPCC's
 /// traffic_gen does. Times accumulate in f64 picoseconds and are rounded once each, so no

@@ -64,10 +64,10 @@ fn parse_line(line: &str, no: usize) -> Result<FlowSpec, String> {
     let dport: u16 = num(f[3], no, "dport", "is not a port number (a whole number below 65536)")?;
     let size: u64 = num(f[4], no, "size", "is not a whole number of bytes")?;
     let secs: f64 = num(f[5], no, "start time", "is not a number (seconds)")?;
-    if prio as usize >= crate::net::port::NPRIO {
+    if prio as usize >= crate::queues::port::NPRIO {
         return Err(format!(
             "line {no}: priority {prio} is not a priority; allowed: 0 to {}",
-            crate::net::port::NPRIO - 1
+            crate::queues::port::NPRIO - 1
         ));
     }
     if src == dst {

@@ -13,6 +13,11 @@ use super::cdf::Cdf;
 use super::{arrival_key, sort_flows, FlowSpec, FIRST_SPORT};
 use std::collections::HashMap;
 
+/// A workload's flows one at a time, in arrival order (a `FlowStream`, or any other source).
+pub type BoxedStream = Box<dyn Iterator<Item = Result<FlowSpec, String>> + Send>;
+/// Makes the stream from its start again: it is read once to count, once to check, once to run.
+pub(crate) type MakeStream = Box<dyn Fn() -> Result<BoxedStream, String>>;
+
 /// Flows in arrival order, made as they are asked for; `Send + 'static` (owns its data).
 ///
 /// Errors: a workload's errors come from the call that makes the stream (`WorkloadSpec::

@@ -3,15 +3,16 @@
 //! incast mix (§6.2), and Ideal-FQ's max-min fair shares.
 
 use crate::common::*;
-use hopsim_core::config::{NetConfig, WindowConfig};
-use hopsim_core::fc::bfc::{Assignment, BfcConfig};
+use hopsim_core::config::NetConfig;
 use hopsim_core::fc::FcConfig;
+use hopsim_core::fc::bfc::{Assignment, BfcConfig};
+use hopsim_core::params::WindowConfig;
 use hopsim_core::scenario::{Background, LoadOn, Scenario, TopologySpec, WorkloadSpec};
 use hopsim_core::stats::RunStats;
 use hopsim_core::topo::{NodeKind, Topology};
+use hopsim_core::workload::FlowSpec;
 use hopsim_core::workload::arrivals::Arrival;
 use hopsim_core::workload::incast::IncastSpec;
-use hopsim_core::workload::FlowSpec;
 use hopsim_core::{Rate, Time};
 
 pub fn bfc_net(cfg: BfcConfig, nqueues: usize) -> NetConfig {
@@ -213,8 +214,8 @@ fn ideal_per_flow_control_pauses_flows_by_id_and_bfc_tracks_it() {
 /// and group 1's FCT is that sensitive (frames of 1 B instead of 64 move it by 3% either way).
 #[test]
 fn the_pause_bitmap_refresh_is_sent_only_where_frames_can_be_lost() {
-    use hopsim_core::config::LinkLoss;
     use hopsim_core::fc::bfc::RefreshWhen;
+    use hopsim_core::params::LinkLoss;
     let (t, flows, g1) = fig8_flows();
     let with = |cfg: BfcConfig, faults: bool| {
         let mut net = bfc_net(cfg, 16);

@@ -4,12 +4,13 @@
 
 use crate::bfc::bfc_net;
 use crate::common::*;
+use hopsim_core::cc::CcConfig;
 use hopsim_core::cc::dcqcn::DcqcnConfig;
 use hopsim_core::cc::dctcp::DctcpConfig;
 use hopsim_core::cc::hpcc::HpccConfig;
-use hopsim_core::cc::CcConfig;
-use hopsim_core::config::{EcnConfig, NetConfig, WindowConfig};
+use hopsim_core::config::NetConfig;
 use hopsim_core::fc::bfc::BfcConfig;
+use hopsim_core::params::{EcnConfig, WindowConfig};
 use hopsim_core::stats::RunStats;
 use hopsim_core::workload::FlowSpec;
 use hopsim_core::{Rate, Time};
@@ -81,7 +82,7 @@ fn host_congestion_control_runs_on_top_of_bfc() {
     let mean_buffer = |cc: CcConfig| {
         let mut net = net_with(BfcConfig::default());
         net.cc = cc;
-        net.aqm = hopsim_core::aqm::AqmConfig::for_cc(&net.cc);
+        net.aqm = net.cc.aqm();
         net.switch.ecn = EcnConfig { enabled: true, kmin_bytes: 5_000, kmax_bytes: 20_000, pmax: 1.0, ref_rate: None };
         net.record.buffer_interval = Some(Time::from_us(5));
         let r = incast(8, 2_000_000, net);

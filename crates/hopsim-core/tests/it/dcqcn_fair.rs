@@ -2,7 +2,8 @@
 
 use crate::common::*;
 use hopsim_core::cc::{dcqcn::DcqcnConfig, CcConfig};
-use hopsim_core::config::{EcnConfig, NetConfig, WindowConfig};
+use hopsim_core::config::NetConfig;
+use hopsim_core::params::{EcnConfig, WindowConfig};
 use hopsim_core::topo::star;
 use hopsim_core::workload::FlowSpec;
 use hopsim_core::{Rate, Simulation, Time};

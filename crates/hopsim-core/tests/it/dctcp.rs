@@ -5,8 +5,9 @@ use crate::common::*;
 use hopsim_core::cc::dctcp::{Dctcp, DctcpConfig};
 use hopsim_core::cc::window::StartMode;
 use hopsim_core::cc::{AnyCc, CcConfig};
-use hopsim_core::config::{EcnConfig, NetConfig, WindowConfig};
+use hopsim_core::config::NetConfig;
 use hopsim_core::fc::FcConfig;
+use hopsim_core::params::{EcnConfig, WindowConfig};
 use hopsim_core::topo::star;
 use hopsim_core::{Rate, Simulation, Time};
 

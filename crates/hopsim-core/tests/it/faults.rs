@@ -6,11 +6,12 @@
 //! bounded number of events and samples.
 
 use crate::common::*;
-use hopsim_core::config::{FaultsConfig, LinkEvent, LinkLoss, LinkState, NetConfig};
+use hopsim_core::config::NetConfig;
 use hopsim_core::fc::floodgate::FloodgateConfig;
 use hopsim_core::fc::{AnyFc, FcConfig};
-use hopsim_core::net::sched::SchedulerConfig;
-use hopsim_core::stats::sample::IDLE_SAMPLES;
+use hopsim_core::params::{FaultsConfig, LinkEvent, LinkLoss, LinkState};
+use hopsim_core::queues::sched::SchedulerConfig;
+use hopsim_core::sim::sample::IDLE_SAMPLES;
 use hopsim_core::stats::{RunStats, StopReason};
 use hopsim_core::topo::{star, Routes, Topology};
 use hopsim_core::workload::FlowSpec;

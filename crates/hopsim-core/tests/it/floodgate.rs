@@ -3,11 +3,12 @@
 //! last hop is not blocked by it (PFC pauses the shared spine-to-ToR links and blocks it).
 
 use crate::common::*;
-use hopsim_core::config::{LinkLoss, NetConfig, WindowConfig};
+use hopsim_core::config::NetConfig;
 use hopsim_core::fc::floodgate::{Floodgate, FloodgateConfig, VoqPool, WindowScope};
 use hopsim_core::fc::pfc_tag::PfcTagConfig;
 use hopsim_core::fc::{AnyFc, FcConfig};
-use hopsim_core::net::sched::SchedulerConfig;
+use hopsim_core::params::{LinkLoss, WindowConfig};
+use hopsim_core::queues::sched::SchedulerConfig;
 use hopsim_core::stats::{RunStats, StopReason};
 use hopsim_core::workload::FlowSpec;
 use hopsim_core::{Simulation, Time};
@@ -397,7 +398,7 @@ fn acks_in_the_data_queues_under_floodgate_run_and_the_incast_still_waits_upstre
     let mut f = flows();
     f.push(flow(0, 8, 2_000_000, Time::ZERO));
     let mut n = net(FcConfig::Floodgate(FloodgateConfig::default()));
-    n.host.ack_priority = hopsim_core::config::AckPriority::Data;
+    n.host.ack_priority = hopsim_core::params::AckPriority::Data;
     let data = run(&topo(), &f, n);
     let ctrl = run(&topo(), &f, net(FcConfig::Floodgate(FloodgateConfig::default())));
     assert_conserved(&data);

@@ -7,14 +7,15 @@
 //! that matches the packets in the slab (`check_flow_packets`; debug builds check every run).
 
 use crate::common::*;
-use hopsim_core::fc::bfc::BfcConfig;
 use hopsim_core::cc::{dcqcn::DcqcnConfig, dctcp::DctcpConfig, hpcc::HpccConfig, timely::TimelyConfig, CcConfig};
-use hopsim_core::config::{EcnConfig, FaultsConfig, LinkLoss, NetConfig};
-use hopsim_core::fc::floodgate::FloodgateConfig;
+use hopsim_core::config::NetConfig;
 use hopsim_core::fc::FcConfig;
-use hopsim_core::net::tcp::TcpConfig;
-use hopsim_core::scenario::Scenario;
+use hopsim_core::fc::bfc::BfcConfig;
+use hopsim_core::fc::floodgate::FloodgateConfig;
+use hopsim_core::params::TcpConfig;
+use hopsim_core::params::{EcnConfig, FaultsConfig, LinkLoss};
 use hopsim_core::progress::{Sink, Watch};
+use hopsim_core::scenario::Scenario;
 use hopsim_core::stats::{FlowTable, RunStats};
 use hopsim_core::topo::{NodeKind, Topology};
 use hopsim_core::{Rate, Simulation, Time};

@@ -15,7 +15,7 @@ const N: u32 = 4;
 fn scenario(stop: Time) -> Simulation {
     let t = star(N as usize + 1, Rate::gbps(100), Time::from_us(1));
     let mut cfg = NetConfig { cc: CcConfig::Hpcc(HpccConfig::default()), stop_time: Some(stop), ..Default::default() };
-    cfg.aqm = hopsim_core::aqm::AqmConfig::for_cc(&cfg.cc);
+    cfg.aqm = cfg.cc.aqm();
     cfg.record.buffer_interval = None;
     cfg.record.queue_ports = vec![(N + 1, 0)];
     cfg.record.queue_interval = Time::from_ns(500);
@@ -62,7 +62,7 @@ fn int_header_is_counted_on_the_wire() {
     // on both hops of the star)
     let t = star(2, Rate::gbps(100), Time::from_us(1));
     let mut cfg = NetConfig { cc: CcConfig::Hpcc(HpccConfig::default()), ..Default::default() };
-    cfg.aqm = hopsim_core::aqm::AqmConfig::for_cc(&cfg.cc);
+    cfg.aqm = cfg.cc.aqm();
     cfg.record.buffer_interval = None;
     let r = run(&t, &[flow(0, 1, 100_000, Time::ZERO)], cfg);
     assert_conserved(&r);

@@ -3,7 +3,8 @@
 
 use crate::common::*;
 use hopsim_core::cc::{dcqcn::DcqcnConfig, CcConfig};
-use hopsim_core::config::{AckPriority, CnpMode, EcmpHash, NetConfig};
+use hopsim_core::config::NetConfig;
+use hopsim_core::params::{AckPriority, CnpMode, EcmpHash};
 use hopsim_core::topo::star;
 use hopsim_core::{Rate, Time};
 
@@ -33,7 +34,7 @@ fn acks_in_the_data_queue_wait_behind_data() {
     let fct = |p: AckPriority| {
         let mut cfg = NetConfig::default();
         cfg.host.ack_priority = p;
-        cfg.host.window = hopsim_core::config::WindowConfig::Off;
+        cfg.host.window = hopsim_core::params::WindowConfig::Off;
         let r = run(&t, &flows, cfg);
         assert_conserved(&r);
         (r.flows.ack_fct_ps[2], r.flows.fct_ps[2])
@@ -49,7 +50,7 @@ fn acks_in_the_data_queue_wait_behind_data() {
 fn incast_cfg() -> NetConfig {
     let mut cfg = NetConfig::default();
     cfg.switch.buffer_bytes = 400_000;
-    cfg.host.window = hopsim_core::config::WindowConfig::Off;
+    cfg.host.window = hopsim_core::params::WindowConfig::Off;
     cfg
 }
 

@@ -6,8 +6,9 @@
 
 use crate::common::*;
 use hopsim_core::cc::CcConfig;
-use hopsim_core::config::{NetConfig, WindowConfig};
+use hopsim_core::config::NetConfig;
 use hopsim_core::fc::FcConfig;
+use hopsim_core::params::WindowConfig;
 use hopsim_core::topo::{star, LeafSpine};
 use hopsim_core::{Rate, Simulation, Time};
 

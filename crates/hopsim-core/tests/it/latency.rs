@@ -3,9 +3,10 @@
 //! the flows' incast tags; retransmitted copies are not counted.
 
 use crate::common::*;
-use hopsim_core::config::{FaultsConfig, LinkLoss, NetConfig};
-use hopsim_core::stats::latency::{LatencyConfig, REL_ERROR};
+use hopsim_core::config::NetConfig;
+use hopsim_core::params::{FaultsConfig, LinkLoss};
 use hopsim_core::stats::RunStats;
+use hopsim_core::stats::latency::{LatencyConfig, REL_ERROR};
 use hopsim_core::topo::{star, LeafSpine};
 use hopsim_core::{Rate, Time};
 

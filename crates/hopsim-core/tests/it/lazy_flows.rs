@@ -5,11 +5,12 @@
 
 use crate::common::*;
 use hopsim_core::cc::{dcqcn::DcqcnConfig, hpcc::HpccConfig, CcConfig};
-use hopsim_core::config::{EcmpHash, EcnConfig, NetConfig};
+use hopsim_core::config::NetConfig;
+use hopsim_core::fc::FcConfig;
 use hopsim_core::fc::bfc::BfcConfig;
 use hopsim_core::fc::floodgate::FloodgateConfig;
 use hopsim_core::fc::flowsail::FlowsailConfig;
-use hopsim_core::fc::FcConfig;
+use hopsim_core::params::{EcmpHash, EcnConfig};
 use hopsim_core::progress::{Sink, Watch};
 use hopsim_core::scenario::{Scenario, WorkloadSpec};
 use hopsim_core::stats::latency::LatencyConfig;

@@ -37,3 +37,4 @@ mod bench_cli;
 mod flow_state;
 mod lazy_flows;
 mod parallel;
+mod layering;

@@ -5,10 +5,11 @@
 //! sending.
 
 use crate::common::*;
-use hopsim_core::config::{EcmpHash, NetConfig};
+use hopsim_core::config::NetConfig;
 use hopsim_core::fc::{Actions, AnyFc, CtrlMsg, FcAction, FlowControl, Origin, SwitchView};
-use hopsim_core::stats::ideal::{ideal_fct, Hop};
+use hopsim_core::params::EcmpHash;
 use hopsim_core::stats::RunStats;
+use hopsim_core::stats::ideal::{ideal_fct, Hop};
 use hopsim_core::topo::{NodeKind, Topology};
 use hopsim_core::workload::FlowSpec;
 use hopsim_core::{Rate, Simulation, Time};
@@ -179,7 +180,7 @@ fn pfc_on_one_nic_leaves_the_other_sending() {
 
 #[test]
 fn a_nic_whose_link_fails_hands_its_flows_and_acks_to_the_other() {
-    use hopsim_core::config::{LinkEvent, LinkState};
+    use hopsim_core::params::{LinkEvent, LinkState};
     // flows both ways between H and R use both of H's NICs; at 20 us H's link to T1 (NIC 1)
     // fails for good: its flows move to NIC 0 and so do the ACKs H sends (RedistributeQp)
     let mut flows: Vec<FlowSpec> = (0..16).map(|i| FlowSpec { sport: 10_000 + i, ..flow(H, R, 300_000, Time::ZERO) }).collect();

@@ -8,11 +8,11 @@
 use crate::common::*;
 use hopsim_core::cc::{dcqcn::DcqcnConfig, dctcp::DctcpConfig, hpcc::HpccConfig, timely::TimelyConfig, CcConfig};
 use hopsim_core::config::NetConfig;
+use hopsim_core::fc::FcConfig;
 use hopsim_core::fc::bfc::BfcConfig;
 use hopsim_core::fc::floodgate::FloodgateConfig;
 use hopsim_core::fc::flowsail::FlowsailConfig;
-use hopsim_core::fc::FcConfig;
-use hopsim_core::net::tcp::TcpConfig;
+use hopsim_core::params::TcpConfig;
 use hopsim_core::scenario::Scenario;
 use hopsim_core::stats::RunStats;
 use hopsim_core::{Rate, Time};

@@ -9,10 +9,11 @@
 
 use crate::common::*;
 use hopsim_core::cc::{dcqcn::DcqcnConfig, CcConfig};
-use hopsim_core::config::{CnpTiming, EcnConfig, Headroom, NetConfig, WindowConfig};
+use hopsim_core::config::NetConfig;
 use hopsim_core::fc::{capfc::CapfcConfig, ppfc::{Increment, PpfcConfig, TransmissionSpeed}, quanta_for, FcConfig};
-use hopsim_core::stats::record::{TraceConfig, EV_DEQUEUE, EV_ENQUEUE};
+use hopsim_core::params::{CnpTiming, EcnConfig, Headroom, WindowConfig};
 use hopsim_core::stats::RunStats;
+use hopsim_core::stats::record::{TraceConfig, EV_DEQUEUE, EV_ENQUEUE};
 use hopsim_core::topo::{dumbbell, star};
 use hopsim_core::{Rate, Time};
 

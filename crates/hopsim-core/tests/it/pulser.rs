@@ -8,8 +8,9 @@
 use crate::common::*;
 use hopsim_core::cc::pulser::{Pulser, PulserConfig};
 use hopsim_core::cc::{AnyCc, CcConfig};
-use hopsim_core::config::{EcnConfig, NetConfig, WindowConfig};
+use hopsim_core::config::NetConfig;
 use hopsim_core::fc::FcConfig;
+use hopsim_core::params::{EcnConfig, WindowConfig};
 use hopsim_core::topo::star;
 use hopsim_core::workload::FlowSpec;
 use hopsim_core::{Rate, Simulation, Time};
@@ -21,7 +22,7 @@ const HOSTS: usize = 26;
 
 fn cfg(stop: Time) -> NetConfig {
     let mut cfg = NetConfig { cc: CcConfig::Pulser(PulserConfig::default()), fc: FcConfig::None, stop_time: Some(stop), ..Default::default() };
-    cfg.aqm = hopsim_core::aqm::AqmConfig::for_cc(&cfg.cc);
+    cfg.aqm = cfg.cc.aqm();
     cfg.switch.lossless = false;
     cfg.switch.ecn = EcnConfig { enabled: true, kmin_bytes: K, kmax_bytes: K, pmax: 1.0, ref_rate: None };
     cfg.host.window = WindowConfig::Off;

@@ -4,7 +4,8 @@
 //! winning.
 
 use crate::common::*;
-use hopsim_core::config::{HostRateCap, NetConfig};
+use hopsim_core::config::NetConfig;
+use hopsim_core::params::HostRateCap;
 use hopsim_core::topo::star;
 use hopsim_core::workload::FlowSpec;
 use hopsim_core::{Rate, Time};

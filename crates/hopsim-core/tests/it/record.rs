@@ -3,10 +3,11 @@
 
 use crate::common::*;
 use hopsim_core::cc::{dcqcn::DcqcnConfig, CcConfig};
-use hopsim_core::config::{NetConfig, WindowConfig};
+use hopsim_core::config::NetConfig;
 use hopsim_core::fc::FcConfig;
-use hopsim_core::stats::record::{QlenMonitorConfig, TraceConfig, EV_DEQUEUE, EV_DROP, EV_ECN, EV_ENQUEUE, TRACE_EVENTS};
+use hopsim_core::params::WindowConfig;
 use hopsim_core::stats::RunStats;
+use hopsim_core::stats::record::{QlenMonitorConfig, TraceConfig, EV_DEQUEUE, EV_DROP, EV_ECN, EV_ENQUEUE, TRACE_EVENTS};
 use hopsim_core::topo::{dumbbell, Topology};
 use hopsim_core::workload::FlowSpec;
 use hopsim_core::{Rate, Simulation, Time};

@@ -4,11 +4,12 @@
 //! the memo must forget). Every record is compared, event count included.
 
 use crate::common::*;
-use hopsim_core::cc::{dcqcn::DcqcnConfig, CcConfig};
-use hopsim_core::config::{EcmpHash, FaultsConfig, LinkEvent, LinkState, NetConfig};
-use hopsim_core::fc::FcConfig;
-use hopsim_core::scenario::Scenario;
 use hopsim_core::Time;
+use hopsim_core::cc::{dcqcn::DcqcnConfig, CcConfig};
+use hopsim_core::config::NetConfig;
+use hopsim_core::fc::FcConfig;
+use hopsim_core::params::{EcmpHash, FaultsConfig, LinkEvent, LinkState};
+use hopsim_core::scenario::Scenario;
 
 /// 16 hosts on four ToRs over three spines, WebSearch at 70% plus 8-to-1 incasts every 50 us.
 fn scenario(ecmp: EcmpHash, fc: FcConfig, faults: FaultsConfig) -> Scenario {

@@ -204,7 +204,7 @@ fn markers_hold_a_queue_until_their_twin_leaves() {
     assert_eq!(marked.counters.data_bytes_delivered, gated.counters.data_bytes_delivered);
 }
 
-fn run_sched(sched: hopsim_core::net::sched::SchedulerConfig, flows: &[FlowSpec]) -> RunStats {
+fn run_sched(sched: hopsim_core::queues::sched::SchedulerConfig, flows: &[FlowSpec]) -> RunStats {
     let mut c = cfg();
     c.switch.scheduler = sched;
     run(&net(), flows, c)
@@ -212,7 +212,7 @@ fn run_sched(sched: hopsim_core::net::sched::SchedulerConfig, flows: &[FlowSpec]
 
 #[test]
 fn the_rank_scheduler_serves_the_shortest_remaining_flow_first_and_strict_queues_go_first() {
-    use hopsim_core::net::sched::SchedulerConfig;
+    use hopsim_core::queues::sched::SchedulerConfig;
     // a long flow in queue 1 and a short one in queue 2 share S0 -> S1
     let flows = [spec(H0, H2, 1), FlowSpec { size: 200_000, ..spec(H1, H2, 2) }];
     let drr = run_sched(SchedulerConfig::Drr, &flows);

@@ -8,11 +8,13 @@
 //! packets (DCTCP §3.4), no PFC.
 
 use crate::common::*;
-use hopsim_core::cc::dctcp::DctcpConfig;
 use hopsim_core::cc::CcConfig;
-use hopsim_core::config::{EcnConfig, FaultsConfig, LinkLoss, MarkAt, NetConfig, WindowConfig};
+use hopsim_core::cc::dctcp::DctcpConfig;
+use hopsim_core::config::NetConfig;
 use hopsim_core::fc::FcConfig;
-use hopsim_core::net::tcp::{TcpConfig, TcpFlow};
+use hopsim_core::net::tcp::TcpFlow;
+use hopsim_core::params::TcpConfig;
+use hopsim_core::params::{EcnConfig, FaultsConfig, LinkLoss, MarkAt, WindowConfig};
 use hopsim_core::stats::record::{TraceConfig, EV_ECN, EV_ENQUEUE};
 use hopsim_core::topo::star;
 use hopsim_core::{Rate, Simulation, Time};

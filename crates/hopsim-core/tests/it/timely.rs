@@ -5,7 +5,8 @@
 use crate::common::*;
 use hopsim_core::cc::timely::TimelyConfig;
 use hopsim_core::cc::{AnyCc, CcConfig, CongestionControl};
-use hopsim_core::config::{NetConfig, WindowConfig};
+use hopsim_core::config::NetConfig;
+use hopsim_core::params::WindowConfig;
 use hopsim_core::topo::star;
 use hopsim_core::workload::FlowSpec;
 use hopsim_core::{Rate, Simulation, Time};

@@ -114,7 +114,7 @@ fn a_buffer_that_drops_every_data_packet_stops_as_no_progress() {
     // switch drops each one, and the sender retries on every RTO for ever
     let topo = hopsim_core::topo::star(2, Rate::gbps(100), Time::from_us(1));
     let cc = hopsim_core::cc::CcConfig::Hpcc(Default::default());
-    let mut cfg = NetConfig { aqm: hopsim_core::aqm::AqmConfig::for_cc(&cc), cc, ..NetConfig::default() };
+    let mut cfg = NetConfig { aqm: cc.aqm(), cc, ..NetConfig::default() };
     cfg.switch.buffer_bytes = (cfg.host.mtu + cfg.host.header_bytes) as u64;
     cfg.switch.reserve_bytes = 0;
     cfg.switch.lossless = false;

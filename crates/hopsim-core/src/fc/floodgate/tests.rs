@@ -4,10 +4,10 @@
 
 use super::*;
 use crate::fc::view::{Peer, SwitchInfo};
-use crate::net::mmu::{Mmu, MmuConfig};
-use crate::net::port::{Port, NPRIO};
-use crate::net::sched::SchedulerConfig;
 use crate::packet::tag;
+use crate::queues::mmu::{Mmu, MmuConfig};
+use crate::queues::port::{Port, NPRIO};
+use crate::queues::sched::SchedulerConfig;
 use crate::time::{Rate, TxClock};
 use std::collections::VecDeque;
 

@@ -12,6 +12,7 @@
 //! Egress accounting is kept beside it for the statistics and for schemes that key on egress
 //! queues (P-PFC's Kmax check, BFC).
 
+use crate::packet::Charge;
 use serde::{Deserialize, Serialize};
 
 /// Static MMU settings of one switch.
@@ -39,16 +40,6 @@ impl Default for MmuConfig {
     fn default() -> Self {
         MmuConfig { buffer_bytes: 12_000_000, reserve_bytes: 4 * 1024, alpha: 1.0 / 8.0, resume_offset: 3 * 1024, lossless: true, headroom_first: false }
     }
-}
-
-/// Where an admitted packet's bytes were charged, so dequeue can undo exactly that.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum Charge {
-    #[default]
-    Reserved,
-    /// Partly or wholly in the shared pool: `shared` bytes of the packet went there.
-    Shared { shared: u32 },
-    Headroom,
 }
 
 /// What one ingress (port, priority) holds: `bytes` in its reserve and the shared pool,

@@ -112,7 +112,7 @@ pub struct Port {
     /// What owns it: its switch, or for a host port its NIC (`Simulation::owner_of_port`). Kept
     /// here, beside `local` and `node`, because every arrival reads all three: a table of its
     /// own cost an L1 miss per hop on a 1024-host fat-tree (callgrind's cache simulation).
-    pub(crate) owner: crate::sim::NodeRef,
+    pub(crate) owner: crate::ids::NodeRef,
     pub node: u32,
     /// Index of this port among its node's ports.
     pub local: u16,
@@ -235,7 +235,7 @@ impl Port {
             node,
             local,
             // set by the assembly, which knows the node's kind (`Simulation::set_port_owners`)
-            owner: crate::sim::NodeRef::Switch(u32::MAX),
+            owner: crate::ids::NodeRef::Switch(u32::MAX),
             prio_mod8: prio.iter().enumerate().all(|(q, &p)| p as usize == q % NPRIO),
             markers: 0,
             clock,

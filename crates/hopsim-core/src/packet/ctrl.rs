@@ -1,13 +1,12 @@
 //! Control frames: the link-local messages flow-control schemes exchange between neighbours.
 //!
-//! Every kind travels the same way: a module returns [`super::FcAction::Send`], the engine puts a
+//! Every kind travels the same way: a module returns `crate::fc::FcAction::Send`, the engine puts a
 //! `PktKind::Ctrl` packet of the kind's wire size on the port's strict-priority control queue, the
 //! body stays beside the packet slab (`Slab::ctrl`), and at the far end the frame is handed to
 //! whatever node is there, switch or host. Link-level pauses (PFC, queue pause) are obeyed by the
 //! receiving port itself, as hardware does; every kind is then given to the receiving node's module
 //! (`on_control`), which is where credits, destination and flow pauses take effect.
 
-use crate::time::Time;
 use serde::{Deserialize, Serialize};
 
 /// The body of a control frame.
@@ -163,21 +162,5 @@ impl ControlConfig {
             CtrlKind::FlowPause => self.flow_pause_bytes,
             CtrlKind::Other => self.other_bytes,
         }
-    }
-}
-
-/// How long a pause that a frame asks for lasts from `now`: PFC's quanta at the link's rate, or
-/// until resumed for the on/off kinds.
-pub fn pause_end(now: Time, msg: &CtrlMsg, rate: crate::time::Rate) -> Time {
-    match *msg {
-        CtrlMsg::Pfc { quanta, .. } => now + super::quanta_duration(quanta, rate),
-        CtrlMsg::QueuePause { pause, .. } | CtrlMsg::DstPause { pause, .. } | CtrlMsg::FlowPause { pause, .. } => {
-            if pause {
-                Time::MAX
-            } else {
-                now
-            }
-        }
-        _ => now,
     }
 }

@@ -1,10 +1,11 @@
 //! Measurement inside the run: periodic buffer and queue samples, and the per-flow, per-port and
 //! module tables filled at the end. Models only keep counters; this file reads them out.
 
-use crate::event::Event;
 use crate::cc::CongestionControl;
+use crate::event::Event;
 use crate::fc::FlowControl;
-use crate::sim::{NodeRef, Simulation};
+use crate::ids::NodeRef;
+use crate::sim::Simulation;
 use crate::stats::HopClass;
 use crate::time::Time;
 
@@ -184,7 +185,7 @@ impl Simulation {
             pt.ctrl_bytes.push(port.ctrl_bytes);
             let cap = port.clock.rate.bytes_in(now).max(1);
             pt.utilisation.push(port.tx_bytes as f64 / cap as f64);
-            let paused: u64 = (0..crate::net::port::NPRIO).map(|q| port.paused_time(q, now).0).sum();
+            let paused: u64 = (0..crate::queues::port::NPRIO).map(|q| port.paused_time(q, now).0).sum();
             pt.paused_ps.push(paused);
             pt.gate_closed_ps.push((0..port.ngates()).map(|q| port.gate_closed_time(q, now).0).sum());
             pt.peak_queue_bytes.push(port.peak_qbytes);

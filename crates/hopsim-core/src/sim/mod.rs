@@ -5,30 +5,28 @@
 //! - `net::link`: ports and wires (kick, service, arrival at the far end);
 //! - `net::switch` and `net::host`: what a switch and a host do with a packet;
 //! - `net::control`: control frames, flow-control actions and the modules' timers;
-//! - `stats::sample`: periodic samples and the end-of-run tables;
-//! - `stats::record`: the HPCC simulator's recorders (queue-length histograms, packet trace);
+//! - `sim::sample`: periodic samples and the end-of-run tables, written into `stats`;
+//! - `sim::record`: the HPCC simulator's recorders (queue-length histograms, packet trace), whose
+//!   buffers are `stats::record`;
 //! - `progress` and `watchdog`: the loop's checkpoints (stop flag, progress hook, stalls).
+
+mod record;
+pub mod sample;
 
 use crate::config::NetConfig;
 use crate::event::Scheduler;
 use crate::fc::nic::AnyNic;
 use crate::fc::{AnyFc, FcAction};
+use crate::ids::NodeRef;
 use crate::net::flow_store::FlowStore;
 use crate::net::host::Host;
-use crate::net::port::Port;
 use crate::net::switch::Switch;
 use crate::packet::Slab;
 use crate::progress::{Progress, Watch};
+use crate::queues::port::Port;
 use crate::stats::RunStats;
 use crate::time::Time;
 use crate::topo::Routes;
-
-/// What a topology node is inside the simulation.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum NodeRef {
-    Host(u32),
-    Switch(u32),
-}
 
 pub struct Simulation {
     pub now: Time,
@@ -59,7 +57,7 @@ pub struct Simulation {
     pub(crate) acts: Vec<(u32, FcAction)>,
     /// Buffer the flow-control hooks write their actions into (reused: no allocation per packet).
     pub(crate) fc_out: Vec<FcAction>,
-    /// Reused buffer of the modules' sampled values (`stats::sample`).
+    /// Reused buffer of the modules' sampled values (`sim::sample`).
     pub(crate) sample_buf: crate::fc::Samples,
     /// The NICs pick by the plain scan over every flow (`Simulation::use_plain_nic_scan`).
     pub(crate) nic_plain: bool,
@@ -81,7 +79,7 @@ pub struct Simulation {
     pub(crate) rec: crate::stats::record::Recorders,
     /// Loss and link failures (`faults.rs`); `None` in runs without faults.
     pub(crate) faults: Option<Box<crate::faults::Faults>>,
-    /// Consecutive samples that found the network idle (`stats::sample`).
+    /// Consecutive samples that found the network idle (`sim::sample`).
     pub(crate) idle_samples: u64,
     /// Pulser's Ideal: the oracle that books queue-free paths (`cc::ideal`); `None` otherwise.
     pub ideal: Option<Box<crate::cc::ideal::Oracle>>,
@@ -89,7 +87,7 @@ pub struct Simulation {
     /// thread.
     pub(crate) part: Option<Box<crate::engine::Part>>,
     /// No packet anywhere and every started flow finished, at the start of the window being
-    /// run (the sampler's idle rule, `stats::sample`: decided at window starts so that every
+    /// run (the sampler's idle rule, `sim::sample`: decided at window starts so that every
     /// partitioning decides it alike).
     pub(crate) network_idle: bool,
     /// Events of the kinds every partition handles itself (flow arrivals, samples, faults).

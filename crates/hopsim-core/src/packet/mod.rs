@@ -12,13 +12,27 @@
 //!   window) live in [`TagStore`], a side store indexed by packet id that exists only in runs whose
 //!   schemes use it;
 //! - a control frame's body (PFC quanta, queue pause, credit, ...) lives in [`Slab::ctrl`], and
-//!   HPCC's INT records in [`crate::aqm::int::IntStore`], both indexed by packet id.
+//!   HPCC's INT records in [`int::IntStore`], both indexed by packet id.
 
-use crate::aqm::int::IntStore;
-use crate::net::mmu::Charge;
+pub mod ctrl;
+pub mod int;
+
 use crate::time::Time;
+use ctrl::CtrlMsg;
+use int::IntStore;
 
 pub type PacketId = u32;
+
+/// Where the MMU (`crate::queues::mmu`) charged an admitted packet's bytes, so that dequeue can
+/// undo exactly that. Here, not in the MMU, because every packet carries it (`Packet::charge`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Charge {
+    #[default]
+    Reserved,
+    /// Partly or wholly in the shared pool: `shared` bytes of the packet went there.
+    Shared { shared: u32 },
+    Headroom,
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum PktKind {
@@ -31,7 +45,7 @@ pub enum PktKind {
     /// A link-local control frame (PFC, queue pause, credit, destination or flow pause, ...):
     /// never forwarded; its body is in [`Slab::ctrl`].
     Ctrl,
-    /// A zero-length order marker inside a data queue (never sent; see `net::port`).
+    /// A zero-length order marker inside a data queue (never sent; see `queues::port`).
     Marker,
 }
 
@@ -173,8 +187,8 @@ impl TagStore {
 pub struct Carried {
     pub pkt: Packet,
     pub tags: Tags,
-    pub int: Option<crate::aqm::int::IntStack>,
-    pub ctrl: Option<crate::fc::msg::CtrlMsg>,
+    pub int: Option<int::IntStack>,
+    pub ctrl: Option<CtrlMsg>,
 }
 
 #[derive(Default)]
@@ -186,7 +200,7 @@ pub struct Slab {
     /// Wide tags by packet slot (off unless the run's schemes use them).
     pub tags: TagStore,
     /// Control-frame bodies by packet slot (grown on the first frame that needs the slot).
-    ctrl: Vec<crate::fc::msg::CtrlMsg>,
+    ctrl: Vec<CtrlMsg>,
 }
 
 impl Slab {
@@ -206,11 +220,11 @@ impl Slab {
     }
 
     /// A control frame with body `msg`.
-    pub fn alloc_ctrl(&mut self, p: Packet, msg: crate::fc::msg::CtrlMsg) -> PacketId {
+    pub fn alloc_ctrl(&mut self, p: Packet, msg: CtrlMsg) -> PacketId {
         let id = self.alloc(Packet { kind: PktKind::Ctrl, ..p });
         let i = id as usize;
         if i >= self.ctrl.len() {
-            self.ctrl.resize(i + 1, crate::fc::msg::CtrlMsg::default());
+            self.ctrl.resize(i + 1, CtrlMsg::default());
         }
         self.ctrl[i] = msg;
         id
@@ -218,7 +232,7 @@ impl Slab {
 
     /// The body of control frame `id`.
     #[inline]
-    pub fn ctrl(&self, id: PacketId) -> crate::fc::msg::CtrlMsg {
+    pub fn ctrl(&self, id: PacketId) -> CtrlMsg {
         self.ctrl[id as usize]
     }
 
