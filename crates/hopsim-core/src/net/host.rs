@@ -571,6 +571,7 @@ impl Simulation {
         let (ack_bytes, nack_iv, cnp_iv) = (hcfg.ack_bytes, hcfg.nack_interval, hcfg.cnp_interval);
         let (ack_min, cnp_packets) = (hcfg.ack_min, hcfg.cnp == crate::config::CnpMode::Packet);
         let cnp_clock = hcfg.cnp_timing == crate::config::CnpTiming::FlowClock;
+        let (ack_every, mtu) = (hcfg.ack_every.max(1) as u64, hcfg.mtu.max(1) as u64);
         self.stats.counters.data_bytes_delivered += pkt.payload as u64;
         let flow = &mut self.flows[pkt.flow as usize];
         // `record.latency` (stats::latency): first transmissions only
@@ -603,7 +604,12 @@ impl Simulation {
             if flow.rcv_nxt == flow.spec.size && flow.finish.is_none() {
                 flow.finish = Some(now);
             }
-            out[0] = Some(Packet { kind: PktKind::Ack, seq: flow.rcv_nxt, ..reply });
+            // `transport.ack_every`: the packets received so far, the ACK after every Nth one
+            // past the first N (the BFC simulator's milestones) and after the last
+            let count = flow.rcv_nxt.div_ceil(mtu);
+            if ack_every == 1 || finishing || (count > 1 && (count - 1) % ack_every == 0) {
+                out[0] = Some(Packet { kind: PktKind::Ack, seq: flow.rcv_nxt, ..reply });
+            }
         } else if pkt.seq > flow.rcv_nxt {
             self.stats.counters.out_of_order += 1;
             let due = match flow.last_nack {
