@@ -91,7 +91,7 @@ def test_its_config_and_drawn_flows_become_its_model_flow_for_flow(ref, tmp_path
     assert (t["mtu"], t["header"], t["ack"], t["ack_every"], t["window"], t["rto"]) == (1000, 20, 30, 256, "off", "off")
     assert sc["control"] == {"queue_pause": 156}
     # every option says where it comes from; the generator's keys are named as replaced
-    assert 'flow_control.bfc.pause_delivery = "next_refresh"' in text and "broadcom-node.cc:164-173" in text
+    assert 'flow_control.bfc.pause_delivery = "next_refresh"' in text and "broadcom-node.cc:165-173" in text
     assert "UTILIZATION_FACTOR: the flows it drew (--flows) replace its generator" in msg
     assert "QCOUNT: ignored" in msg
     code, msg = cli("run", out, "--out", tmp_path / "run")

@@ -48,7 +48,7 @@ INCAST = re.compile(r"^Incast info- Packet size (\d+)Num of sources (\d+)\s*$")
 FIRST_PORT = 49153
 """The first source port ns-3 gives a UDP socket of a node (its ephemeral range starts at 49152)."""
 HOSTS_PER_TOR = 16
-"""nsdifinal.cc:486-491: host i hangs off ToR 128 + i / 16."""
+"""nsdifinal.cc:483: host i hangs off ToR 128 + i / 16."""
 
 Flow = tuple[int, int, int, str]
 """(src, dst, size in bytes, start in seconds as printed)."""
@@ -127,7 +127,7 @@ LINES = (
     ("Starting flow at", STARTING, "`Starting flow at +Tns port P qbbid Q qindex G IP 1.X` (qbb-net-device.cc:839)"),
     ("T: ", BUFFER, "`T: +Tns At SW used = B` (broadcom-node.cc:344)"),
     ("DATA_RATE", DATA_RATE, "`DATA_RATE` and a rate in whole Gbps such as `100Gbps`"),
-    ("Incast info-", INCAST, "`Incast info- Packet size N Num of sources M` (nsdifinal.cc:552)"),
+    ("Incast info-", INCAST, "`Incast info- Packet size N Num of sources M` (nsdifinal.cc:551)"),
 )
 """The lines read: how each starts, its pattern, and what an error says was expected."""
 

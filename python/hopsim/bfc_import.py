@@ -6,7 +6,7 @@ Its network is hard-coded (nsdifinal.cc:430-512): 128 hosts, 8 ToRs of 16 hosts,
 ToR to every spine, every link DATA_RATE and LINK_DELAY. Its traffic: flow sizes from a CDF
 (WORKLOAD), arrivals lognormal (sigma 2) or Poisson, a load of UTILIZATION_FACTOR x 64 links
 (the ToR uplinks), of which 5 % are 100-to-1 incasts when CREATE_INCAST is 1
-(nsdifinal.cc:422-427, 547-549). With ``--flows`` (its standard output) the scenario gets the
+(nsdifinal.cc:422-428, 546-548). With ``--flows`` (its standard output) the scenario gets the
 exact flows it drew, incast members included (``NAME.flows.txt`` beside the scenario, an HPCC
 flow file), so the two runs are flow-for-flow comparable; without, hopsim draws statistically
 the same traffic (`incast_mix`).
@@ -33,11 +33,11 @@ from .paths import read_text, resolve, write_text_atomic
 __all__ = ["import_bfc", "HONOURED", "IGNORED", "MODEL", "HOSTS", "TORS", "SPINES"]
 
 HOSTS, TORS, SPINES = 128, 8, 8
-"""nsdifinal.cc:419-421 and 486-491 (node_num 144, switch_num 16, end_num 128; host i on ToR 128 + i/16)."""
+"""nsdifinal.cc:430-432 and 483 (node_num 144, switch_num 16, end_num 128; host i on ToR 128 + i/16)."""
 CORE_LINKS = 64
 """Its load is a share of 64 x DATA_RATE (nsdifinal.cc:422): the 8 x 8 ToR-spine links."""
 INCAST_SHARE = 0.05
-"""nsdifinal.cc:425 and 547: 5 % of those 64 links' capacity goes to incasts."""
+"""nsdifinal.cc:426 and 546: 5 % of those 64 links' capacity goes to incasts."""
 PAYLOAD = 1000
 """packet_payload_size (nsdifinal.cc:47): the bytes per packet of a flow's size."""
 DATA_HEADER = 20
@@ -48,36 +48,36 @@ ACK_BYTES = 30
 PAUSE_FRAME = 156
 """PauseHeader 6 + 2 x 64 (pause-header.cc:170, a 1,024-bit bitmap) + IPv4 20 + PPP 2."""
 DATA_QUEUES = 31
-"""Its switches assign flows to queues 3..33 of qCnt 36 (qbb-net-device.cc:1318-1329); hopsim's
+"""Its switches assign flows to queues 3..33 of qCnt 36 (qbb-net-device.cc:1291-1312); hopsim's
 BFC leaves one of `queues.count` to control frames: 32."""
 TABLE_ENTRIES = 7200
 """Flow-table entries per egress port: hqCnt / pCnt = 36 x 200 (qbb-net-device.h:50-53)."""
 WORKLOADS = {"W4": "BFC_W4_FacebookHadoop.txt", "W3": "BFC_W3_GoogleAllRPC.txt"}
-"""nsdifinal.cc:326-378: mix/w4.txt, mix/W3.txt; any other value is its DCTCP table."""
+"""nsdifinal.cc:341-404: mix/w4.txt, mix/W3.txt; any other value is its DCTCP table."""
 
 MODEL: dict[str, tuple[Any, str]] = {
-    "flow_control.bfc.hrtt": ("2us", "Th and the sticky threshold use a fixed 2 us (qbb-net-device.cc:1293, 1349)"),
-    "flow_control.bfc.th_hrtt": (1.5, "Th = 1.5 x rate x 2 us / active queues (mark_up, qbb-net-device.cc:1281-1293)"),
-    "flow_control.bfc.sticky_hrtt": (3.0, "a flow keeps its queue for 6 us after its last packet (qbb-net-device.cc:1349)"),
-    "flow_control.bfc.pause_counts_arrival": (True, "the pause test counts the arriving packet (qbb-net-device.cc:948-956)"),
+    "flow_control.bfc.hrtt": ("2us", "Th and the sticky threshold use a fixed 2 us (qbb-net-device.cc:1199, 1351)"),
+    "flow_control.bfc.th_hrtt": (1.5, "Th = 1.5 x rate x 2 us / active queues (mark_up, qbb-net-device.cc:1186-1200)"),
+    "flow_control.bfc.sticky_hrtt": (3.0, "a flow keeps its queue for 6 us after its last packet (qbb-net-device.cc:1351)"),
+    "flow_control.bfc.pause_counts_arrival": (True, "the pause test counts the arriving packet (qbb-net-device.cc:907-911, 1200)"),
     "flow_control.bfc.pause_delivery": ("next_refresh", "a pause rides on the periodic bitmap frame, every 1 us on every "
-                                        "port; a resume goes at once (broadcom-node.cc:164-173, qbb-net-device.cc:1303-1337)"),
+                                        "port; a resume goes at once (broadcom-node.cc:165-173, qbb-net-device.cc:1209-1245)"),
     "flow_control.bfc.refresh": ("1us", "that frame's period (broadcom-node.cc:166)"),
-    "flow_control.bfc.lone_packet_pauses": (False, "no pause test for a flow's only packet at the switch (qbb-net-device.cc:952)"),
+    "flow_control.bfc.lone_packet_pauses": (False, "no pause test for a flow's only packet at the switch (qbb-net-device.cc:910)"),
     "flow_control.bfc.assign_paused_queues": (False, "a new flow gets an empty queue that is not paused, else a random one "
-                                              "(Assign_hqCnt_qCnt, qbb-net-device.cc:1316-1333)"),
-    "flow_control.bfc.updown_only": (False, "every packet may pause its upstream: no up-down check (qbb-net-device.cc:948-956)"),
-    "flow_control.bfc.unlimited_buffer": (True, "its admission never refuses (broadcom-node.cc:142-199)"),
+                                              "(Assign_hqCnt_qCnt, qbb-net-device.cc:1291-1312)"),
+    "flow_control.bfc.updown_only": (False, "every packet may pause its upstream: no up-down check (qbb-net-device.cc:907-911, 1200)"),
+    "flow_control.bfc.unlimited_buffer": (True, "its admission never refuses (broadcom-node.cc:142-197)"),
     "flow_control.bfc.table_factor": (TABLE_ENTRIES // DATA_QUEUES, f"{TABLE_ENTRIES} flow-table entries per egress "
                                       "(qbb-net-device.h:53), as 232 x 31 queues"),
-    "queues.count": (DATA_QUEUES + 1, "31 data queues (qbb-net-device.cc:1322) and the control class"),
-    "queues.scheduler": ("rr", "one packet per queue per round (DoDequeueRR, broadcom-egress-queue.cc:224-262)"),
+    "queues.count": (DATA_QUEUES + 1, "31 data queues (qbb-net-device.cc:1297) and the control class"),
+    "queues.scheduler": ("rr", "one packet per queue per round (DoDequeueRR, broadcom-egress-queue.cc:193-276)"),
     "control.queue_pause": (PAUSE_FRAME, "its pause frame's bytes (pause-header.cc:170)"),
     "transport.mtu": (PAYLOAD, "nsdifinal.cc:47"),
     "transport.header": (DATA_HEADER, "udp-client.cc:222, seq-ts-header.cc:127"),
     "transport.ack": (ACK_BYTES, "qbb-header.h:53-55"),
-    "transport.ack_every": (256, "L2AckInterval 256 (nsdifinal.cc:47, 316; qbb-net-device.cc:1118-1131)"),
-    "transport.window": ("off", "EnableWindow false (nsdifinal.cc:60, 319): flows send as fast as the NIC allows"),
+    "transport.ack_every": (256, "L2AckInterval 256 (nsdifinal.cc:47, 332; qbb-net-device.cc:1117-1128)"),
+    "transport.window": ("off", "EnableWindow false (nsdifinal.cc:65, 334): flows send as fast as the NIC allows"),
     "transport.rto": ("off", "no retransmission (nothing is lost)"),
     "transport.nic_queues": (1024, "a queue per flow at the NIC (it has 2,047, qbb-net-device.h:52; hopsim at most 1,024)"),
     "congestion_control.algorithm": ("none", "no end-to-end congestion control"),
@@ -163,7 +163,7 @@ def _import(config: Path, cfg: H.Config, out: Path, flows: Path | str | None, fl
     rate = H._one(cfg, "DATA_RATE", str, "100Gbps")
     m = re.fullmatch(r"(\d+)Gbps", rate)
     if not m or int(m.group(1)) == 0:
-        # nsdifinal.cc:180 reads the number before its last four characters as whole Gb/s
+        # nsdifinal.cc:189 reads the number before its last four characters as whole Gb/s
         raise ScenarioError(f"{H._key(cfg, 'DATA_RATE')}: {rate!r}; allowed: whole Gb/s above 0 such as 100Gbps")
     gbps = int(m.group(1))
     delay = _ns3_time(cfg, "LINK_DELAY") if "LINK_DELAY" in cfg else None
@@ -252,7 +252,7 @@ def _drawn_workload(cfg: H.Config, workload_key: str | None, util: float, incast
     if sources < 1 or packets < 1:
         raise ScenarioError(f"{H._key(cfg, 'NUMBER_OF_INCAST_SOURCES')}, {H._key(cfg, 'FLOW_SIZE_IN_INCAST')}: {sources}, "
                             f"{packets}; allowed: 1 or more each")
-    # nsdifinal.cc:547-549: as many incasts as 5 % of the core links' capacity carries, evenly spread
+    # nsdifinal.cc:546-548: as many incasts as 5 % of the core links' capacity carries, evenly spread
     count = int(float(duration) * CORE_LINKS * gbps * 1e9 * INCAST_SHARE / (packets * PAYLOAD * sources * 8))
     if count < 1:
         raise ScenarioError(f"{H._key(cfg, 'CREATE_INCAST')}: 1, but APP_STOP_TIME - APP_START_TIME ({duration} s) holds "

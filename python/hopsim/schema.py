@@ -830,17 +830,17 @@ class Bfc(Strict):
     hrtt: TimeOrMeasured = Field(
         default="measured", description="the hop RTT Th and the sticky threshold are multiples of: 'measured' = the "
         "largest over the switch's ports (§3.3.2); or a time (the paper's simulator: 2us, with th_hrtt 1.5 and "
-        "sticky_hrtt 3; qbb-net-device.cc:1293, 1349)")
+        "sticky_hrtt 3; qbb-net-device.cc:1199, 1351)")
     pause_counts_arrival: Bool = Field(
         default=False, description="the pause test counts the arriving packet in its queue (the paper's simulator, "
-        "qbb-net-device.cc:948-956); false: the queue before it (§3.3.1 pseudo-code)")
+        "qbb-net-device.cc:907-911, 1200); false: the queue before it (§3.3.1 pseudo-code)")
     pause_delivery: Literal["at_once", "next_refresh"] = Field(
         default="at_once", description="at_once: a pause frame leaves when the counter leaves 0; next_refresh: the "
         "pause rides on the next periodic bitmap frame, sent every `refresh` on every port, and a resume sends the "
-        "port's bitmap at once (the paper's simulator, broadcom-node.cc:164-173, qbb-net-device.cc:1303-1337)")
+        "port's bitmap at once (the paper's simulator, broadcom-node.cc:165-173, qbb-net-device.cc:1209-1245)")
     unlimited_buffer: Bool = Field(
         default=False, description="switch buffers never fill (the paper's simulator admits every packet, "
-        "broadcom-node.cc:142-199)")
+        "broadcom-node.cc:142-197)")
 
     _positive = field_validator("refresh")(_positive_or("must be a positive time or 'off'"))
     _positive_hrtt = field_validator("hrtt")(_positive_or("must be a positive time or 'measured'"))
@@ -1144,7 +1144,7 @@ class Transport(Strict):
     ack_min: Size = Field(default=0, ge=0, le=4096, description="pad ACKs and NACKs to at least this (HPCC simulator: 48 B)")
     ack_every: Int = Field(default=1, ge=1, le=1_000_000, description="an ACK for every N in-order data packets (from "
                            "the (N+1)th on) and the last; 1 = every packet. The BFC paper's simulator: 256 (L2AckInterval, "
-                           "qbb-net-device.cc:1118-1131)")
+                           "qbb-net-device.cc:1117-1128)")
     cnp: Literal["packet", "ack_flag"] = Field(
         default="packet", description="'packet' = CNP packets, one per cnp_interval; 'ack_flag' = a flag on the ACK of every "
         "marked packet (the HPCC simulator)")

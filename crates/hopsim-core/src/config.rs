@@ -220,8 +220,8 @@ pub struct HostConfig {
     pub ack_min: u32,
     /// An ACK for every this many in-order data packets of a flow, and for its last one (1: every
     /// packet, RoCE's). The BFC paper's simulator acknowledges the 257th packet, the 513th, ...
-    /// and the last (`L2AckInterval` 256, nsdifinal.cc:47 and 316; `ReceiverCheckSeq`,
-    /// qbb-net-device.cc:1118-1131): `ack_every = 256`. Its ACKs only end flows there (no window).
+    /// and the last (`L2AckInterval` 256, nsdifinal.cc:47 and 332; `ReceiverCheckSeq`,
+    /// qbb-net-device.cc:1117-1128): `ack_every = 256`. Its ACKs only end flows there (no window).
     pub ack_every: u32,
     /// How a receiver tells the sender of an ECN-marked packet (see `CnpMode`).
     pub cnp: CnpMode,

@@ -147,10 +147,10 @@ pub enum PauseDelivery {
     #[default]
     AtOnce,
     /// The paper's simulator (BFC_NS3_NSDI2022): a pause only sets its bit
-    /// (`QbbNetDevice::UpdatePauseQueue`, qbb-net-device.cc:1303-1313), and the bitmap goes out
+    /// (`QbbNetDevice::UpdatePauseQueue`, qbb-net-device.cc:1209-1221), and the bitmap goes out
     /// with the next periodic frame, every `refresh` on every port of the switch
-    /// (`BroadcomNode::CheckAndSendPause`, broadcom-node.cc:164-173, every 1 us); a resume sends
-    /// the port's whole bitmap at once (`UpdateResumeQueue`, qbb-net-device.cc:1316-1337).
+    /// (`BroadcomNode::CheckAndSendPause`, broadcom-node.cc:165-173, every 1 us); a resume sends
+    /// the port's whole bitmap at once (`UpdateResumeQueue`, qbb-net-device.cc:1224-1245).
     NextRefresh,
 }
 
@@ -206,17 +206,17 @@ pub struct BfcConfig {
     pub assign_paused_queues: bool,
     /// The hop RTT that `Th` and the sticky threshold are multiples of; `None`: the largest
     /// measured over the switch's ports (§3.3.2). The paper's simulator uses a fixed 2 us for both
-    /// (`Th = 1.5 x rate x 2 us / N`, qbb-net-device.cc:1281-1293; sticky 6 us,
-    /// qbb-net-device.cc:1349), which is `hrtt = 2us`, `th_hrtt = 1.5`, `sticky_hrtt = 3`.
+    /// (`Th = 1.5 x rate x 2 us / N`, qbb-net-device.cc:1186-1200; sticky 6 us,
+    /// qbb-net-device.cc:1351), which is `hrtt = 2us`, `th_hrtt = 1.5`, `sticky_hrtt = 3`.
     pub hrtt: Option<Time>,
     /// Whether the pause test counts the arriving packet in its queue's length. False is §3.3.1's
     /// pseudo-code (`qLength` before the packet); true is the paper's simulator, which enqueues the
-    /// packet first and then compares the queue's bytes (qbb-net-device.cc:948-956, 1293).
+    /// packet first and then compares the queue's bytes (qbb-net-device.cc:907-911, 1200).
     pub pause_counts_arrival: bool,
     /// When a pause frame leaves (see [`PauseDelivery`]).
     pub pause_delivery: PauseDelivery,
     /// An unlimited switch buffer (the paper's simulator never refuses a packet: its admission
-    /// checks return true, broadcom-node.cc:142-161, 178-199).
+    /// checks return true, broadcom-node.cc:142-161, 178-197).
     pub unlimited_buffer: bool,
 }
 
@@ -487,7 +487,7 @@ impl Bfc {
         }
         if let (Some(iv), None) = (self.cfg.refresh_period(), self.timer) {
             self.timer = Some(if self.cfg.pause_delivery == PauseDelivery::NextRefresh {
-                // a clock of its own: frames at every multiple of the period (broadcom-node.cc:164-166)
+                // a clock of its own: frames at every multiple of the period (broadcom-node.cc:165-166)
                 Time((now.0 / iv.0.max(1) + 1) * iv.0.max(1))
             } else {
                 now + iv

@@ -11,7 +11,7 @@
 //!   a module's `stamp` may rewrite it hop by hop.
 //! - `Rr`: plain round robin, one packet per visit whatever its size, from the queue after the
 //!   last one served: the BFC paper's simulator (BFC_NS3_NSDI2022, `BEgressQueue::DoDequeueRR`,
-//!   broadcom-egress-queue.cc:224-262, `m_rrlast`). With packets of mixed sizes it shares a link
+//!   broadcom-egress-queue.cc:193-276, `m_rrlast`). With packets of mixed sizes it shares a link
 //!   by packets, not bytes, as DRR does. (A queue that is alone eligible is served without the
 //!   scheduler, as under DRR, so the pointer stays where the last contested pick left it.)
 //!
