@@ -1083,6 +1083,15 @@ mod tests {
             "the resume: port 1's bitmap, now");
     }
 
+    /// `unlimited_buffer` (the paper's simulator admits every packet) is the scheme's word to the
+    /// front, which then gives every switch a buffer that never fills.
+    #[test]
+    fn an_unlimited_buffer_is_asked_of_the_front_only_when_set() {
+        let facts = |unlimited_buffer| super::super::FcConfig::Bfc(BfcConfig { unlimited_buffer, ..Default::default() }).front_facts();
+        assert_eq!(facts(true)["unlimited_buffer"], true);
+        assert_eq!(facts(false)["unlimited_buffer"], false);
+    }
+
     /// §3.3.1's empty-queue bitmap counts a queue its downstream holds paused as empty, so a new
     /// flow may get it and wait behind a pause it did not cause; the paper's simulator
     /// (`assign_paused_queues = false`) gives such a flow an empty queue that is open, and a
