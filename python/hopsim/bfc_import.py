@@ -68,6 +68,8 @@ MODEL: dict[str, tuple[Any, str]] = {
                                               "(Assign_hqCnt_qCnt, qbb-net-device.cc:1291-1312)"),
     "flow_control.bfc.updown_only": (False, "every packet may pause its upstream: no up-down check (qbb-net-device.cc:907-911, 1200)"),
     "flow_control.bfc.unlimited_buffer": (True, "its admission never refuses (broadcom-node.cc:142-197)"),
+    "flow_control.bfc.nic_queues": ("free_list", "a free NIC queue per flow, from its first packet to its last ACK "
+                                    "(available_sending_queues, qbb-net-device.cc:136-160, 653, 824-827)"),
     "flow_control.bfc.table_factor": (TABLE_ENTRIES // DATA_QUEUES, f"{TABLE_ENTRIES} flow-table entries per egress "
                                       "(qbb-net-device.h:53), as 232 x 31 queues"),
     "queues.count": (DATA_QUEUES + 1, "31 data queues (qbb-net-device.cc:1297) and the control class"),
@@ -223,8 +225,8 @@ def _import(config: Path, cfg: H.Config, out: Path, flows: Path | str | None, fl
         "# Not expressible in hopsim (differences that remain): its flow-table hash (source address, port and",
         "# flow length) and per-flow ECMP hash (ns-3 global routing); its pause bitmap is a 1,024-bit Bloom filter",
         "# of queue indices (NIC queues 1,024 apart share a bit); senders' applications feed the NIC a packet at",
-        "# a time (udp-client.cc:190-250), where hopsim's NIC holds the whole flow; its NIC queue for a flow is",
-        "# drawn from a shuffled free list, hopsim's is the flow id modulo 1,024.",
+        "# a time (udp-client.cc:190-250), where hopsim's NIC holds the whole flow; its NICs have 2,047 queues",
+        "# (hopsim's 1,024) handed out in a shuffled order (hopsim's: in index order).",
     ]
     return H.with_header(header, notes, sc, out, cfg), notes
 

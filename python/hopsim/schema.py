@@ -842,6 +842,11 @@ class Bfc(Strict):
         default=False, description="switch buffers never fill (the paper's simulator admits every packet, "
         "broadcom-node.cc:142-197)")
 
+    nic_queues: Literal["flow_id", "free_list"] = Field(
+        default="flow_id", description="a sending NIC's queue for a flow: flow_id = the flow id modulo its queues "
+        "(concurrent flows 1,024 ids apart share one); free_list = a free queue from its first packet to its last ACK "
+        "(the paper's simulator, qbb-net-device.cc:136-160, 653, 824-827)")
+
     _positive = field_validator("refresh")(_positive_or("must be a positive time or 'off'"))
     _positive_hrtt = field_validator("hrtt")(_positive_or("must be a positive time or 'measured'"))
 

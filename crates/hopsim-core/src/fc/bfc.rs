@@ -154,6 +154,20 @@ pub enum PauseDelivery {
     NextRefresh,
 }
 
+/// How a sending NIC gives its flows their queues (§3.3.2: a queue per flow at the NIC).
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum NicQueues {
+    /// The flow id modulo the NIC's queues: two concurrent flows of a host whose ids are a
+    /// multiple of 1,024 apart share a queue, the later one behind the earlier one's packets.
+    #[default]
+    FlowId,
+    /// A free queue at the flow's first packet, given back at its last ACK: no two flows share
+    /// one while one is free (the paper's simulator's `available_sending_queues`,
+    /// qbb-net-device.cc:136-160, 653, 824-827).
+    FreeList,
+}
+
 /// BFC parameters.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
@@ -218,6 +232,8 @@ pub struct BfcConfig {
     /// An unlimited switch buffer (the paper's simulator never refuses a packet: its admission
     /// checks return true, broadcom-node.cc:142-161, 178-197).
     pub unlimited_buffer: bool,
+    /// How sending NICs give flows their queues (see [`NicQueues`]).
+    pub nic_queues: NicQueues,
 }
 
 impl Default for BfcConfig {
@@ -243,6 +259,7 @@ impl Default for BfcConfig {
             pause_counts_arrival: false,
             pause_delivery: PauseDelivery::AtOnce,
             unlimited_buffer: false,
+            nic_queues: NicQueues::FlowId,
         }
     }
 }
@@ -823,7 +840,8 @@ impl super::registry::Scheme for BfcConfig {
         }
     }
     fn nic(&self) -> super::nic::AnyNic {
-        super::nic::AnyNic::Tagging(super::nic::TaggingNic { per_flow: true, obey_queue_pause: self.nic_backpressure })
+        let free = (self.nic_queues == NicQueues::FreeList).then(super::nic::FreeQueues::default);
+        super::nic::AnyNic::Tagging(super::nic::TaggingNic { per_flow: true, obey_queue_pause: self.nic_backpressure, free })
     }
     fn bytes_per_port(&self, nqueues: u64, upq: u64) -> u64 {
         let table = 4 * upq + 8 + 16 * nqueues.saturating_sub(1).max(1) * self.table_factor as u64;

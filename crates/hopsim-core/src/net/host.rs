@@ -296,7 +296,9 @@ impl Simulation {
     /// Flow `f` leaves its NIC's round robin (it finished, or moves to another NIC).
     pub(crate) fn leave_nic(&mut self, f: u32) {
         let flow = &self.flows[f as usize];
-        let sched = &mut self.hosts[flow.src_nic as usize].sched;
+        let host = &mut self.hosts[flow.src_nic as usize];
+        host.nic.flow_left(self.now, flow.nic_queue);
+        let sched = &mut host.sched;
         if sched.remove(flow.nic_slot) {
             let flows = &mut self.flows;
             sched.compact(|f, slot| flows[f as usize].nic_slot = slot);
