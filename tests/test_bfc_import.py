@@ -13,6 +13,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from conftest import import_config
 
 from hopsim.bfc_compare import base_ns, buffer_stats, size_edges
 from hopsim.bfc_files import parse_stdout
@@ -64,10 +65,7 @@ def ref(tmp_path):
 
 
 def _import(cli, d, text, tmp_path, *extra):
-    (d / "config.txt").write_text(text)
-    out = tmp_path / "out" / "sc.toml"
-    code, msg = cli("import-bfc", d / "config.txt", "--out", out, *extra)
-    return code, msg, out
+    return import_config(cli, "import-bfc", d / "config.txt", text, tmp_path, *extra)
 
 
 def test_its_config_and_drawn_flows_become_its_model_flow_for_flow(ref, tmp_path, cli):
