@@ -75,6 +75,16 @@ def tiny(write) -> Path:
     return write("tiny.toml", TINY)
 
 
+def import_config(cli, command: str, config: Path, text: str, tmp_path: Path, *extra):
+    """Write `text` as a simulator's config file `config` and run `hopsim COMMAND config --out
+    tmp_path/out/sc.toml EXTRA...` (import-floodgate, import-bfc); (exit code, output, the scenario
+    path)."""
+    config.write_text(text)
+    out = tmp_path / "out" / "sc.toml"
+    code, msg = cli(command, config, "--out", out, *extra)
+    return code, msg, out
+
+
 def run_scenario(d: Path, text: str) -> Path:
     """Run scenario `text` through `hopsim run` into d/run (for a module's one run, made from
     tmp_path_factory); the run folder."""

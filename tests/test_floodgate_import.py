@@ -8,6 +8,7 @@ import json
 import tomllib
 
 import pytest
+from conftest import import_config
 
 from hopsim.floodgate_import import credit_frame
 
@@ -71,10 +72,7 @@ def ns3(tmp_path):
 
 
 def _import(cli, d, text, tmp_path, *extra):
-    (d / "config.ini").write_text(text)
-    out = tmp_path / "out" / "sc.toml"
-    code, msg = cli("import-floodgate", d / "config.ini", "--out", out, *extra)
-    return code, msg, out
+    return import_config(cli, "import-floodgate", d / "config.ini", text, tmp_path, *extra)
 
 
 def test_the_ideal_config_becomes_the_ideal_design_with_its_per_source_host_dst_pause(ns3, tmp_path, cli):

@@ -77,6 +77,9 @@ INPUTS = {  # commands and where they read a path: {P} is the bad path
     "import-hpcc": ["import-hpcc", "{P}", "--out", "{D}/i.toml"],
     "import-floodgate": ["import-floodgate", "{P}", "--out", "{D}/f.toml"],
     "export-floodgate": ["export-floodgate", "{P}", "--out", "{D}/fct.txt"],
+    "import-bfc": ["import-bfc", "{P}", "--out", "{D}/b.toml"],
+    "import-bfc-flows": ["import-bfc", "{B}", "--out", "{D}/b.toml", "--flows", "{P}"],
+    "export-bfc": ["export-bfc", "{P}", "--out", "{D}/stdout.txt"],
     "query": ["query", "{P}", "select 1"],
     "report": ["report", "{P}", "--out", "{D}/rep.html"],
     "export-hpcc": ["export-hpcc", "{P}", "--out", "{D}/e"],
@@ -99,7 +102,8 @@ def hostile(tmp_path_factory) -> dict:
     paths = _bad_paths(d)
     (d / "tiny.toml").write_text(TINY.lstrip())
     (d / "sweep.toml").write_text(SMALL_SWEEP)
-    return {"dir": d, "paths": paths, "S": d / "tiny.toml", "W": d / "sweep.toml", "H": HPCC_CONFIG}
+    (d / "bfc.txt").write_text("DATA_RATE 100Gbps\nLINK_DELAY 0.001ms\nAPP_STOP_TIME 1.001\nSIMULATOR_STOP_TIME 1.001\n")
+    return {"dir": d, "paths": paths, "S": d / "tiny.toml", "W": d / "sweep.toml", "H": HPCC_CONFIG, "B": d / "bfc.txt"}
 
 
 def _cases():
@@ -114,7 +118,7 @@ def _cases():
 def test_every_bad_path_in_every_place_is_one_line_and_exit_2(hostile, tmp_path, where, argv, kind):
     bad = hostile["paths"][kind]
     subst = {"{P}": str(bad), "{D}": str(tmp_path), "{S}": str(hostile["S"]), "{W}": str(hostile["W"]),
-             "{H}": str(hostile["H"])}
+             "{H}": str(hostile["H"]), "{B}": str(hostile["B"])}
     args = [subst.get(a, a) for a in argv]
     args = [a.replace("{D}", str(tmp_path)) for a in args]
     before = listing(hostile["dir"])

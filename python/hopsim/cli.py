@@ -448,6 +448,22 @@ def import_floodgate_cmd(
     out_console.print(f"scenario: {path}")
 
 
+@app.command("import-bfc")
+def import_bfc_cmd(
+    config: Path = typer.Argument(..., help="The BFC simulator's run configuration (mix/nsdiconfig.txt style)."),
+    out: Path = typer.Option(..., "--out", "-o", help="Scenario TOML to write (with --flows, its flow file goes beside it)."),
+    flows: Optional[Path] = typer.Option(None, "--flows", help="Its standard output: the flows it drew (`New Flow Created` "
+                                         "lines), run flow for flow; without, hopsim draws the same kind of traffic."),
+) -> None:
+    """Turn a BFC simulator (BFC_NS3_NSDI2022) config into a hopsim scenario."""
+    from .bfc_import import import_bfc
+
+    with _bad_input(config=config, out=out):
+        path, warnings = import_bfc(config, out, flows)
+    _notes(warnings)
+    out_console.print(f"scenario: {path}")
+
+
 def _notes(lines: list[str]) -> None:
     for w in lines:
         err_console.print("[yellow]note:[/]", end=" ")
@@ -464,6 +480,23 @@ def export_floodgate_cmd(
 
     with _bad_input(run_dir=run_dir, out=out):
         path, n, notes = export_floodgate(run_dir, out)
+    _notes(notes)
+    out_console.print(f"{n} flows -> {path}")
+
+
+@app.command("export-bfc")
+def export_bfc_cmd(
+    run_dir: Path = typer.Argument(..., help="A run folder."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="File to write (default RUN_DIR/stdout-bfc.txt)."),
+    incast_packets: Optional[int] = typer.Option(None, "--incast-packets", min=1, help="Packets per incast flow for its "
+                                                 "`Incast info` line (default: from the run's incast-tagged flows)."),
+    incast_sources: int = typer.Option(100, "--incast-sources", min=1, help="Senders per incast, with --incast-packets."),
+) -> None:
+    """Write per-flow and buffer results as the BFC simulator prints them (for its calculate_fct_slowdown.py)."""
+    from .bfc_export import export_bfc
+
+    with _bad_input(run_dir=run_dir, out=out):
+        path, n, notes = export_bfc(run_dir, out, None if incast_packets is None else (incast_packets, incast_sources))
     _notes(notes)
     out_console.print(f"{n} flows -> {path}")
 
@@ -500,14 +533,17 @@ def export_hpcc_cmd(
 
 @app.command("compare-fct")
 def compare_fct_cmd(
-    ref: Path = typer.Argument(..., help="Reference: an fct.txt, a folder holding one, or a hopsim run folder."),
+    ref: Path = typer.Argument(..., help="Reference: an fct.txt, a folder holding one, or a hopsim run folder; or the BFC "
+                               "simulator's standard output (or a folder holding it as stdout.txt): then its slowdown basis "
+                               "(--basis ref), its packet-count buckets and its incast flows."),
     cand: Path = typer.Argument(..., help="Candidate: the same kinds."),
     tol: float = typer.Option(0.10, "--tol", min=0.0, help="Largest relative gap |cand-ref|/ref allowed in a "
                               "size bucket's median or p99 slowdown."),
     plot_: Optional[Path] = typer.Option(None, "--plot", help="Also draw median and p99 per bucket (png, pdf or svg)."),
     json_: Optional[Path] = typer.Option(None, "--json", help="Also write the numbers as JSON."),
     basis: str = typer.Option("own", "--basis", help="own: each side's slowdown over its own standalone FCT; ref: both "
-                              "over the reference's (e.g. Floodgate-NS3's Get_Oracle_Fct)."),
+                              "over the reference's (e.g. Floodgate-NS3's Get_Oracle_Fct; the BFC simulator's 4 or 8 us "
+                              "plus serialization, same ToR or not)."),
     flows: str = typer.Option("all", "--flows", help="all, incast or background (by --incast-dsts, else by the incast tag "
                               "of the side that is a hopsim run folder)."),
     incast_dsts: str = typer.Option("", "--incast-dsts", help="Comma-separated hosts whose incoming flows are the incast "
@@ -515,7 +551,7 @@ def compare_fct_cmd(
 ) -> None:
     """Compare FCT slowdowns of two runs flow by flow, in 10 flow-size buckets (see hopsim.compare).
     Exit 0 when the worst gap is within --tol, 1 when it is not, 2 on bad input or no matching flow."""
-    from .compare import PLOT_FORMATS, compare, plot, read_fct, render, summary_lines, write_json
+    from .compare import BFC_TAG, PLOT_FORMATS, compare, plot, read_fct, render, summary_lines, write_json
     from .paths import why_unwritable
 
     with _bad_input(ref=ref, cand=cand, plot=plot_, json=json_):
@@ -528,7 +564,12 @@ def compare_fct_cmd(
             dsts = [int(x) for x in incast_dsts.split(",") if x.strip()]
         except ValueError:
             raise ScenarioError(f"--incast-dsts {incast_dsts!r}: expected host ids separated by commas, e.g. 0,16,32") from None
-        cmp = compare(ref_rows, cand_rows, tol, ref_name, cand_name, basis=basis, flows=flows, incast_dsts=dsts)
+        edges = None
+        if ref_name.endswith(BFC_TAG):
+            from .bfc_compare import size_edges
+
+            edges = size_edges()
+        cmp = compare(ref_rows, cand_rows, tol, ref_name, cand_name, basis=basis, flows=flows, incast_dsts=dsts, edges=edges)
         for opt, path, write in (("--json", json_, write_json), ("--plot", plot_, plot)):
             if path is not None:
                 try:
@@ -586,6 +627,8 @@ _MODULES = {
     "import-floodgate": ("floodgate_import",),
     "export-fct": ("hpcc_export",),
     "export-floodgate": ("floodgate_export",),
+    "import-bfc": ("bfc_import",),
+    "export-bfc": ("bfc_export",),
     "export-hpcc": ("hpcc_export",),
     "compare-fct": ("compare",),
 }

@@ -50,6 +50,9 @@ __all__ = [
 
 START_TOL_NS = 1
 N_BUCKETS = 10
+BFC_TAG = "(BFC simulator)"
+"""How `read_fct` names a side that is the BFC simulator's standard output (`hopsim.bfc_compare`:
+its slowdown basis, its size buckets and incast flows)."""
 
 
 @dataclass(frozen=True)
@@ -113,11 +116,20 @@ def read_fct(path: Path | str, what: str = "REF") -> tuple[list[FctRow], str]:
     if p.is_dir() and is_complete(p):
         return _tagged(parse_fct("\n".join(fct_lines(p)), f"{p} (exported)"), p), f"run folder {p}"
     if p.is_dir():
-        if not (p / "fct.txt").is_file():
+        if not (p / "fct.txt").is_file() and (p / "stdout.txt").is_file():
+            p = p / "stdout.txt"
+        elif not (p / "fct.txt").is_file():
             raise ScenarioError(f"{what} {p}: a folder that is neither a complete hopsim run folder "
-                                "(summary.json) nor holds an fct.txt")
-        p = p / "fct.txt"
+                                "(summary.json) nor holds an fct.txt (or the BFC simulator's stdout.txt)")
+        else:
+            p = p / "fct.txt"
     text = read_text(p, what)
+    from .bfc_files import is_bfc_stdout
+
+    if is_bfc_stdout(text):
+        from .bfc_compare import read_stdout_rows
+
+        return read_stdout_rows(p, text)[0], f"{p} {BFC_TAG}"
     if is_floodgate_fct(text):
         return parse_fct_floodgate(text, str(p)), f"{p} (Floodgate-NS3)"
     return parse_fct(text, str(p)), str(p)
@@ -205,7 +217,7 @@ class Comparison:
 
 def compare(ref: Sequence[FctRow], cand: Sequence[FctRow], tol: float = 0.10, ref_name: str = "REF",
             cand_name: str = "CAND", buckets: int = N_BUCKETS, basis: str = "own", flows: str = "all",
-            incast_dsts: Sequence[int] = ()) -> Comparison:
+            incast_dsts: Sequence[int] = (), edges: Sequence[int] | None = None) -> Comparison:
     """Match, bucket and compare (see the module doc). Raises ScenarioError when no flow matches.
 
     `basis`: "own" (each side's slowdown over its own standalone FCT) or "ref" (both over the
@@ -213,7 +225,9 @@ def compare(ref: Sequence[FctRow], cand: Sequence[FctRow], tol: float = 0.10, re
     "all", or only the "incast" or "background" flows: by `incast_dsts` when given (flows to these
     hosts are the incast: Floodgate-NS3's generators send incasts to the first host of a rack and
     keep Poisson flows off them), else by the incast tag of the side that has it (a hopsim run
-    folder)."""
+    folder, or the BFC simulator's output, whose incast flows are those of its incast size).
+    `edges`: fixed size edges (bytes; a flow of size s is in bucket 1 + the number of edges <= s)
+    instead of the deciles: the BFC simulator's packet buckets (`bfc_compare.size_edges`)."""
     pairs, ur, uc = match_flows(ref, cand)
     if basis not in ("own", "ref"):
         raise ScenarioError(f"--basis {basis!r}; allowed: own, ref")
@@ -225,7 +239,7 @@ def compare(ref: Sequence[FctRow], cand: Sequence[FctRow], tol: float = 0.10, re
         pairs = [(r, replace(x, standalone_ns=r.standalone_ns)) for r, x in pairs]
     if flows != "all":
         dsts = set(incast_dsts)
-        tags = [r.dst in dsts if dsts else x.incast if x.incast is not None else r.incast for r, x in pairs]
+        tags = [r.dst in dsts if dsts else r.incast if r.incast is not None else x.incast for r, x in pairs]
         if any(t is None for t in tags):
             raise ScenarioError(f"--flows {flows}: needs the flows' incast tags, which only a hopsim run folder on one "
                                 "side carries (give REF or CAND as a run folder), or --incast-dsts")
@@ -235,7 +249,10 @@ def compare(ref: Sequence[FctRow], cand: Sequence[FctRow], tol: float = 0.10, re
             f"no flow of {cand_name} ({len(cand)} flows) matches one of {ref_name} ({len(ref)} flows) by "
             f"(src, dst, size, start time within {START_TOL_NS} ns); are they runs of the same flow file?")
     c = Comparison(ref_name, cand_name, len(ref), len(cand), len(pairs), ur, uc, tol)
-    edges = size_edges([r.size for r, _ in pairs], buckets)
+    if edges is None:
+        edges = size_edges([r.size for r, _ in pairs], buckets)
+    else:
+        edges, buckets = list(edges), len(edges) + 1
     by: list[list[tuple[FctRow, FctRow]]] = [[] for _ in range(buckets)]
     for p in pairs:
         by[bisect.bisect_right(edges, p[0].size)].append(p)
@@ -243,6 +260,8 @@ def compare(ref: Sequence[FctRow], cand: Sequence[FctRow], tol: float = 0.10, re
     for k, ps in enumerate(by, 1):
         b: dict[str, Any] = {"bucket": k, "n": len(ps), "size_min": None, "size_max": None}
         rs, cs = [r.slowdown for r, _ in ps], [x.slowdown for _, x in ps]
+        rm, cm = (sum(rs) / len(rs), sum(cs) / len(cs)) if ps else (None, None)
+        b["ref_mean"], b["cand_mean"], b["mean_gap"] = rm, cm, _gap(rm, cm)
         for stat, q in (("median", 0.5), ("p99", 0.99)):
             rv, cv = (quantile(rs, q), quantile(cs, q)) if ps else (None, None)
             b[f"ref_{stat}"], b[f"cand_{stat}"], b[f"{stat}_gap"] = rv, cv, _gap(rv, cv)

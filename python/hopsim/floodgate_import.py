@@ -21,8 +21,6 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-import tomli_w
-
 from . import hpcc_import as H
 from .errors import ScenarioError
 from .floodgate_files import hpcc_flows, hpcc_topology, read_drawn_flows, read_fg_config, read_flow_file, read_topology
@@ -106,19 +104,7 @@ def import_floodgate(config: Path | str, out: Path | str, flows: Path | str | No
     cfg = H.parse_config(read_text(config))
     topo_out = out.with_name(out.stem + ".topology.txt")
     flows_out = out.with_name(out.stem + ".flows.txt")
-    written: list[Path] = []
-    try:
-        try:
-            text, notes = _import(config, cfg, out, flows, topo_out, flows_out, written)
-        except ScenarioError as e:
-            if e.source is not None:
-                raise
-            raise ScenarioError(e.problems, source=str(config)) from None
-        return write_text_atomic(out, text, "--out"), notes
-    except BaseException:
-        for p in written:
-            p.unlink(missing_ok=True)
-        raise
+    return H.imported(config, out, lambda written: _import(config, cfg, out, flows, topo_out, flows_out, written))
 
 
 def _refusals(cfg: H.Config) -> list[str]:
@@ -201,11 +187,7 @@ def _import(config: Path, cfg: H.Config, out: Path, flows: Path | str | None, to
         "# floodgate.ideal_delay_credit; its source ports count per source host (workload.source_ports); its",
         "# next hops are taken in node-id order, as for the HPCC simulator (an assumption: see routing.ecmp).",
     ]
-    if notes:
-        header += ["# Notes:"] + [f"#   {n}" for n in notes]
-    text = "\n".join(H._comment(h) for h in header) + "\n\n" + tomli_w.dumps(sc)
-    H._validate(text, out, cfg)
-    return text, notes
+    return H.with_header(header, notes, sc, out, cfg), notes
 
 
 def _floodgate_model(sc: dict[str, Any], cfg: H.Config, topo: Any, fg_cfg: Any, notes: list[str]) -> set[str]:

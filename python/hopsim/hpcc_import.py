@@ -587,6 +587,34 @@ def _import(config: Path, cfg: Config, out: Path) -> tuple[str, list[str]]:
     return text, warnings + notes
 
 
+def imported(config: Path, out: Path, make) -> tuple[Path, list[str]]:
+    """The shared end of the simulators' importers: `make(written)` returns the scenario's text
+    and the notes, appending every side file it writes to `written`; a problem without a source
+    is said to be about `config`; on any failure the side files go and nothing is left behind."""
+    written: list[Path] = []
+    try:
+        try:
+            text, notes = make(written)
+        except ScenarioError as e:
+            if e.source is not None:
+                raise
+            raise ScenarioError(e.problems, source=str(config)) from None
+        return write_text_atomic(out, text, "--out"), notes
+    except BaseException:
+        for p in written:
+            p.unlink(missing_ok=True)
+        raise
+
+
+def with_header(header: list[str], notes: list[str], sc: dict[str, Any], out: Path, cfg: Config) -> str:
+    """The scenario's text: the header comment, its notes, the tables; validated first (`_validate`)."""
+    if notes:
+        header = header + ["# Notes:"] + [f"#   {n}" for n in notes]
+    text = "\n".join(_comment(h) for h in header) + "\n\n" + tomli_w.dumps(sc)
+    _validate(text, out, cfg)
+    return text
+
+
 def _comment(line: str) -> str:
     """A header line as a TOML comment can hold it: control characters (from a key or a path)
     escaped, which a comment may not contain."""

@@ -146,6 +146,11 @@ TimeOrFlow = Annotated[
     BeforeValidator(_wrap(parse_time, ("flow",))),
     PlainSerializer(_ser_unset(fmt_time, "flow")),
 ]
+TimeOrMeasured = Annotated[
+    Union[Literal["measured"], int],
+    BeforeValidator(_wrap(parse_time, ("measured",))),
+    PlainSerializer(_ser_unset(fmt_time, "measured")),
+]
 SizeOrEcn = Annotated[
     Union[Literal["ecn"], int],
     BeforeValidator(_wrap(parse_size, ("ecn",))),
@@ -667,10 +672,11 @@ MAX_QUEUES = 1024
 
 class Queues(Strict):
     count: Int = Field(default=8, ge=1, le=MAX_QUEUES, description="data queues per egress port (8 as on switch ASICs)")
-    scheduler: Literal["drr", "strict", "rank"] = Field(
+    scheduler: Literal["drr", "strict", "rank", "rr"] = Field(
         default="drr",
         description="drr: DRR among data queues; strict: the `strict` queues first, DRR among the rest; "
-        "rank: smallest head-of-queue rank tag first. Control frames always take strict priority.",
+        "rank: smallest head-of-queue rank tag first; rr: one packet per queue per round whatever its size (the BFC "
+        "paper's simulator, broadcom-egress-queue.cc DoDequeueRR). Control frames always take strict priority.",
     )
     strict: list[Annotated[Int, Field(ge=0, lt=MAX_QUEUES)]] = Field(
         default_factory=list, description="queues served strictly first under scheduler = 'strict'"
@@ -825,7 +831,28 @@ class Bfc(Strict):
         "bitmap of empty queues); false: only an empty queue that is not paused, else a random one (the paper's "
         "simulator, BFC_NS3_NSDI2022; the §6.2 scenario files)")
 
+    hrtt: TimeOrMeasured = Field(
+        default="measured", description="the hop RTT Th and the sticky threshold are multiples of: 'measured' = the "
+        "largest over the switch's ports (§3.3.2); or a time (the paper's simulator: 2us, with th_hrtt 1.5 and "
+        "sticky_hrtt 3; qbb-net-device.cc:1199, 1351)")
+    pause_counts_arrival: Bool = Field(
+        default=False, description="the pause test counts the arriving packet in its queue (the paper's simulator, "
+        "qbb-net-device.cc:907-911, 1200); false: the queue before it (§3.3.1 pseudo-code)")
+    pause_delivery: Literal["at_once", "next_refresh"] = Field(
+        default="at_once", description="at_once: a pause frame leaves when the counter leaves 0; next_refresh: the "
+        "pause rides on the next periodic bitmap frame, sent every `refresh` on every port, and a resume sends the "
+        "port's bitmap at once (the paper's simulator, broadcom-node.cc:165-173, qbb-net-device.cc:1209-1245)")
+    unlimited_buffer: Bool = Field(
+        default=False, description="switch buffers never fill (the paper's simulator admits every packet, "
+        "broadcom-node.cc:142-197)")
+
+    nic_queues: Literal["flow_id", "free_list"] = Field(
+        default="flow_id", description="a sending NIC's queue for a flow: flow_id = the flow id modulo its queues "
+        "(concurrent flows 1,024 ids apart share one); free_list = a free queue from its first packet to its last ACK "
+        "(the paper's simulator, qbb-net-device.cc:136-160, 653, 824-827)")
+
     _positive = field_validator("refresh")(_positive_or("must be a positive time or 'off'"))
+    _positive_hrtt = field_validator("hrtt")(_positive_or("must be a positive time or 'measured'"))
 
 
 class Flowsail(Strict):
@@ -1128,6 +1155,9 @@ class Transport(Strict):
     cnp_interval: Time = Field(default="50us", ge=0, description="(DCQCN / P-PFC Table 2: 50 us)")
     nic_queues: Int = Field(default=8, ge=1, le=MAX_QUEUES, description="NIC queues (gates) the host half of a scheme uses")
     ack_min: Size = Field(default=0, ge=0, le=4096, description="pad ACKs and NACKs to at least this (HPCC simulator: 48 B)")
+    ack_every: Int = Field(default=1, ge=1, le=1_000_000, description="an ACK for every N in-order data packets (from "
+                           "the (N+1)th on) and the last; 1 = every packet. The BFC paper's simulator: 256 (L2AckInterval, "
+                           "qbb-net-device.cc:1117-1128)")
     cnp: Literal["packet", "ack_flag"] = Field(
         default="packet", description="'packet' = CNP packets, one per cnp_interval; 'ack_flag' = a flag on the ACK of every "
         "marked packet (the HPCC simulator)")

@@ -139,6 +139,35 @@ pub enum RefreshWhen {
     Always,
 }
 
+/// When a pause reaches the upstream.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum PauseDelivery {
+    /// A pause frame leaves as soon as the counter leaves 0 (§3.3.2's pseudo-code).
+    #[default]
+    AtOnce,
+    /// The paper's simulator (BFC_NS3_NSDI2022): a pause only sets its bit
+    /// (`QbbNetDevice::UpdatePauseQueue`, qbb-net-device.cc:1209-1221), and the bitmap goes out
+    /// with the next periodic frame, every `refresh` on every port of the switch
+    /// (`BroadcomNode::CheckAndSendPause`, broadcom-node.cc:165-173, every 1 us); a resume sends
+    /// the port's whole bitmap at once (`UpdateResumeQueue`, qbb-net-device.cc:1224-1245).
+    NextRefresh,
+}
+
+/// How a sending NIC gives its flows their queues (§3.3.2: a queue per flow at the NIC).
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum NicQueues {
+    /// The flow id modulo the NIC's queues: two concurrent flows of a host whose ids are a
+    /// multiple of 1,024 apart share a queue, the later one behind the earlier one's packets.
+    #[default]
+    FlowId,
+    /// A free queue at the flow's first packet, given back at its last ACK: no two flows share
+    /// one while one is free (the paper's simulator's `available_sending_queues`,
+    /// qbb-net-device.cc:136-160, 653, 824-827).
+    FreeList,
+}
+
 /// BFC parameters.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
@@ -189,6 +218,22 @@ pub struct BfcConfig {
     /// !is_queue_paused(qid)`, else a random one), which produced its §6.2 results. See the
     /// module doc for what it changes in Fig. 9.
     pub assign_paused_queues: bool,
+    /// The hop RTT that `Th` and the sticky threshold are multiples of; `None`: the largest
+    /// measured over the switch's ports (§3.3.2). The paper's simulator uses a fixed 2 us for both
+    /// (`Th = 1.5 x rate x 2 us / N`, qbb-net-device.cc:1186-1200; sticky 6 us,
+    /// qbb-net-device.cc:1351), which is `hrtt = 2us`, `th_hrtt = 1.5`, `sticky_hrtt = 3`.
+    pub hrtt: Option<Time>,
+    /// Whether the pause test counts the arriving packet in its queue's length. False is §3.3.1's
+    /// pseudo-code (`qLength` before the packet); true is the paper's simulator, which enqueues the
+    /// packet first and then compares the queue's bytes (qbb-net-device.cc:907-911, 1200).
+    pub pause_counts_arrival: bool,
+    /// When a pause frame leaves (see [`PauseDelivery`]).
+    pub pause_delivery: PauseDelivery,
+    /// An unlimited switch buffer (the paper's simulator never refuses a packet: its admission
+    /// checks return true, broadcom-node.cc:142-161, 178-197).
+    pub unlimited_buffer: bool,
+    /// How sending NICs give flows their queues (see [`NicQueues`]).
+    pub nic_queues: NicQueues,
 }
 
 impl Default for BfcConfig {
@@ -210,6 +255,11 @@ impl Default for BfcConfig {
             lone_packet_pauses: true,
             per_flow: false,
             assign_paused_queues: true,
+            hrtt: None,
+            pause_counts_arrival: false,
+            pause_delivery: PauseDelivery::AtOnce,
+            unlimited_buffer: false,
+            nic_queues: NicQueues::FlowId,
         }
     }
 }
@@ -224,6 +274,9 @@ impl BfcConfig {
     /// The refresh period this run uses: none where it could not change anything (frames are
     /// never lost and `refresh_when` is `Faults`).
     pub fn refresh_period(&self) -> Option<Time> {
+        if self.pause_delivery == PauseDelivery::NextRefresh {
+            return self.refresh;
+        }
         match self.refresh_when {
             RefreshWhen::Faults if !self.frames_lossy => None,
             _ => self.refresh,
@@ -239,6 +292,14 @@ impl BfcConfig {
         }
         if let Some(r) = self.refresh {
             r.check_setting("flow_control.bfc.refresh")?;
+        }
+        if let Some(h) = self.hrtt {
+            h.check_setting("flow_control.bfc.hrtt")?;
+        }
+        if self.pause_delivery == PauseDelivery::NextRefresh && (self.refresh.is_none() || self.per_flow) {
+            return Err("flow_control.bfc.pause_delivery: 'next_refresh' needs a refresh period and per-queue pauses; allowed: \
+                        'at_once', or 'next_refresh' with refresh set and per_flow = false"
+                .into());
         }
         if !(self.th_hrtt > 0.0) || !(self.sticky_hrtt >= 0.0) {
             return Err("flow_control.bfc: th_hrtt must be positive and sticky_hrtt not negative".into());
@@ -358,6 +419,9 @@ impl Bfc {
     }
 
     fn hrtt(&mut self, view: &SwitchView) -> Time {
+        if let Some(h) = self.cfg.hrtt {
+            return h;
+        }
         *self.hrtt.get_or_insert_with(|| (0..view.nports() as u16).map(|p| view.hrtt(p)).max().unwrap_or(Time::ZERO))
     }
 
@@ -407,7 +471,31 @@ impl Bfc {
         } else {
             self.resumes += 1;
         }
+        if self.cfg.pause_delivery == PauseDelivery::NextRefresh {
+            // the paper's simulator: a pause waits for the next periodic frame; a resume sends
+            // the port's whole bitmap now (with the pauses set since the last frame)
+            if !pause {
+                self.send_bitmap(port as usize, Some(queue), out);
+            }
+            return;
+        }
         out.push(FcAction::Send { port, msg: CtrlMsg::QueuePause { queue, pause }, by: Origin::Scheme });
+    }
+
+    /// The pause bitmap of ingress `p` to its upstream: a frame per 64 upstream queues with a
+    /// paused one, plus the 64 holding `also` (a queue just resumed); returns whether any went.
+    fn send_bitmap(&mut self, p: usize, also: Option<u16>, out: &mut Actions) -> bool {
+        let row = &self.counter[p * self.upq..(p + 1) * self.upq];
+        let mut sent = false;
+        for (chunk, base) in row.chunks(64).zip((0u16..).step_by(64)) {
+            let bits = chunk.iter().enumerate().fold(0u64, |b, (i, &c)| if c > 0 { b | 1 << i } else { b });
+            if bits != 0 || also.is_some_and(|q| q / 64 == base / 64) {
+                self.refreshes += 1;
+                sent = true;
+                out.push(FcAction::Send { port: p as u16, msg: CtrlMsg::QueueBitmap { base, bits }, by: Origin::Scheme });
+            }
+        }
+        sent
     }
 
     fn arm_refresh(&mut self, now: Time) {
@@ -415,7 +503,12 @@ impl Bfc {
             return;
         }
         if let (Some(iv), None) = (self.cfg.refresh_period(), self.timer) {
-            self.timer = Some(now + iv);
+            self.timer = Some(if self.cfg.pause_delivery == PauseDelivery::NextRefresh {
+                // a clock of its own: frames at every multiple of the period (broadcom-node.cc:165-166)
+                Time((now.0 / iv.0.max(1) + 1) * iv.0.max(1))
+            } else {
+                now + iv
+            });
         }
     }
 }
@@ -512,6 +605,10 @@ impl FlowControl for Bfc {
 
     /// §3.3.2 "On Enqueue": the pause counter; and the flow table's `size`.
     fn on_enqueue(&mut self, now: Time, pkt: &mut PktMeta, view: &SwitchView, out: &mut Actions) {
+        if self.cfg.pause_delivery == PauseDelivery::NextRefresh {
+            // the periodic frame runs from the switch's first packet on, paused queues or not
+            self.arm_refresh(now);
+        }
         if self.cfg.sampling < 1.0 && self.rng.uniform() >= self.cfg.sampling {
             // App. E.1: only the pause counter and `size` skip a packet that is not recirculated;
             // the ingress still sees it, so its arrival refreshes the entry's timestamp and the
@@ -546,7 +643,8 @@ impl FlowControl for Bfc {
             // upstream queue waits with it
             return;
         }
-        let qlen = view.queue_bytes(pkt.egress, pkt.queue).saturating_sub(pkt.size as u64);
+        let held = view.queue_bytes(pkt.egress, pkt.queue);
+        let qlen = if self.cfg.pause_counts_arrival { held } else { held.saturating_sub(pkt.size as u64) };
         if qlen > self.threshold(now, view, pkt.egress) && self.cfg.per_flow {
             let c = self.flow_counter.entry((pkt.ingress, pkt.flow)).or_insert(0);
             if *c == 0 {
@@ -636,6 +734,17 @@ impl FlowControl for Bfc {
     /// Periodic refresh of the pause bitmap to every upstream with a paused queue (§3.3.2).
     fn on_timer(&mut self, now: Time, _view: &SwitchView, out: &mut Actions) {
         self.timer = None;
+        if self.cfg.pause_delivery == PauseDelivery::NextRefresh {
+            // every port, every period: its bitmap (an empty frame where nothing is paused)
+            for p in 0..self.nports {
+                if !self.send_bitmap(p, None, out) {
+                    self.refreshes += 1;
+                    out.push(FcAction::Send { port: p as u16, msg: CtrlMsg::QueueBitmap { base: 0, bits: 0 }, by: Origin::Scheme });
+                }
+            }
+            self.arm_refresh(now);
+            return;
+        }
         let mut any = false;
         for p in 0..self.nports {
             if self.paused[p] == 0 {
@@ -715,6 +824,9 @@ impl super::registry::Scheme for BfcConfig {
     fn validate(&self, _net: &super::registry::CheckAt) -> Result<(), String> {
         BfcConfig::validate(self)
     }
+    fn unlimited_buffer(&self) -> bool {
+        self.unlimited_buffer
+    }
     /// The pause-bitmap refresh depends on whether frames can be lost (`RefreshWhen`).
     fn for_run(&self, frames_lossy: bool) -> Option<super::FcConfig> {
         Some(super::FcConfig::Bfc(BfcConfig { frames_lossy, ..self.clone() }))
@@ -728,7 +840,8 @@ impl super::registry::Scheme for BfcConfig {
         }
     }
     fn nic(&self) -> super::nic::AnyNic {
-        super::nic::AnyNic::Tagging(super::nic::TaggingNic { per_flow: true, obey_queue_pause: self.nic_backpressure })
+        let free = (self.nic_queues == NicQueues::FreeList).then(super::nic::FreeQueues::default);
+        super::nic::AnyNic::Tagging(super::nic::TaggingNic { per_flow: true, obey_queue_pause: self.nic_backpressure, free })
     }
     fn bytes_per_port(&self, nqueues: u64, upq: u64) -> u64 {
         let table = 4 * upq + 8 + 16 * nqueues.saturating_sub(1).max(1) * self.table_factor as u64;
@@ -927,6 +1040,74 @@ mod tests {
             assert_eq!(t, Some(Time(10) + Time::from_us(1)));
             assert_eq!(out, bitmap);
         }
+    }
+
+    /// The paper's simulator compares the queue with the arriving packet in it
+    /// (`pause_counts_arrival`) against `Th = 1.5 x rate x 2 us / N` (`hrtt = 2us`, `th_hrtt =
+    /// 1.5`): 37,500 B for one flow, passed by the 37th 1,000 B packet counting itself; by
+    /// §3.3.1's pseudo-code (the queue before the packet) the 38th.
+    #[test]
+    fn the_simulators_pause_test_counts_the_arriving_packet_against_its_fixed_hop_rtt() {
+        let first_marked = |pause_counts_arrival: bool| {
+            let mut rig = Rig::new();
+            let cfg = BfcConfig { hrtt: Some(Time::from_us(2)), th_hrtt: 1.5, pause_counts_arrival, ..Default::default() };
+            let mut b = bfc(cfg);
+            assert_eq!(b.threshold(Time(1), &rig.view(), 0), 37_500);
+            let mut out = vec![];
+            (1..=60).find(|_| rig.enq(&mut b, Time(10), 42, 1, 7, &mut out).flags & tag::COUNTER_INCR != 0)
+        };
+        assert_eq!(first_marked(true), Some(38), "38 x 1000 B > 37,500 B: the 38th packet, counting itself");
+        assert_eq!(first_marked(false), Some(39), "37 x 1000 B ahead of the 39th: 37,000 B is not above Th");
+        // the sticky threshold is a multiple of the same fixed hop RTT: 3 x 2 us = 6 us
+        let mut rig = Rig::new();
+        let mut b = bfc(BfcConfig { hrtt: Some(Time::from_us(2)), sticky_hrtt: 3.0, ..Default::default() });
+        let mut out = vec![];
+        let m = rig.enq(&mut b, Time(10), 42, 1, 7, &mut out);
+        rig.deq(&mut b, Time(20), &m, &mut out);
+        let other = rig.enq(&mut b, Time(30), 43, 1, 7, &mut out);
+        assert_eq!(other.queue, 1, "another flow took the next empty queue");
+        assert_eq!(rig.enq(&mut b, Time(20) + Time::from_ns(5_999), 42, 1, 7, &mut out).queue, m.queue, "sticky within 6 us");
+    }
+
+    /// `pause_delivery = "next_refresh"` (the paper's simulator): the pause is not a frame of its
+    /// own; it leaves with the next periodic bitmap, which goes out on every port at every
+    /// multiple of `refresh`; the resume sends the port's bitmap at once.
+    #[test]
+    fn a_pause_waits_for_the_next_periodic_bitmap_and_a_resume_goes_at_once() {
+        let mut rig = Rig::new();
+        let mut b = bfc(BfcConfig { pause_delivery: PauseDelivery::NextRefresh, ..Default::default() });
+        let mut out = vec![];
+        let t0 = Time::from_ns(2_500);
+        let sent: Vec<PktMeta> = (0..30).map(|_| rig.enq(&mut b, t0, 42, 1, 7, &mut out)).collect();
+        assert_eq!(b.counter(1, 7), 3, "the counter runs as before");
+        assert!(out.is_empty(), "no frame at the pause");
+        assert_eq!(b.next_timer(), Some(Time::from_us(3)), "the next multiple of 1 us");
+        b.on_timer(Time::from_us(3), &rig.view(), &mut out);
+        let frames: Vec<(u16, CtrlMsg)> = out
+            .iter()
+            .map(|a| match a {
+                FcAction::Send { port, msg, .. } => (*port, *msg),
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(frames, (0..4).map(|p| (p, CtrlMsg::QueueBitmap { base: 0, bits: if p == 1 { 1 << 7 } else { 0 } })).collect::<Vec<_>>(),
+            "one frame per port, port 1's with queue 7's bit");
+        assert_eq!(b.next_timer(), Some(Time::from_us(4)), "and again every period");
+        out.clear();
+        for m in &sent {
+            rig.deq(&mut b, Time::from_us(4), m, &mut out);
+        }
+        assert_eq!(out, vec![FcAction::Send { port: 1, msg: CtrlMsg::QueueBitmap { base: 0, bits: 0 }, by: Origin::Scheme }],
+            "the resume: port 1's bitmap, now");
+    }
+
+    /// `unlimited_buffer` (the paper's simulator admits every packet) is the scheme's word to the
+    /// front, which then gives every switch a buffer that never fills.
+    #[test]
+    fn an_unlimited_buffer_is_asked_of_the_front_only_when_set() {
+        let facts = |unlimited_buffer| super::super::FcConfig::Bfc(BfcConfig { unlimited_buffer, ..Default::default() }).front_facts();
+        assert_eq!(facts(true)["unlimited_buffer"], true);
+        assert_eq!(facts(false)["unlimited_buffer"], false);
     }
 
     /// §3.3.1's empty-queue bitmap counts a queue its downstream holds paused as empty, so a new

@@ -37,7 +37,7 @@ impl Scheme for IdealFqScheme {
         AnyFc::Bfc(Box::new(Bfc::new(BfcConfig::ideal_fq(), at.node, at.nports, at.upq, at.seed)))
     }
     fn nic(&self) -> AnyNic {
-        AnyNic::Tagging(TaggingNic { per_flow: true, obey_queue_pause: false })
+        AnyNic::Tagging(TaggingNic { per_flow: true, obey_queue_pause: false, free: None })
     }
     fn bytes_per_port(&self, nqueues: u64, upq: u64) -> u64 {
         BfcConfig::ideal_fq().bytes_per_port(nqueues, upq)

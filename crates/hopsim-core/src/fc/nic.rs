@@ -35,6 +35,9 @@ pub trait NicFc {
     fn stamp(&mut self, _now: Time, _pkt: &mut PktMeta) {}
     /// A control frame reached the host (after the obeyed pause took effect).
     fn on_control(&mut self, _now: Time, _msg: &CtrlMsg, _out: &mut Actions) {}
+    /// A flow left the NIC (its sender holds its last ACK, or it moved to another NIC): the NIC
+    /// queue `nic_queue` gave it is free again.
+    fn flow_left(&mut self, _now: Time, _nic_queue: u16) {}
     fn uses_tags(&self) -> bool {
         false
     }
@@ -60,11 +63,59 @@ pub struct TaggingNic {
     /// Whether the NIC obeys queue pauses (BFC - NIC, App. E.1, ignores them); other kinds it
     /// always obeys.
     pub obey_queue_pause: bool,
+    /// With `per_flow`: the free NIC queues, handed out in turn to starting flows and given back
+    /// when they leave, so that two flows of the NIC never share a queue while it has a free one
+    /// (the BFC paper's simulator: `available_sending_queues`, qbb-net-device.cc:136-160, taken at
+    /// a flow's first packet, :824-827, given back at its last ACK, :653). `None`: the flow id
+    /// modulo the gates, where two concurrent flows whose ids are a multiple of the gates apart
+    /// share one queue, first in first out.
+    pub free: Option<FreeQueues>,
 }
+
+/// The NIC queues no flow holds, in the order they are handed out (filled on first use, when the
+/// port's gates are known), and how many flows hold each.
+#[derive(Clone, Debug, Default)]
+pub struct FreeQueues {
+    queue: std::collections::VecDeque<u16>,
+    holders: Vec<u32>,
+}
+
+impl FreeQueues {
+    /// The next free queue of `ngates`; the flow id modulo the gates when none is free.
+    fn take(&mut self, flow: u32, ngates: usize) -> u16 {
+        if self.holders.is_empty() {
+            let n = ngates.clamp(1, u16::MAX as usize + 1);
+            self.queue.extend(0..n as u16);
+            self.holders = vec![0; n];
+        }
+        let q = self.queue.pop_front().unwrap_or((flow as usize % self.holders.len()) as u16);
+        self.holders[q as usize] += 1;
+        q
+    }
+    fn give_back(&mut self, q: u16) {
+        if let Some(h) = self.holders.get_mut(q as usize).filter(|h| **h > 0) {
+            *h -= 1;
+            if *h == 0 {
+                self.queue.push_back(q);
+            }
+        }
+    }
+}
+
 impl NicFc for TaggingNic {
     fn nic_queue(&mut self, _now: Time, f: &NicFlow, ngates: usize) -> u16 {
-        let key = if self.per_flow { f.flow as usize } else { f.prio as usize };
-        (key % ngates.max(1)) as u16
+        match (&mut self.free, self.per_flow) {
+            (Some(free), true) => free.take(f.flow, ngates),
+            _ => {
+                let key = if self.per_flow { f.flow as usize } else { f.prio as usize };
+                (key % ngates.max(1)) as u16
+            }
+        }
+    }
+    fn flow_left(&mut self, _now: Time, nic_queue: u16) {
+        if let (Some(free), true) = (&mut self.free, self.per_flow) {
+            free.give_back(nic_queue);
+        }
     }
     fn obeys(&self, k: CtrlKind) -> bool {
         self.obey_queue_pause || k != CtrlKind::QueuePause
@@ -117,6 +168,9 @@ impl NicFc for AnyNic {
     fn on_control(&mut self, now: Time, msg: &CtrlMsg, out: &mut Actions) {
         nic_dispatch!(self, on_control, now, msg, out)
     }
+    fn flow_left(&mut self, now: Time, nic_queue: u16) {
+        nic_dispatch!(self, flow_left, now, nic_queue)
+    }
     fn uses_tags(&self) -> bool {
         nic_dispatch!(self, uses_tags,)
     }
@@ -131,3 +185,29 @@ impl AnyNic {
         cfg.nic()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// BFC_NS3_NSDI2022's NIC takes a free queue for each starting flow and gives it back at the
+    /// flow's last ACK: flows 0 and 1024 of one host get queues of their own; by flow id modulo
+    /// the 1,024 gates they share queue 0.
+    #[test]
+    fn a_free_list_never_puts_two_flows_in_one_nic_queue_where_the_flow_id_does() {
+        let f = |flow| NicFlow { flow, ..Default::default() };
+        let mut by_id = TaggingNic { per_flow: true, obey_queue_pause: true, free: None };
+        assert_eq!((by_id.nic_queue(Time(0), &f(0), 1024), by_id.nic_queue(Time(0), &f(1024), 1024)), (0, 0));
+        let mut free = TaggingNic { per_flow: true, obey_queue_pause: true, free: Some(FreeQueues::default()) };
+        let (a, b) = (free.nic_queue(Time(0), &f(0), 1024), free.nic_queue(Time(0), &f(1024), 1024));
+        assert_ne!(a, b);
+        // a queue given back goes to the end of the list: the next flows take the others first
+        free.flow_left(Time(1), a);
+        let next: Vec<u16> = (0..1022).map(|i| free.nic_queue(Time(2), &f(2000 + i), 1024)).collect();
+        assert!(!next.contains(&a) && !next.contains(&b));
+        assert_eq!(free.nic_queue(Time(3), &f(5000), 1024), a, "then the one given back");
+        // every queue held: the flow id modulo the gates, shared
+        assert_eq!(free.nic_queue(Time(4), &f(5001), 1024), (5001 % 1024) as u16);
+    }
+}
+

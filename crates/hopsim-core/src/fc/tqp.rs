@@ -73,7 +73,7 @@ impl Scheme for TqpConfig {
         AnyFc::Tqp(Tqp::new(self.k, at.nports, at.upq))
     }
     fn nic(&self) -> AnyNic {
-        AnyNic::Tagging(TaggingNic { per_flow: false, obey_queue_pause: true })
+        AnyNic::Tagging(TaggingNic { per_flow: false, obey_queue_pause: true, free: None })
     }
     /// A pause count per upstream queue, and per egress queue the list of pairs it paused.
     fn bytes_per_port(&self, nqueues: u64, upq: u64) -> u64 {

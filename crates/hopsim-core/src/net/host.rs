@@ -296,7 +296,9 @@ impl Simulation {
     /// Flow `f` leaves its NIC's round robin (it finished, or moves to another NIC).
     pub(crate) fn leave_nic(&mut self, f: u32) {
         let flow = &self.flows[f as usize];
-        let sched = &mut self.hosts[flow.src_nic as usize].sched;
+        let host = &mut self.hosts[flow.src_nic as usize];
+        host.nic.flow_left(self.now, flow.nic_queue);
+        let sched = &mut host.sched;
         if sched.remove(flow.nic_slot) {
             let flows = &mut self.flows;
             sched.compact(|f, slot| flows[f as usize].nic_slot = slot);
@@ -571,6 +573,7 @@ impl Simulation {
         let (ack_bytes, nack_iv, cnp_iv) = (hcfg.ack_bytes, hcfg.nack_interval, hcfg.cnp_interval);
         let (ack_min, cnp_packets) = (hcfg.ack_min, hcfg.cnp == crate::params::CnpMode::Packet);
         let cnp_clock = hcfg.cnp_timing == crate::params::CnpTiming::FlowClock;
+        let (ack_every, mtu) = (hcfg.ack_every.max(1) as u64, hcfg.mtu.max(1) as u64);
         self.stats.counters.data_bytes_delivered += pkt.payload as u64;
         let flow = &mut self.flows[pkt.flow as usize];
         // `record.latency` (stats::latency): first transmissions only
@@ -603,7 +606,12 @@ impl Simulation {
             if flow.rcv_nxt == flow.spec.size && flow.finish.is_none() {
                 flow.finish = Some(now);
             }
-            out[0] = Some(Packet { kind: PktKind::Ack, seq: flow.rcv_nxt, ..reply });
+            // `transport.ack_every`: the packets received so far, the ACK after every Nth one
+            // past the first N (the BFC simulator's milestones) and after the last
+            let count = flow.rcv_nxt.div_ceil(mtu);
+            if ack_every == 1 || finishing || (count > 1 && (count - 1) % ack_every == 0) {
+                out[0] = Some(Packet { kind: PktKind::Ack, seq: flow.rcv_nxt, ..reply });
+            }
         } else if pkt.seq > flow.rcv_nxt {
             self.stats.counters.out_of_order += 1;
             let due = match flow.last_nack {

@@ -45,6 +45,11 @@ pub struct HostConfig {
     /// ACKs and NACKs are padded to at least this many wire bytes (Ethernet's minimum frame; the
     /// HPCC simulator pads to 48 B). 0: no padding, `ack` (+ any INT echo) as it is.
     pub ack_min: u32,
+    /// An ACK for every this many in-order data packets of a flow, and for its last one (1: every
+    /// packet, RoCE's). The BFC paper's simulator acknowledges the 257th packet, the 513th, ...
+    /// and the last (`L2AckInterval` 256, nsdifinal.cc:47 and 332; `ReceiverCheckSeq`,
+    /// qbb-net-device.cc:1117-1128): `ack_every = 256`. Its ACKs only end flows there (no window).
+    pub ack_every: u32,
     /// How a receiver tells the sender of an ECN-marked packet (see `CnpMode`).
     pub cnp: CnpMode,
     /// When a receiver may send a flow's next CNP packet (see `CnpTiming`).
@@ -174,6 +179,7 @@ impl Default for HostConfig {
             cnp_interval: Time::from_us(50),
             nic_queues: 8,
             ack_min: 0,
+            ack_every: 1,
             cnp: CnpMode::Packet,
             cnp_timing: CnpTiming::SinceLast,
             ack_priority: AckPriority::Control,

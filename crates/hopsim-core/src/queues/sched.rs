@@ -9,6 +9,11 @@
 //!   index). The sending host writes the flow's remaining bytes into every data packet
 //!   (`Tags::rank`), which makes this shortest-remaining-flow-first, BFC's SRF variant (App. E.2);
 //!   a module's `stamp` may rewrite it hop by hop.
+//! - `Rr`: plain round robin, one packet per visit whatever its size, from the queue after the
+//!   last one served: the BFC paper's simulator (BFC_NS3_NSDI2022, `BEgressQueue::DoDequeueRR`,
+//!   broadcom-egress-queue.cc:193-276, `m_rrlast`). With packets of mixed sizes it shares a link
+//!   by packets, not bytes, as DRR does. (A queue that is alone eligible is served without the
+//!   scheduler, as under DRR, so the pointer stays where the last contested pick left it.)
 //!
 //! Why the DRR walks by jumps: with 128 or 1024 queues, stepping the round-robin pointer one index
 //! at a time costs a scan of the whole port per packet. Only two kinds of index do anything when
@@ -31,6 +36,8 @@ pub enum SchedulerConfig {
     Strict { queues: Vec<u16> },
     /// Smallest head-of-queue rank tag first.
     Rank,
+    /// One packet per visit, in index order from after the last queue served.
+    Rr,
 }
 
 pub struct Sched {
@@ -51,6 +58,7 @@ enum Kind {
     Drr,
     Strict(QueueBits),
     Rank,
+    Rr,
 }
 
 impl Sched {
@@ -67,6 +75,7 @@ impl Sched {
                 Kind::Strict(s)
             }
             SchedulerConfig::Rank => Kind::Rank,
+            SchedulerConfig::Rr => Kind::Rr,
         };
         Sched {
             kind,
@@ -102,6 +111,11 @@ impl Sched {
                 let r = self.drr(&rest, nonempty, head_size);
                 self.rest = rest;
                 r
+            }
+            Kind::Rr => {
+                let q = elig.next_cyclic(self.rr)?;
+                self.rr = (q + 1) % self.deficit.len().max(1);
+                Some(q)
             }
             Kind::Rank => {
                 let mut best: Option<(u64, usize)> = None;
@@ -276,5 +290,29 @@ mod tests {
         e.set(7);
         let ranks = [0u64, 0, 50, 0, 0, 0, 0, 20, 0, 90];
         assert_eq!(rank.pick(&e, &e, |_| 1000, |q| ranks[q]), Some(7));
+    }
+
+    /// Round robin serves one packet per visit whatever its size (BFC_NS3_NSDI2022's
+    /// DoDequeueRR): a queue of 1,020 B packets and one of 100 B packets alternate packet by
+    /// packet, where DRR (quantum 1,500 B) gives the small packets' queue about 10x the packets.
+    #[test]
+    fn round_robin_alternates_packets_whatever_their_size() {
+        let n = 4;
+        let size = |q: usize| if q == 1 { 1020 } else { 100 };
+        let mut e = QueueBits::with_capacity(n);
+        e.set(1);
+        e.set(3);
+        let served = |cfg: SchedulerConfig| {
+            let mut s = Sched::new(&cfg, n, 1500);
+            let picks: Vec<usize> = (0..40).map(|_| s.pick(&e, &e, size, |_| 0).unwrap()).collect();
+            picks.iter().filter(|&&q| q == 3).count()
+        };
+        assert_eq!(served(SchedulerConfig::Rr), 20, "one packet each per round");
+        assert!(served(SchedulerConfig::Drr) > 30, "DRR shares bytes: the small packets' queue sends more packets");
+        // the pointer moves on from the last queue served
+        let mut s = Sched::new(&SchedulerConfig::Rr, n, 1500);
+        e.set(0);
+        let order: Vec<usize> = (0..6).map(|_| s.pick(&e, &e, size, |_| 0).unwrap()).collect();
+        assert_eq!(order, vec![0, 1, 3, 0, 1, 3]);
     }
 }

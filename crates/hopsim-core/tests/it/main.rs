@@ -17,6 +17,7 @@ mod ictcp;
 mod substrate;
 mod bfc;
 mod bfc_variants;
+mod ack_every;
 mod flowsail;
 mod watchdog;
 mod floodgate;

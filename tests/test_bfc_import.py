@@ -1,0 +1,214 @@
+"""`hopsim import-bfc`, `export-bfc` and `compare-fct` on the BFC paper's simulator's files
+(BFC_NS3_NSDI2022; hand-made here in its formats): its config and the flows its standard output
+shows become a scenario whose options say what it does, which runs; the run's results come back
+in its stdout format, which compare-fct reads with its slowdown basis and buckets; bad input is
+one line naming the key, exit 2, and nothing written."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+from conftest import import_config
+
+from hopsim.bfc_compare import base_ns, buffer_stats, size_edges
+from hopsim.bfc_files import parse_stdout
+
+CONFIG = """
+POISSON_DISTRIBUTION 0
+
+CREATE_INCAST 1
+NUMBER_OF_INCAST_SOURCES 3
+FLOW_SIZE_IN_INCAST 20
+
+DATA_RATE 100Gbps
+LINK_DELAY 0.001ms
+UTILIZATION_FACTOR 0.65
+
+APP_START_TIME 1.0
+APP_STOP_TIME 1.0002
+SIMULATOR_STOP_TIME 1.0004
+
+WORKLOAD W4
+
+QCOUNT 36
+
+ENABLE_BUFFER_STATS 1
+"""
+# its standard output: a one-packet flow inside ToR 0, a 2-packet flow across ToRs, a 50-packet
+# one, and an incast of 3 x 20 packets to host 40 opened with a background flow
+STDOUT = """DATA_RATE\t\t\t100Gbps
+WORKLOAD\t\t\tW4
+Incast info- Packet size 20Num of sources 3
+New Flow Created Src 0 Dst 14 Size 352 Time 1
+New Flow Created Src 17 Dst 106 Size 2000 Time 1.000000008
+New Flow Created Src 70 Dst 24 Size 50000 Time 1.00000025
+New Flow Created Src 127 Dst 123 Size 21000 Time 1.00001
+New Flow Created Src 1 Dst 40 Size 20000 Time 1.00001
+New Flow Created Src 90 Dst 40 Size 20000 Time 1.00001
+New Flow Created Src 33 Dst 40 Size 20000 Time 1.00001
+Number of flows 4
+"""
+
+
+@pytest.fixture
+def ref(tmp_path):
+    d = tmp_path / "bfc"
+    d.mkdir()
+    (d / "config.txt").write_text(CONFIG)
+    (d / "stdout.txt").write_text(STDOUT)
+    return d
+
+
+def _import(cli, d, text, tmp_path, *extra):
+    return import_config(cli, "import-bfc", d / "config.txt", text, tmp_path, *extra)
+
+
+def test_its_config_and_drawn_flows_become_its_model_flow_for_flow(ref, tmp_path, cli):
+    code, msg, out = _import(cli, ref, CONFIG, tmp_path, "--flows", ref / "stdout.txt")
+    assert code == 0, msg
+    text = out.read_text()
+    sc = tomllib.loads(text)
+    assert sc["topology"] == {"kind": "leaf_spine", "hosts_per_tor": 16, "tors": 8, "spines": 8, "host_rate": "100Gbps",
+                              "fabric_rate": "100Gbps", "host_delay": "1000ns", "fabric_delay": "1000ns"}
+    assert sc["duration"] == "400000ns"
+    assert sc["workload"] == {"kind": "hpcc_flows", "file": "sc.flows.txt", "time_offset": "1000000000ns"}
+    flows = (out.parent / "sc.flows.txt").read_text().splitlines()
+    assert flows[0] == "7" and flows[1] == "0 14 3 100 352 1" and flows[5] == "1 40 3 100 20000 1.00001"
+    b = sc["flow_control"]["bfc"]
+    assert sc["flow_control"]["scheme"] == "bfc"
+    assert (b["hrtt"], b["th_hrtt"], b["sticky_hrtt"]) == ("2us", 1.5, 3.0)
+    assert (b["pause_counts_arrival"], b["pause_delivery"], b["unlimited_buffer"]) == (True, "next_refresh", True)
+    assert (b["lone_packet_pauses"], b["assign_paused_queues"], b["updown_only"]) == (False, False, False)
+    assert b["nic_queues"] == "free_list"
+    assert sc["queues"] == {"count": 32, "scheduler": "rr"}
+    t = sc["transport"]
+    assert (t["mtu"], t["header"], t["ack"], t["ack_every"], t["window"], t["rto"]) == (1000, 20, 30, 256, "off", "off")
+    assert sc["control"] == {"queue_pause": 156}
+    # every option says where it comes from; the generator's keys are named as replaced
+    assert 'flow_control.bfc.pause_delivery = "next_refresh"' in text and "broadcom-node.cc:165-173" in text
+    assert "UTILIZATION_FACTOR: the flows it drew (--flows) replace its generator" in msg
+    assert "QCOUNT: ignored" in msg
+    code, msg = cli("run", out, "--out", tmp_path / "run")
+    assert code == 0, msg
+    assert "7/7 flows finished" in msg
+
+
+def test_without_its_flows_hopsim_draws_its_traffic_at_its_load(ref, tmp_path, cli):
+    code, msg, out = _import(cli, ref, CONFIG, tmp_path)
+    assert code == 0, msg
+    w = tomllib.loads(out.read_text())["workload"]
+    # 65 % with incasts: 60 % background on the 64 core links, 5 % in incasts of 3 x 20 packets:
+    # 0.2 ms x 64 x 100 Gb/s x 5 % / (20 x 1000 B x 3 x 8) = 133 incasts, one every 200 us / 133
+    assert (w["kind"], w["cdf"], w["load_on"], w["arrival"], w["sigma"]) == ("incast_mix", "BFC_W4_FacebookHadoop.txt",
+                                                                            "core_links", "lognormal", 2.0)
+    assert w["load"] == pytest.approx(0.6)
+    assert w["incast"] == {"degree": 3, "flow_size": 20000, "period": "1504ns"}
+    assert cli("validate", out)[0] == 0
+    code, _, out = _import(cli, ref, CONFIG.replace("CREATE_INCAST 1", "CREATE_INCAST 0"), tmp_path)
+    w = tomllib.loads(out.read_text())["workload"]
+    assert w["kind"] == "background" and w["load"] == pytest.approx(0.65)
+
+
+@pytest.mark.parametrize("edit,needle", [
+    (("QCOUNT 36", "QCOUNTS 36"), "QCOUNTS: not a key nsdifinal.cc reads; allowed: APP_START_TIME"),
+    (("DATA_RATE 100Gbps", "DATA_RATE 100Mbps"), "DATA_RATE: '100Mbps'; allowed: whole Gb/s above 0"),
+    (("LINK_DELAY 0.001ms", "LINK_DELAY soon"), "LINK_DELAY: 'soon' is not a time; allowed: a number with s, ms, us or ns"),
+    (("CREATE_INCAST 1", "CREATE_INCAST 2"), "CREATE_INCAST: 2; allowed: 0 or 1"),
+    (("SIMULATOR_STOP_TIME 1.0004", "SIMULATOR_STOP_TIME 0.5"), "SIMULATOR_STOP_TIME: 0.5 s; allowed: after APP_START_TIME"),
+])
+def test_what_it_cannot_read_is_refused_naming_the_key_and_what_is_allowed(ref, tmp_path, cli, edit, needle):
+    code, msg, out = _import(cli, ref, CONFIG.replace(*edit), tmp_path, "--flows", ref / "stdout.txt")
+    assert code == 2, msg
+    assert needle in msg, msg
+    assert "Traceback" not in msg
+    assert not out.parent.exists() or not any(out.parent.iterdir())
+
+
+def test_bad_flows_or_an_unknown_workload_are_refused_and_nothing_is_written(ref, tmp_path, cli):
+    (ref / "bad.txt").write_text("New Flow Created Src 3 Dst 200 Size 1000 Time 1.1\n")
+    code, msg, out = _import(cli, ref, CONFIG, tmp_path, "--flows", ref / "bad.txt")
+    assert code == 2 and "from host 3 to 200; allowed: two different hosts 0 to 127" in msg, msg
+    assert not out.parent.exists() or not any(out.parent.iterdir())
+    (ref / "bad.txt").write_text("nothing\n")
+    code, msg, _ = _import(cli, ref, CONFIG, tmp_path, "--flows", ref / "bad.txt")
+    assert code == 2 and "no `New Flow Created" in msg, msg
+    code, msg, _ = _import(cli, ref, CONFIG.replace("W4", "W5"), tmp_path)
+    assert code == 2 and "WORKLOAD: W5" in msg and "allowed without --flows: W4 or W3" in msg, msg
+
+
+def test_its_slowdown_basis_and_buckets_by_hand():
+    # calculate_fct_slowdown.py:79-92 at 100 Gb/s: 80 ns per full packet, size x 0.08 ns otherwise
+    assert base_ns(2, 998, True, 100) == 4000 + 80 * 3
+    assert base_ns(2, 998, False, 100) == 8000 + 80 * 5
+    assert base_ns(1, 350, True, 100) == pytest.approx(4000 + 350 * 0.08 * 2)
+    assert size_edges()[:2] == [3001, 12001]  # <= 3 and <= 12 packets
+    s = buffer_stats([(10, 128, 5), (10, 136, 7), (20, 128, 9), (30, 129, 1)], until_ns=20)
+    assert (s.peak, s.samples) == ({"spine": 7.0, "tor": 9.0}, {"spine": 1, "tor": 2})
+
+
+def test_export_in_its_stdout_format_and_compare_with_its_basis_and_incast_split(ref, tmp_path, cli):
+    code, msg, out = _import(cli, ref, CONFIG, tmp_path, "--flows", ref / "stdout.txt")
+    assert code == 0, msg
+    run = tmp_path / "run"
+    assert cli("run", out, "--out", run)[0] == 0
+    code, msg = cli("export-bfc", run, "--out", tmp_path / "stdout-bfc.txt", "--incast-packets", "20", "--incast-sources", "3")
+    assert code == 0, msg
+    text = (tmp_path / "stdout-bfc.txt").read_text()
+    lines = text.splitlines()
+    assert lines[:2] == ["DATA_RATE\t\t\t100Gbps", "Incast info- Packet size 20Num of sources 3"]
+    # host 0's one-packet flow: its NIC is qbbid 2, its address 1.1, the receiver (host 14) qbbid 30
+    start = next(l for l in lines if l.startswith("Starting flow") and "qbbid 2 " in l)
+    assert start.startswith("Starting flow at +1000000000.0ns port 49153 qbbid 2 qindex 0 IP 1.1"), start
+    recv = next(l for l in lines if l.startswith("Received") and "IP 1.1 " in l)
+    assert recv.endswith("qbbid 30 IP 1.1 size 350 "), recv
+    assert any(l.startswith("T: +1000010000.0ns At 128 used = ") for l in lines)
+    run_back = parse_stdout(text, "x")
+    assert len(run_back.flows) == 7 and run_back.incast_packets == 20
+    f = next(f for f in run_back.flows if f.src == 17)
+    assert (f.dst, f.packets, f.packet_size, f.port) == (106, 2, 998, 49153)
+    # an unloaded 2-packet flow across ToRs takes about its basis: 4 hops of 1 us and 1,020 B
+    # packets, and the ACK back (8,000 + 5 x 80 ns)
+    assert 1.0 <= f.fct_ns / base_ns(2, 998, False, 100) < 1.1
+    # the file against the run it came from, on its basis: the same FCTs
+    code, msg = cli("compare-fct", tmp_path / "stdout-bfc.txt", run, "--basis", "ref", "--tol", "0.001",
+                    "--json", tmp_path / "all.json")
+    assert code == 0, msg
+    c = json.loads((tmp_path / "all.json").read_text())
+    assert c["matched"] == 7 and len(c["buckets"]) == 9
+    # <= 3 packets (352 B, 2 packets), <= 12, <= 48 (21 packets, the incast's 20), <= 192 (50)
+    assert [b["n"] for b in c["buckets"]][:4] == [2, 0, 4, 1]
+    code, msg = cli("compare-fct", tmp_path / "stdout-bfc.txt", run, "--flows", "incast", "--json", tmp_path / "i.json")
+    assert code == 0, msg
+    assert json.loads((tmp_path / "i.json").read_text())["matched"] == 3
+    (tmp_path / "bad.txt").write_text(text.replace("Num packets:2,", "Num packets:two,"))
+    code, msg = cli("compare-fct", tmp_path / "bad.txt", run)
+    assert code == 2 and "bad.txt line" in msg and "expected `Flow finished at qbbid" in msg, msg
+
+
+def test_the_agreement_script_agrees_with_a_run_exported_in_its_format(ref, tmp_path, cli):
+    """`scripts/bfc-agreement.sh` on a folder holding one "reference run" that is hopsim's own run
+    exported in its format (and the flows it drew): every number equal, a pass; a folder with no
+    run in it is exit 2."""
+    code, msg, out = _import(cli, ref, CONFIG, tmp_path, "--flows", ref / "stdout.txt")
+    assert code == 0, msg
+    run = tmp_path / "run"
+    assert cli("run", out, "--out", run)[0] == 0
+    refs = tmp_path / "refs" / "tiny"
+    refs.mkdir(parents=True)
+    (refs / "config.txt").write_text(CONFIG)
+    assert cli("export-bfc", run, "--out", refs / "its.txt", "--incast-packets", "20", "--incast-sources", "3")[0] == 0
+    created = [l for l in STDOUT.splitlines() if l.startswith("New Flow")]
+    (refs / "stdout.txt").write_text("\n".join(created) + "\n" + (refs / "its.txt").read_text())
+    (refs / "its.txt").unlink()
+    script = Path(__file__).resolve().parents[1] / "scripts" / "bfc-agreement.py"
+    p = subprocess.run([sys.executable, script, tmp_path / "refs"], capture_output=True, text=True)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "tiny: hopsim vs the BFC simulator (pass)" in p.stdout, p.stdout
+    assert "buffer tor peak (KB)" in p.stdout and "+0.0%" in p.stdout, p.stdout
+    p = subprocess.run([sys.executable, script, tmp_path / "run"], capture_output=True, text=True)
+    assert p.returncode == 2 and "no reference run folders" in p.stderr, p.stderr
