@@ -3,7 +3,8 @@
 //! last, and the sender still completes on that last ACK.
 
 use crate::common::*;
-use hopsim_core::config::{NetConfig, WindowConfig};
+use hopsim_core::config::NetConfig;
+use hopsim_core::params::WindowConfig;
 use hopsim_core::topo::star;
 use hopsim_core::{Rate, Time};
 
