@@ -80,6 +80,7 @@ LAYOUT = {
     "ecn.mark_at": NET["switch"].get("ecn_mark_at", "dequeue"),
     # left out of the core's JSON at its default (hash)
     "routing.ack_path": NET["routing"].get("ack_path", "hash"),
+    "routing.neighbour_order": NET["routing"].get("neighbour_order", "ascending"),
     "aqm.int": "auto" if NET["aqm"]["int_max_hops"] == 0 and NET["congestion_control"]["algorithm"] != "hpcc" else None,
 }
 # Scenario settings the core has no field for, and why.

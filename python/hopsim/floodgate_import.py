@@ -55,7 +55,8 @@ HONOURED = {
     "SWITCH_ABSOLUTE_PSN": "accepted: hopsim's windows are PSN differences either way (§4.3)",
     "ACK_HIGH_PRIO": "0 -> transport.ack_priority = 'data' (ACKs FIFO with data in the non-incast queue, no window, no "
                      "credit), 1 -> 'control'",
-    "ROUTING_MODE": "must be 0 (per-flow ECMP: routing.ecmp = 'hpcc', its MurmurHash3 seeded by switch id)",
+    "ROUTING_MODE": "must be 0 (per-flow ECMP: routing.ecmp = 'hpcc', its MurmurHash3 seeded by switch id, next hops "
+                    "in descending node id: routing.neighbour_order = 'descending')",
     "SYMMETRIC_ROUTING_MODE": "1 -> routing.ack_path = 'reverse' (ACKs retrace their data's ports: switch-node.cc lines "
                               "179-190 and 715-730, rdma-hw.cc lines 472-488); 0 -> 'hash' (their own ECMP hash)",
     "TOPOLOGY_FILE": "converted to NAME.topology.txt (HPCC format) beside the scenario",
@@ -185,7 +186,7 @@ def _import(config: Path, cfg: H.Config, out: Path, flows: Path | str | None, to
         "# (there they join the egress FIFO once window allows); bytes held in VOQs count toward ECN marking and",
         "# the port's buffer there; windows count packets (there bytes). Its ideal design's delayCredit is",
         "# floodgate.ideal_delay_credit; its source ports count per source host (workload.source_ports); its",
-        "# next hops are taken in node-id order, as for the HPCC simulator (an assumption: see routing.ecmp).",
+        "# route computation meets neighbours in descending node id (routing.neighbour_order).",
     ]
     return H.with_header(header, notes, sc, out, cfg), notes
 
@@ -208,6 +209,10 @@ def _floodgate_model(sc: dict[str, Any], cfg: H.Config, topo: Any, fg_cfg: Any, 
     control["pfc"] = PFC_FRAME
     # third.cc lines 3220-3224, 3261, 3358: `port = portNumder[src]++`, one counter per source host
     sc["workload"]["source_ports"] = "per_source_host"
+    # its CalculateRoute (third.cc line 968) meets a node's neighbours in descending node id: its
+    # buffer logs show the ToR uplinks an incast fills at its start to be those this order picks
+    # (all 12 busy ones on its DCQCN Web Server run, 2 with the ascending order)
+    sc.setdefault("routing", {})["neighbour_order"] = "descending"
     if H._one(cfg, "SYMMETRIC_ROUTING_MODE", int, 0) == 1:
         sc.setdefault("routing", {})["ack_path"] = "reverse"
     if H._one(cfg, "USE_FLOODGATE", int, 0) != 1:

@@ -465,8 +465,11 @@ def _net(m: S.ScenarioModel) -> dict[str, Any]:
         # every scheme's and algorithm's table goes over whole: the core reads it strictly
         "flow_control": {"scheme": fc.scheme, **_scheme_core(fc)},
         "pfc": {"threshold": threshold, "pause_quanta": pfc.pause_quanta, "until_resume": pfc.until_resume},
-        # ack_path left out at its default, as the core leaves it out, so scenarios keep their hash
-        "routing": _core(m.routing, exclude=set() if m.routing.ack_path != "hash" else {"ack_path"}),
+        # ack_path and neighbour_order left out at their defaults, as the core leaves them out, so
+        # scenarios keep their hash
+        "routing": _core(m.routing, exclude={k for k, at_default in (("ack_path", m.routing.ack_path == "hash"),
+                                                                      ("neighbour_order", m.routing.neighbour_order == "ascending"))
+                                             if at_default}),
         "congestion_control": {"algorithm": cc.algorithm, **(_core(getattr(cc, cc.algorithm)) if cc.algorithm in S.CC_TABLES else {})},
         "record": _record(m.record),
         "duration": m.duration,

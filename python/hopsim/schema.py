@@ -1193,6 +1193,10 @@ class Routing(Strict):
     ecmp: Literal["hopsim", "hpcc"] = Field(
         default="hopsim", description="'hopsim' = a per-switch mix of the flow's hash; 'hpcc' = the HPCC simulator's "
         "MurmurHash3 of addresses and ports seeded by the switch id, so imported runs take its paths")
+    neighbour_order: Literal["ascending", "descending"] = Field(
+        default="ascending", description="with ecmp = 'hpcc': the order in which the seed simulator's route "
+        "computation meets a node's neighbours (its maps are keyed by node pointers), which orders each switch's "
+        "next hops: 'ascending' node id (the HPCC simulator), 'descending' (Floodgate-NS3's runs)")
     ack_path: Literal["hash", "reverse"] = Field(
         default="hash", description="how ACKs, NACKs and CNPs cross the fabric: 'hash' = by their own ECMP hash (the "
         "HPCC simulator's way); 'reverse' = back through the ports their flow's data came in by (Floodgate-NS3's "

@@ -154,11 +154,11 @@ impl Simulation {
         }
         // routes to the flows' ends only: packets go nowhere else (a link fault rebuilds them
         // for every host: `Routes::build_without`)
-        let hpcc_order = cfg.routing.ecmp == crate::params::EcmpHash::Hpcc;
+        let hop_order = cfg.routing.hop_order();
         let ends = flows.ends();
-        let routes = Routes::build_for(topo, hpcc_order, &ends, &[])?;
+        let routes = Routes::build_for(topo, hop_order, &ends, &[])?;
         drop(ends);
-        let faults = crate::faults::Faults::build(&cfg.faults, topo, cfg.seed, hpcc_order)?.map(Box::new);
+        let faults = crate::faults::Faults::build(&cfg.faults, topo, cfg.seed, hop_order)?.map(Box::new);
         let nports_of = node_ports(topo);
         let mut node_ref = Vec::with_capacity(topo.nodes.len());
         let mut tiers = Vec::with_capacity(topo.nodes.len());

@@ -78,10 +78,9 @@ pub(crate) struct Faults {
     /// Link events in time order: time, the links, what happens to them.
     events: Vec<(Time, Vec<u32>, LinkState)>,
     next: usize,
-    /// The network, to compute routes again; and whether routes list next hops in the HPCC
-    /// simulator's order.
+    /// The network, to compute routes again, and the order routes list next hops in.
     topo: Topology,
-    hpcc_order: bool,
+    hop_order: crate::topo::routes::HopOrder,
     /// Drops per port by [`Cause`].
     pub(crate) port_drops: Vec<[u64; 3]>,
 }
@@ -89,7 +88,7 @@ pub(crate) struct Faults {
 impl Faults {
     /// The fault state of `cfg` on `topo` (`None` when no fault is configured). Errors name the
     /// field and what is allowed.
-    pub(crate) fn build(cfg: &FaultsConfig, topo: &Topology, seed: u64, hpcc_order: bool) -> Result<Option<Faults>, String> {
+    pub(crate) fn build(cfg: &FaultsConfig, topo: &Topology, seed: u64, hop_order: crate::topo::routes::HopOrder) -> Result<Option<Faults>, String> {
         if cfg.is_off() {
             return Ok(None);
         }
@@ -146,7 +145,7 @@ impl Faults {
             events,
             next: 0,
             topo: topo.clone(),
-            hpcc_order,
+            hop_order,
             port_drops: vec![[0; 3]; nports],
         }))
     }
@@ -168,7 +167,7 @@ impl Faults {
     }
 
     fn routes(&self) -> Routes {
-        Routes::build_without(&self.topo, self.hpcc_order, &self.down)
+        Routes::build_without(&self.topo, self.hop_order, &self.down)
     }
 }
 

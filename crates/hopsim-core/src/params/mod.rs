@@ -237,6 +237,40 @@ pub struct RoutingConfig {
     /// Left out of the JSON at its default, so scenarios that do not set it keep their hash.
     #[serde(default, skip_serializing_if = "AckPath::is_hash")]
     pub ack_path: AckPath,
+    /// With `ecmp = "hpcc"`: the order in which the seed simulator's route computation met a
+    /// node's neighbours, which orders each switch's next hops (`topo::ecmp_hpcc`). Left out of
+    /// the JSON at its default, so scenarios that do not set it keep their hash.
+    #[serde(default, skip_serializing_if = "NeighbourOrder::is_ascending")]
+    pub neighbour_order: NeighbourOrder,
+}
+
+/// Its route computation keys neighbours by node pointer; nodes allocated one after the other
+/// give ascending ids (the HPCC simulator, as hopsim assumes for it), nodes allocated the other
+/// way descending ones.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum NeighbourOrder {
+    #[default]
+    Ascending,
+    Descending,
+}
+
+impl NeighbourOrder {
+    pub fn is_ascending(&self) -> bool {
+        *self == NeighbourOrder::Ascending
+    }
+}
+
+impl RoutingConfig {
+    /// How the route tables list next hops for this routing.
+    pub fn hop_order(&self) -> crate::topo::routes::HopOrder {
+        use crate::topo::routes::HopOrder;
+        match (self.ecmp, self.neighbour_order) {
+            (EcmpHash::Hopsim, _) => HopOrder::Ports,
+            (EcmpHash::Hpcc, NeighbourOrder::Ascending) => HopOrder::Ids,
+            (EcmpHash::Hpcc, NeighbourOrder::Descending) => HopOrder::IdsDescending,
+        }
+    }
 }
 
 /// The path of a flow's ACKs, NACKs and CNPs.

@@ -31,6 +31,17 @@ fn adjacency_up(topo: &Topology, down: &[bool]) -> Vec<Vec<(u32, u32)>> {
     adj
 }
 
+/// How each node's candidate next hops are listed: by port, or as the seed simulators'
+/// `CalculateRoute` lists them (`topo::ecmp_hpcc`): a BFS from each destination whose neighbour
+/// maps iterate in ascending node id, or in descending node id.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum HopOrder {
+    #[default]
+    Ports,
+    Ids,
+    IdsDescending,
+}
+
 /// What `Routes::pick` and `Routes::pick_index` return when a node has no route to a destination
 /// (a link failure cut it off, `crate::faults`): not a port.
 pub const NO_ROUTE: u32 = u32::MAX;
@@ -126,28 +137,28 @@ impl Routes {
     /// Routes to every host. Expects a topology that passes `Topology::validate`; unreachable
     /// pairs simply get no next hops.
     pub fn build(topo: &Topology) -> Routes {
-        Routes::build_ordered(topo, false)
+        Routes::build_ordered(topo, HopOrder::Ports)
     }
 
-    /// `build`, with each candidate list in the order the HPCC simulator's `CalculateRoute` lists
-    /// next hops when `hpcc_order` (see `topo::ecmp_hpcc`), else in increasing port order.
-    pub fn build_ordered(topo: &Topology, hpcc_order: bool) -> Routes {
-        Routes::build_without(topo, hpcc_order, &[])
+    /// `build`, with each candidate list in `order`.
+    pub fn build_ordered(topo: &Topology, order: HopOrder) -> Routes {
+        Routes::build_without(topo, order, &[])
     }
 
     /// `build_ordered` over the links that are up: `down[l]` marks link `l` down (a link failure,
     /// `crate::faults`); ports keep their numbers. Pairs the remaining links do not connect get
     /// no next hops (`pick` then returns [`NO_ROUTE`]). Columns for every host: after a failure
     /// any host may need a new route.
-    pub fn build_without(topo: &Topology, hpcc_order: bool, down: &[bool]) -> Routes {
-        Routes::build_for(topo, hpcc_order, &topo.host_ids(), down).expect("routing table fits in memory")
+    pub fn build_without(topo: &Topology, order: HopOrder, down: &[bool]) -> Routes {
+        Routes::build_for(topo, order, &topo.host_ids(), down).expect("routing table fits in memory")
     }
 
     /// `build_without` with columns only for the destinations `dsts` (host node ids; others are
     /// ignored): `next_hops(_, d)` is empty for any other host `d`. A simulation needs columns
     /// only for its flows' ends, so a large network with few flows builds few columns. Errs
     /// (instead of aborting) when the table cannot be allocated.
-    pub fn build_for(topo: &Topology, hpcc_order: bool, dsts: &[u32], down: &[bool]) -> Result<Routes, String> {
+    pub fn build_for(topo: &Topology, order: HopOrder, dsts: &[u32], down: &[bool]) -> Result<Routes, String> {
+        let hpcc_order = order != HopOrder::Ports;
         let n = topo.nodes.len();
         let adj = adjacency_up(topo, down);
         let is_host = |i: u32| topo.nodes[i as usize] == NodeKind::Host;
@@ -220,7 +231,7 @@ impl Routes {
         let mut queue = VecDeque::new();
         let mut reached = Vec::new();
         let mut cand = Vec::new();
-        // neighbours in node-id order and the BFS pop rank, for `hpcc_order`
+        // neighbours in node-id order (either way) and the BFS pop rank, for `hpcc_order`
         let sorted_ids = |adj: &[Vec<(u32, u32)>], wanted: bool| -> Vec<Vec<u32>> {
             if !(hpcc_order && wanted) {
                 return Vec::new();
@@ -230,6 +241,9 @@ impl Routes {
                     let mut w: Vec<u32> = v.iter().map(|&(_, x)| x).collect();
                     w.sort_unstable();
                     w.dedup();
+                    if order == HopOrder::IdsDescending {
+                        w.reverse();
+                    }
                     w
                 })
                 .collect()
@@ -442,7 +456,8 @@ mod tests {
 
     /// The per-destination build this module had before columns were shared: one BFS from each
     /// destination host (third.cc's BFS for `hpcc_order`), every node's candidates listed.
-    fn reference_next_hops(topo: &Topology, hpcc_order: bool) -> Vec<Vec<Vec<u32>>> {
+    fn reference_next_hops(topo: &Topology, order: HopOrder) -> Vec<Vec<Vec<u32>>> {
+        let hpcc_order = order != HopOrder::Ports;
         let n = topo.nodes.len();
         let adj = adjacency(topo);
         let is_host = |i: u32| topo.nodes[i as usize] == NodeKind::Host;
@@ -457,6 +472,9 @@ mod tests {
                 let mut w: Vec<u32> = v.iter().map(|&(_, x)| x).collect();
                 w.sort_unstable();
                 w.dedup();
+                if order == HopOrder::IdsDescending {
+                    w.reverse();
+                }
                 w
             })
             .collect();
@@ -517,7 +535,7 @@ mod tests {
 
     /// Every (node, destination) of `t` routes as the per-destination build does, in both orders.
     fn assert_same_as_reference(t: &Topology) {
-        for hpcc in [false, true] {
+        for hpcc in [HopOrder::Ports, HopOrder::Ids, HopOrder::IdsDescending] {
             let want = reference_next_hops(t, hpcc);
             let r = Routes::build_ordered(t, hpcc);
             for (di, d) in t.host_ids().into_iter().enumerate() {
@@ -527,7 +545,7 @@ mod tests {
                     if r.row[u as usize] == NONE {
                         continue;
                     }
-                    assert_eq!(r.next_hops(u, d), &c[..], "node {u} to host {d}, hpcc order {hpcc}");
+                    assert_eq!(r.next_hops(u, d), &c[..], "node {u} to host {d}, order {hpcc:?}");
                 }
             }
         }
@@ -563,7 +581,7 @@ mod tests {
         let ls = LeafSpine::bfc_nsdi22();
         let t = ls.build();
         let all = Routes::build(&t);
-        let r = Routes::build_for(&t, false, &[0, 20, 9999], &[]).unwrap();
+        let r = Routes::build_for(&t, HopOrder::Ports, &[0, 20, 9999], &[]).unwrap();
         assert_eq!(r.col.iter().filter(|&&c| c != NONE).count(), 2);
         assert_eq!(r.table.len(), 2 * r.n_rows); // host 0 on ToR 0, host 20 on ToR 1
         for u in 0..t.nodes.len() as u32 {
@@ -739,6 +757,8 @@ mod tests {
         t.add_link(4, 7, r, d);
         let peers = |rt: &Routes| rt.next_hops(5, 0).iter().map(|&p| rt.peer_node(p)).collect::<Vec<_>>();
         assert_eq!(peers(&Routes::build(&t)), vec![7, 6]);
-        assert_eq!(peers(&Routes::build_ordered(&t, true)), vec![6, 7]);
+        assert_eq!(peers(&Routes::build_ordered(&t, HopOrder::Ids)), vec![6, 7]);
+        // neighbour maps iterated the other way round: 4 reaches 7 before 6
+        assert_eq!(peers(&Routes::build_ordered(&t, HopOrder::IdsDescending)), vec![7, 6]);
     }
 }

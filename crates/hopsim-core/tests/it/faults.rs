@@ -100,7 +100,7 @@ fn a_link_down_mid_flow_is_routed_around_and_flows_finish() {
     let mut down = vec![false; t.links.len()];
     down[link] = true;
     let full = Routes::build(&t);
-    let cut = Routes::build_without(&t, false, &down);
+    let cut = Routes::build_without(&t, hopsim_core::topo::routes::HopOrder::Ports, &down);
     assert_eq!(full.next_hops(tor0, 5).len(), 2);
     assert_eq!(cut.next_hops(tor0, 5).len(), 1);
     assert_eq!(cut.peer_node(cut.next_hops(tor0, 5)[0]), ls.spine_id(1));
