@@ -99,8 +99,7 @@ def metrics(ref: Path, tree: Path, work: Path, run: Path, cmp_json: Path, row: b
             out.append((f"peak buffer {c} port (KB)", ref_port.get(c, 0) / 1e3, run_port.get(c, 0) / 1e3, MEAN_TOL))
     out.append(("pause frames", row.pfc_ref, row.pfc, MEAN_TOL))
     pfc = next(ref.glob("*-pfc.txt"))
-    last = [l.split()[0] for l in pfc.read_text().splitlines() if l.strip()]
-    ref_paused = O.paused_ns(topo, pfc, int(last[-1]) if last else 0)
+    ref_paused = O.paused_ns(topo, pfc)
     run_paused = O.run_paused_ns(run)
     for c in sorted(set(ref_paused) | set(run_paused)):
         out.append((f"paused time {c} (us)", ref_paused.get(c, 0) / 1e3, run_paused.get(c, 0) / 1e3, MEAN_TOL))

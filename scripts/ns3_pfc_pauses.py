@@ -2,7 +2,7 @@
 paused device's class: the number hopsim's Table 2 claims of Floodgate (scenarios/papers/floodgate,
 fig8-10-table2-*.toml) read from hopsim's own runs, so the two can be put side by side.
 
-    python scripts/ns3_pfc_pauses.py PFC_FILE TOPOLOGY_FILE [END_NS]
+    python scripts/ns3_pfc_pauses.py PFC_FILE TOPOLOGY_FILE [END_NS]     (in .venv: it pairs frames with hopsim's reader)
 
 PFC_FILE is the simulator's PFC_OUTPUT_FILE: one line per frame, `time_ns node node_type ifindex
 type`, written by the device that RECEIVES the frame (type 1 = pause, 0 = resume). Why pause to
@@ -16,9 +16,10 @@ other switch a core.
 
 from __future__ import annotations
 
-import collections
 import sys
 from pathlib import Path
+
+from hopsim.floodgate_outputs import paired, pfc_events
 
 
 def classes(topology: str) -> dict[int, str]:
@@ -47,25 +48,9 @@ def classes(topology: str) -> dict[int, str]:
 
 
 def paused_ns(trace: str, end_ns: int | None = None) -> tuple[dict[tuple[int, int], int], dict[tuple[int, int], int]]:
-    """Paused time of each (node, ifindex), and of that the part still open at `end_ns`."""
-    since: dict[tuple[int, int], int] = {}
-    total: collections.Counter = collections.Counter()
-    last = 0
-    for line in trace.splitlines():
-        if not line.strip():
-            continue
-        t, node, _ntype, ifindex, kind = map(int, line.split()[:5])
-        last = max(last, t)
-        dev = (node, ifindex)
-        if kind == 1:
-            since.setdefault(dev, t)
-        elif dev in since:
-            total[dev] += t - since.pop(dev)
-    end = last if end_ns is None else end_ns
-    still_open = {dev: max(0, end - t0) for dev, t0 in since.items()}
-    for dev, ns in still_open.items():
-        total[dev] += ns
-    return dict(total), still_open
+    """Paused time of each (node, ifindex), and of that the part still open at `end_ns`
+    (`hopsim.floodgate_outputs.paired` over the trace's frames)."""
+    return paired(pfc_events("PFC_FILE", trace), end_ns)
 
 
 def by_class(total: dict[tuple[int, int], int], cls: dict[int, str]) -> dict[str, int]:

@@ -29,12 +29,36 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Hashable, Iterable
 from pathlib import Path
+from typing import Any
 
 from .errors import ScenarioError
 from .floodgate_files import Topology
 
-__all__ = ["hop_classes", "buffer_peaks", "paused_ns", "incast_dsts", "run_buffer_peaks", "run_paused_ns"]
+__all__ = ["hop_classes", "buffer_peaks", "paired", "paused_ns", "incast_dsts", "run_buffer_peaks", "run_paused_ns"]
+
+
+def paired(events: Iterable[tuple[Any, Hashable, bool]], end: Any = None) -> tuple[dict[Hashable, Any], dict[Hashable, Any]]:
+    """Time paused per key from `(time, key, pause)` events in time order: from a pause to the
+    key's next resume (a received pause sets a paused flag that only a resume clears, so a
+    repeated pause extends nothing, and a resume without a pause counts nothing); a pause still
+    open at the end runs to `end` (default: the last event's time). Returns the totals and, of
+    them, the part still open at the end."""
+    since: dict[Hashable, Any] = {}
+    total: dict[Hashable, Any] = defaultdict(int)
+    last = 0
+    for t, key, pause in events:
+        last = max(last, t)
+        if pause:
+            since.setdefault(key, t)
+        elif key in since:
+            total[key] += t - since.pop(key)
+    end = last if end is None else end
+    still_open = {key: max(0, end - t0) for key, t0 in since.items()}
+    for key, t in still_open.items():
+        total[key] += t
+    return dict(total), still_open
 
 
 def _tors(topo: Topology) -> set[int]:
@@ -103,30 +127,31 @@ def buffer_logs(folder: Path, topo: Topology) -> dict[int, Path]:
     return out
 
 
-def paused_ns(topo: Topology, pfc: Path, end_ns: int) -> dict[str, float]:
-    """Time paused per hop class, summed over devices: from each pause a device receives to its
-    next resume (a pause still in force at the last line of the file ends at `end_ns`)."""
+def pfc_events(path: Path | str, text: str) -> list[tuple[int, tuple[int, int], bool]]:
+    """Its PFC file as `paired` events: (time, (node, if_index), pause) per frame received."""
+    out = []
+    for no, line in enumerate(text.splitlines(), 1):
+        parts = line.split()
+        if not parts:
+            continue
+        try:
+            t, node, _kind, dev, typ = (int(x) for x in parts[:5])
+        except ValueError:
+            raise ScenarioError(f"{path} line {no}: expected `time node node_type if_index type`, got {line.strip()!r}") from None
+        out.append((t, (node, dev), typ == 1))
+    return out
+
+
+def paused_ns(topo: Topology, pfc: Path, end_ns: int | None = None) -> dict[str, float]:
+    """Time paused per hop class, summed over devices (`paired` over its PFC file's frames)."""
     _, by_if = hop_classes(topo)
-    since: dict[tuple[int, int], int] = {}
+    events = pfc_events(pfc, pfc.read_text())
+    for t, (node, dev), _ in events:
+        if (node, dev) not in by_if:
+            raise ScenarioError(f"{pfc}: node {node} has no device {dev} in the topology (a frame at {t} ns)")
     total: dict[str, float] = defaultdict(float)
-    with pfc.open() as f:
-        for no, line in enumerate(f, 1):
-            parts = line.split()
-            if not parts:
-                continue
-            try:
-                t, node, _kind, dev, typ = (int(x) for x in parts[:5])
-            except ValueError:
-                raise ScenarioError(f"{pfc} line {no}: expected `time node node_type if_index type`, got {line.strip()!r}") from None
-            key = (node, dev)
-            if key not in by_if:
-                raise ScenarioError(f"{pfc} line {no}: node {node} has no device {dev} in the topology")
-            if typ == 1:
-                since.setdefault(key, t)
-            elif key in since:
-                total[by_if[key]] += t - since.pop(key)
-    for key, t in since.items():
-        total[by_if[key]] += max(0, end_ns - t)
+    for key, t in paired(events, end_ns)[0].items():
+        total[by_if[key]] += t
     return dict(total)
 
 
@@ -163,16 +188,7 @@ def run_paused_ns(run: Path) -> dict[str, float]:
     out = {c: float(t) for c, t in rows if t}
     ctrl = duckdb.sql(f"select node, port, target, value, time_ns from read_parquet('{run / 'control.parquet'}') "
                       "where kind = 'dst_pause' order by time_ns").fetchall()
-    since: dict[tuple[int, int, int], float] = {}
-    total = 0.0
-    for node, port, target, value, t in ctrl:
-        key = (node, port, target)
-        if value:
-            since.setdefault(key, t)
-        elif key in since:
-            total += t - since.pop(key)
-    end = ctrl[-1][4] if ctrl else 0.0
-    total += sum(end - t for t in since.values())
+    total = sum(paired((t, (node, port, target), bool(value)) for node, port, target, value, t in ctrl)[0].values())
     if total:
         out["host-up"] = out.get("host-up", 0.0) + total
     return out
