@@ -89,7 +89,8 @@ def test_the_ideal_config_becomes_the_ideal_design_with_its_per_source_host_dst_
     # 1.5 x 2 x 100 Gb/s x 600 ns = 22,500 B + 4 KiB reserve over the host link's BDP (15,000 + 1,532 B)
     assert fg["thre_off_bdp"] == pytest.approx((22_500 + 4096) / 16_532, rel=1e-5)
     assert fg["thre_on_bdp"] == pytest.approx((22_500 + 1024) / 16_532, rel=1e-5)
-    assert sc["queues"]["count"] == 5  # a VOQ per destination host
+    # its VOQs, in the ideal design too: FIFOs from one switch-wide group of the config file's size
+    assert (fg["voq_pool"], fg["max_voq"], sc["queues"]["count"]) == ("shared", 100, 101)
     t = sc["transport"]
     assert (t["header"], t["ack"], t["ack_min"], t["ack_priority"]) == (72, 70, 84, "data")
     assert sc["control"] == {"pfc": 70, "credit": 58}

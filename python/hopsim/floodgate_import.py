@@ -231,7 +231,6 @@ def _floodgate_model(sc: dict[str, Any], cfg: H.Config, topo: Any, fg_cfg: Any, 
     fg: dict[str, Any] = {}
     if ideal:
         fg.update({"ideal": True, "m": win_m})
-        sc["queues"] = {**sc.get("queues", {}), "count": min(topo.nodes - len(topo.switches) + 1, 1024)}
     else:
         if interval <= 0:
             raise ScenarioError(f"{H._key(cfg, 'SWTICH_CREDIT_INTERVAL')}: 0 with a practical credit mode; allowed: a "
@@ -239,9 +238,11 @@ def _floodgate_model(sc: dict[str, Any], cfg: H.Config, topo: Any, fg_cfg: Any, 
         fg.update({"T": f"{interval:g}us", "win_m": win_m})
         if bc > 1:
             fg["byte_counter"] = bc
-        voqs = fg_cfg.voqs if fg_cfg else 100
-        fg.update({"voq_pool": "shared", "max_voq": voqs})
-        sc["queues"] = {**sc.get("queues", {}), "count": min(voqs + 1, 1024)}
+    # its VOQs, in the ideal design too: one FIFO per destination from a switch-wide group
+    # (third.cc lines 3028-3036, the default config's one group; a hash once they run out)
+    voqs = fg_cfg.voqs if fg_cfg else 100
+    fg.update({"voq_pool": "shared", "max_voq": voqs})
+    sc["queues"] = {**sc.get("queues", {}), "count": min(voqs + 1, 1024)}
     if th_m > 0:
         fg["thre_credit_bdp"] = round(max_gbps / 8 * max_delay * 2 * th_m / hop_bdp, 6)
         if ideal:  # its ideal design delays credits too (switch-node.cc lines 446-478)

@@ -169,7 +169,12 @@ pub struct FloodgateConfig {
     /// destination since its last credit reach this many (delayCredit still holding it back);
     /// the timer sends the rest. `None` (default, §4.1): credits on the timer only. Floodgate-NS3's
     /// `SWTICH_BYTE_COUNTER` (10240 in its practical configs; `switch-node.cc` line 467,
-    /// `if (creditPippyback >= Settings::switch_byte_counter)` in `SwitchNotifyDequeue`).
+    /// `if (creditPippyback >= Settings::switch_byte_counter)` in `SwitchNotifyDequeue`). With
+    /// delayCredit a dequeue checks every upstream, as its loop over all devices does (lines
+    /// 446-458): the first dequeue under the threshold credits each one owed that many, so a
+    /// destination's held credits go back to every source at once, not to one source per
+    /// dequeue and the rest a timer tick later (by when the first sources' refilled windows may
+    /// have filled the VOQ again).
     pub byte_counter: Option<u64>,
     /// A destination whose window towards each next hop goes into the module time series
     /// (`window_pkts`, per windowed port holding state for it; with the switch-wide window every
@@ -283,6 +288,9 @@ pub struct Floodgate {
     /// Initial window per egress port (packets), computed on first use.
     initial: Vec<u32>,
     timer: Option<Time>,
+    /// Destinations whose byte-counter credit to some upstream was due while delayCredit held
+    /// it: the next dequeue under the threshold credits every such upstream (`byte_counter`).
+    held: std::collections::HashSet<u32>,
     // counters for the outputs
     pub credits_sent: u64,
     pub credits_delayed: u64,
@@ -333,6 +341,7 @@ impl Floodgate {
             pauses: Default::default(),
             initial: Vec::new(),
             timer: None,
+            held: Default::default(),
             credits_sent: 0,
             credits_delayed: 0,
             voq_allocs: 0,
@@ -608,9 +617,32 @@ impl Floodgate {
             if after(pkt.tags.psn, o.psn) {
                 o.psn = pkt.tags.psn;
             }
-            let due = self.cfg.byte_counter.is_some_and(|b| o.bytes >= b);
-            if due && !self.delayed(view, pkt.ingress, pkt.dst) {
-                self.credit(pkt.ingress, pkt.dst, out);
+            if let Some(b) = self.cfg.byte_counter {
+                if o.bytes >= b {
+                    if self.delayed(view, pkt.ingress, pkt.dst) {
+                        self.held.insert(pkt.dst);
+                    } else {
+                        self.credit(pkt.ingress, pkt.dst, out);
+                    }
+                }
+                // the first dequeue under the threshold credits every upstream owed a byte
+                // counter's worth, not only this packet's (Floodgate-NS3 checks all upstreams
+                // whenever delayed credits are on: switch-node.cc lines 446-458)
+                if self.held.contains(&pkt.dst) && !self.delayed(view, pkt.ingress, pkt.dst) {
+                    let mut still = false;
+                    for i in 0..view.nports() as u16 {
+                        if self.owed.get(&(i, pkt.dst)).is_some_and(|o| o.bytes >= b) {
+                            if self.delayed(view, i, pkt.dst) {
+                                still = true;
+                            } else {
+                                self.credit(i, pkt.dst, out);
+                            }
+                        }
+                    }
+                    if !still {
+                        self.held.remove(&pkt.dst);
+                    }
+                }
             }
         }
         let o = self.owed.get_mut(&(pkt.ingress, pkt.dst)).expect("made above");

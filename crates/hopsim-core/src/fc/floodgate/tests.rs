@@ -29,12 +29,18 @@ const UP2: u16 = 2;
 
 impl Fx {
     fn new() -> Fx {
-        let mut info = SwitchInfo::bare(vec![Rate::gbps(100); 3], 4);
-        info.ports = vec![0, 1, 2];
-        info.peers = vec![Peer { tier: None }, Peer { tier: Some(1) }, Peer { tier: Some(1) }];
+        Fx::with_uplinks(2)
+    }
+
+    /// Port 0 faces a host, ports 1..=k spines.
+    fn with_uplinks(k: usize) -> Fx {
+        let n = k + 1;
+        let mut info = SwitchInfo::bare(vec![Rate::gbps(100); n], 4);
+        info.ports = (0..n as u32).collect();
+        info.peers = (0..n).map(|p| Peer { tier: if p == 0 { None } else { Some(1) } }).collect();
         let sched = SchedulerConfig::Strict { queues: vec![0] };
-        let ports = (0..3).map(|l| Port::with(9, l, TxClock::new(Rate::gbps(100)), Time::from_us(1), 4, 4, 1500, &[3; 4], &sched)).collect();
-        let mmu = Mmu::new(MmuConfig::default(), vec![0; 3], NPRIO, 4);
+        let ports = (0..n as u16).map(|l| Port::with(9, l, TxClock::new(Rate::gbps(100)), Time::from_us(1), 4, 4, 1500, &[3; 4], &sched)).collect();
+        let mmu = Mmu::new(MmuConfig::default(), vec![0; n], NPRIO, 4);
         Fx { info, mmu, ports, held: HashMap::new(), sent: vec![], now: Time::ZERO }
     }
 
@@ -496,6 +502,35 @@ fn a_byte_counter_credits_at_dequeue_once_it_is_reached_and_the_timer_sends_the_
         assert_eq!(credits(&fx), want);
     }
     assert!(FloodgateConfig { byte_counter: Some(0), ..Default::default() }.validate().unwrap_err().contains("byte_counter"));
+}
+
+/// Floodgate-NS3's byte counter under delayCredit: credits due to every upstream while the VOQ
+/// was long all go back at the first dequeue under the threshold, whichever upstream's packet
+/// that is (its `SwitchNotifyDequeue` checks every upstream), not only to that packet's.
+#[test]
+fn a_byte_counter_releases_every_upstreams_held_credits_at_the_first_dequeue_under_the_threshold() {
+    const UP3: u16 = 3;
+    let mut fx = Fx::with_uplinks(3);
+    let cfg = FloodgateConfig { thre_credit_bdp: 1.0, byte_counter: Some(3000), ..Default::default() };
+    let mut fg = Floodgate::new(cfg);
+    // dst 7 comes from the spines behind UP1 and UP3 in turn and goes on by UP2: W0 direct, then
+    // 30 in the VOQ (31,440 B, over one BDP of 26,048 B)
+    let from = |psn: u32| if psn % 2 == 0 { UP1 } else { UP3 };
+    for psn in 0..W0 as u32 + 30 {
+        fx.arrive(&mut fg, from(psn), UP2, 7, psn, true);
+    }
+    for _ in 0..W0 {
+        fx.leave(&mut fg, UP2, 0);
+    }
+    assert!(fx.sent.is_empty(), "both upstreams are owed over 3,000 B, held by the VOQ");
+    for _ in 0..5 {
+        fx.leave(&mut fg, UP2, 1);
+    }
+    assert!(fx.sent.is_empty(), "25 left: 26,200 B, still over");
+    // the sixth is UP1's (psn 150): it brings the VOQ to 25,152 B and both upstreams are credited
+    fx.leave(&mut fg, UP2, 1);
+    let credited: Vec<(u16, u32)> = fx.sent.iter().filter_map(|&(p, m)| if let CtrlMsg::Credit { credits, .. } = m { Some((p, credits)) } else { None }).collect();
+    assert_eq!(credited, vec![(UP1, 76), (UP3, 75)], "every upstream owed a byte counter's worth");
 }
 
 #[test]
