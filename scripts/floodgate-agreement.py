@@ -17,8 +17,10 @@ PFC frames to the hosts) beside hopsim's PFC and destination-pause frames (`summ
 A second table compares metric by metric, each with its limit: mean slowdown of all flows and of
 the incast's (compare-fct --flows incast, the incast hosts read from its standard output) within
 10%, their p99s within 20%; the largest sampled port occupancy per hop class (its buffer logs,
-`*-buffer<k>.log`, against hopsim's buffer table, both sampled every 10 us), the pause frames and
-the time paused per hop class (its PFC file against hopsim's ports table) within 10%. What each
+`*-buffer<k>.log`, against hopsim's buffer table, both sampled every 10 us) and per switch class,
+and without Floodgate the ports' peaks in both queue monitors (sampled every 100 ns, 1 KB bins:
+its QLEN_MON_FILE against hopsim's qlen table), the pause frames and the time paused per hop
+class (its PFC file against hopsim's ports table) within 10%. What each
 file holds and how its devices map to hop classes: `hopsim.floodgate_outputs`.
 
 Exit code: 0 when every run passes, 1 when one does not, 2 when REF_ROOT holds no run.
@@ -97,6 +99,12 @@ def metrics(ref: Path, tree: Path, work: Path, run: Path, cmp_json: Path, row: b
     if H._one(cfg, "USE_FLOODGATE", int, 0) != 1:  # its ports leave VOQ bytes out (floodgate_outputs)
         for c in sorted(set(ref_port) | set(run_port)):
             out.append((f"peak buffer {c} port (KB)", ref_port.get(c, 0) / 1e3, run_port.get(c, 0) / 1e3, MEAN_TOL))
+        # its queue-length monitor, in the run folder under the name its config gives
+        qlen = ref / Path(H._one(cfg, "QLEN_MON_FILE")).name if "QLEN_MON_FILE" in cfg else None
+        if qlen is not None and qlen.exists() and (run / "qlen.parquet").exists():
+            ref_q, run_q = O.qlen_peaks(topo, qlen), O.run_qlen_peaks(run)
+            for c in sorted(set(ref_q) | set(run_q)):
+                out.append((f"peak qlen {c} port (KB, 100 ns)", ref_q.get(c, 0), run_q.get(c, 0), MEAN_TOL))
     out.append(("pause frames", row.pfc_ref, row.pfc, MEAN_TOL))
     pfc = next(ref.glob("*-pfc.txt"))
     ref_paused = O.paused_ns(topo, pfc)

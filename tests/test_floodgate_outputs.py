@@ -62,3 +62,14 @@ def test_paused_time_pairs_each_pause_with_the_next_resume_of_that_device(topo, 
 def test_the_incast_hosts_come_from_its_incast_time(topo):
     assert O.incast_dsts(topo, "x\nincast_time: 3 incast_interval: 10\n") == [0, 2]  # rounds 0, 1, 2 -> racks 0, 1, 0
     assert O.incast_dsts(topo, "no incast here\n") == []
+
+
+def test_qlen_peaks_take_each_port_class_highest_filled_kilobyte_bin(topo, tmp_path):
+    q = tmp_path / "qlen.txt"
+    # ToR 4's devices 1, 2 face hosts, 3 the core; bins are 1 KB and the last with a count is the peak
+    q.write_text("time: 2000000000\n4 1 0th: 5 1th: 0 2th: 3 3th: 0\n4 3 0th: 9 1th: 1\n6 2 0th: 2 1th: 0 2th: 0 3th: 0 4th: 7\n"
+                 "4-total 0th: 1\nmaxPortLength 4000 maxSwitchLength 4000\n")
+    assert O.qlen_peaks(topo, q) == {"tor-down": 2, "tor-up": 1, "agg-down": 4}
+    q.write_text("time: 2000000000\n4 9 0th: 5\n")
+    with pytest.raises(ScenarioError, match="node 4 has no device 9"):
+        O.qlen_peaks(topo, q)

@@ -16,6 +16,11 @@ Floodgate-NS3 (its ``scratch/third.cc``) writes, besides the fct file:
 - the PFC file: ``time_ns node node_type if_index type`` per frame received (type 1 pause, 0
   resume), logged by the device being paused (third.cc line 830). Device ``if_index`` of a node is
   its ``if_index``-th link in topology-file order, from 1 (device 0 is the node's loopback).
+- ``QLEN_MON_FILE``: every 1 ms, the histogram so far of each switch port's egress bytes sampled
+  every 100 ns between QLEN_MON_START and QLEN_MON_END, in 1 KB bins (third.cc lines 834-893:
+  ``time: T``, then ``switch device 0th: c0 1th: c1 ...`` per port, ``device`` counted as the
+  PFC file's ``if_index``, then whole-switch lines ``switch-total ...``). Its highest bin with a
+  count is the port's peak to the KB, where a 10 us buffer sample can miss a short peak.
 - its standard output: ``incast_time: N`` (third.cc line 1867); the incast of round ``i`` goes to
   host ``(i % racks) * hosts_per_rack`` and no other flow goes to or from those hosts (third.cc
   lines 1868-1893), so flows to them are exactly the incast.
@@ -36,7 +41,8 @@ from typing import Any
 from .errors import ScenarioError
 from .floodgate_files import Topology
 
-__all__ = ["hop_classes", "buffer_peaks", "paired", "paused_ns", "incast_dsts", "run_buffer_peaks", "run_paused_ns"]
+__all__ = ["hop_classes", "buffer_peaks", "qlen_peaks", "paired", "paused_ns", "incast_dsts", "run_buffer_peaks",
+           "run_qlen_peaks", "run_paused_ns"]
 
 
 def paired(events: Iterable[tuple[Any, Hashable, bool]], end: Any = None) -> tuple[dict[Hashable, Any], dict[Hashable, Any]]:
@@ -127,6 +133,29 @@ def buffer_logs(folder: Path, topo: Topology) -> dict[int, Path]:
     return out
 
 
+def qlen_peaks(topo: Topology, path: Path) -> dict[str, int]:
+    """The highest 1 KB bin its queue-length monitor filled, per hop class of port (KB)."""
+    _, by_if = hop_classes(topo)
+    out: dict[str, int] = {}
+    with path.open() as f:
+        for no, line in enumerate(f, 1):
+            parts = line.split()
+            if len(parts) < 3 or not parts[0].isdigit():
+                continue  # `time:`, `N-total` and `maxPortLength` lines
+            try:
+                node, dev = int(parts[0]), int(parts[1])
+                counts = [int(c) for c in parts[3::2]]
+            except ValueError:
+                raise ScenarioError(f"{path} line {no}: expected `switch device 0th: count 1th: count ...`, "
+                                    f"got {line.strip()[:80]!r}") from None
+            c = by_if.get((node, dev))
+            if c is None:
+                raise ScenarioError(f"{path} line {no}: node {node} has no device {dev} in the topology")
+            top = max((kb for kb, n in enumerate(counts) if n > 0), default=0)
+            out[c] = max(out.get(c, 0), top)
+    return out
+
+
 def pfc_events(path: Path | str, text: str) -> list[tuple[int, tuple[int, int], bool]]:
     """Its PFC file as `paired` events: (time, (node, if_index), pause) per frame received."""
     out = []
@@ -176,6 +205,17 @@ def run_buffer_peaks(run: Path, topo: Topology) -> tuple[dict[str, int], dict[st
         sc = "tor" if node in tors else "core"
         switch[sc] = max(switch[sc], int(b))
     return {c: int(b) for c, b in port}, dict(switch)
+
+
+def run_qlen_peaks(run: Path) -> dict[str, int]:
+    """`qlen_peaks` of a hopsim run folder: its queue-length monitor's highest 1 KB bin per hop class
+    (`record.qlen_monitor`, the same sampling and bins; ports named by its buffer table)."""
+    import duckdb
+
+    q, b = f"read_parquet('{run / 'qlen.parquet'}')", f"read_parquet('{run / 'buffer.parquet'}')"
+    rows = duckdb.sql(f"select c.hop_class, max(q.kb) from {q} q join (select distinct node, port, hop_class from {b} "
+                      f"where scope = 'port') c using (node, port) where q.count > 0 group by 1").fetchall()
+    return {c: int(kb) for c, kb in rows}
 
 
 def run_paused_ns(run: Path) -> dict[str, float]:
