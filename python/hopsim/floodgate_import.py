@@ -180,13 +180,14 @@ def _import(config: Path, cfg: H.Config, out: Path, flows: Path | str | None, to
         "# control.pfc 70, control.credit), its MMU (buffer.alpha 0.25 by rate, headroom 'floodgate'), the HPCC",
         "# simulator's conventions it shares (see `hopsim import-hpcc`), and the Floodgate options below",
         "# (flow_control.floodgate: ideal, m / win_m, T, byte_counter, thre_credit_bdp, voq_pool, max_voq,",
-        "# dst_pause_on, pfc; routing.ack_path). Delete a line to get hopsim's paper-following default.",
+        "# window_unit, dst_pause_on, pfc; routing.ack_path). Delete a line to get hopsim's paper-following default.",
         "# Keys honoured: " + ", ".join(sorted(used)),
         "# Not expressible in hopsim (differences that remain): VOQs served strictly after the non-incast queue",
         "# (there they join the egress FIFO once window allows); bytes held in VOQs count toward ECN marking and",
-        "# the port's buffer there; windows count packets (there bytes). Its ideal design's delayCredit is",
-        "# floodgate.ideal_delay_credit; its source ports count per source host (workload.source_ports); its",
-        "# route computation meets neighbours in descending node id (routing.neighbour_order).",
+        "# the port's buffer there; a packet leaves while an MTU-sized one fits the window (there its own size).",
+        "# Its ideal design's delayCredit is floodgate.ideal_delay_credit; its source ports count per source host",
+        "# (workload.source_ports); its route computation meets neighbours in descending node id",
+        "# (routing.neighbour_order); its windows count bytes (floodgate.window_unit).",
     ]
     return H.with_header(header, notes, sc, out, cfg), notes
 
@@ -241,7 +242,8 @@ def _floodgate_model(sc: dict[str, Any], cfg: H.Config, topo: Any, fg_cfg: Any, 
     # its VOQs, in the ideal design too: one FIFO per destination from a switch-wide group
     # (third.cc lines 3028-3036, the default config's one group; a hash once they run out)
     voqs = fg_cfg.voqs if fg_cfg else 100
-    fg.update({"voq_pool": "shared", "max_voq": voqs})
+    # windows in bytes (switch-mmu.cc lines 252-263: `m_wins[dst] < pktSize`)
+    fg.update({"voq_pool": "shared", "max_voq": voqs, "window_unit": "bytes"})
     sc["queues"] = {**sc.get("queues", {}), "count": min(voqs + 1, 1024)}
     if th_m > 0:
         fg["thre_credit_bdp"] = round(max_gbps / 8 * max_delay * 2 * th_m / hop_bdp, 6)

@@ -486,7 +486,7 @@ UNSET_AT_DEFAULT = {
     "ppfc": {"increment": "net", "transmission_speed": "egress"},
     "floodgate": {"delay_credit": True, "voq_pool": "per_port", "ideal": False, "m": 1.5, "watch_dst": None,
                   "ideal_delay_credit": False,
-                  "dst_pause_on": "voq", "win_m": 1.0, "byte_counter": None},
+                  "dst_pause_on": "voq", "win_m": 1.0, "byte_counter": None, "window_unit": "packets"},
     "bfc": {"lone_packet_pauses": True, "assign_paused_queues": True},
 }
 """Scheme settings left out of the core's JSON while at their default (the core's serde default is

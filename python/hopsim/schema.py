@@ -911,6 +911,11 @@ class Floodgate(Strict):
         default=None, gt=0,
         description="also credit at dequeue once this many bytes from an ingress for a destination await credit (Floodgate-NS3's SWTICH_BYTE_COUNTER); unset: on the timer only (§4.1)",
     )
+    window_unit: Literal["packets", "bytes"] = Field(
+        default="packets",
+        description="packets: a packet spends one of the window (§4.2); bytes: its bytes, and it leaves while an MTU-sized "
+        "packet still fits (Floodgate-NS3's m_wins)",
+    )
     watch_dst: Int | None = Field(default=None, ge=0, description="a host whose window per next hop goes into module_samples (window_pkts)")
     pfc: Bool = Field(default=False, description="standard PFC underneath (appendix B)")
 

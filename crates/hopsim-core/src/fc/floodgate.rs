@@ -117,6 +117,20 @@ pub enum WindowScope {
     Port,
 }
 
+/// What a window counts (§4.2's "decreased by one" per packet, or bytes as Floodgate-NS3).
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum WindowUnit {
+    /// A packet spends one, whatever its size (the paper's reading).
+    #[default]
+    Packets,
+    /// A packet spends its bytes on the wire and leaves while the window still holds an
+    /// MTU-sized packet: Floodgate-NS3's `m_wins[dst]` is bytes, spent by `pktSize` and checked
+    /// as `m_wins[dst] < pktSize` (switch-mmu.cc lines 252-263, 293-308; third.cc line 2875
+    /// keeps the window in bytes).
+    Bytes,
+}
+
 /// Floodgate parameters.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
@@ -176,6 +190,8 @@ pub struct FloodgateConfig {
     /// dequeue and the rest a timer tick later (by when the first sources' refilled windows may
     /// have filled the VOQ again).
     pub byte_counter: Option<u64>,
+    /// What a window counts: packets (default) or bytes.
+    pub window_unit: WindowUnit,
     /// A destination whose window towards each next hop goes into the module time series
     /// (`window_pkts`, per windowed port holding state for it; with the switch-wide window every
     /// such port shows the switch's one window).
@@ -203,6 +219,7 @@ impl Default for FloodgateConfig {
             ideal_delay_credit: false,
             win_m: 1.0,
             byte_counter: None,
+            window_unit: WindowUnit::Packets,
             watch_dst: None,
             pfc: false,
         }
@@ -244,10 +261,12 @@ impl FloodgateConfig {
 /// Upstream state per (egress port, destination).
 #[derive(Clone, Copy, Debug, Default)]
 struct Win {
-    /// PSN of the next packet sent, and one past the last one credited.
+    /// PSN of the next packet sent, and one past the last one credited (with `window_unit =
+    /// "bytes"` the PSN numbers bytes: a packet's is its last byte's, as Floodgate-NS3's
+    /// absolute PSNs add `GetSize()`).
     next_psn: u32,
     credited: u32,
-    /// Packets charged at enqueue to the egress queue that have no PSN yet.
+    /// Packets (or bytes) charged at enqueue to the egress queue that have no PSN yet.
     queued: u32,
     /// Its VOQ, if it has one (per-port pool).
     voq: Option<u16>,
@@ -365,11 +384,13 @@ impl Floodgate {
     }
 
     /// The initial window of egress `p` in packets: `BDP_nextHop + C_out x T` (§4.2), or the
-    /// ideal design's `m x BDP_nextHop` (§3.2).
+    /// ideal design's `m x BDP_nextHop` (§3.2). In bytes, the value the bytes charged must stay
+    /// under for one more packet to go: the window less one MTU, plus one (so every test of
+    /// `used < initial` reads the same in both units).
     fn initial(&mut self, view: &SwitchView, p: u16) -> u32 {
         if self.initial.is_empty() {
             let mtu = view.info.mtu_bytes as u64;
-            let (ideal, m, t, win_m) = (self.cfg.ideal, self.cfg.m, self.cfg.t, self.cfg.win_m);
+            let (ideal, m, t, win_m, unit) = (self.cfg.ideal, self.cfg.m, self.cfg.t, self.cfg.win_m, self.cfg.window_unit);
             self.initial = (0..view.nports() as u16)
                 .map(|q| {
                     let bytes = if ideal {
@@ -377,7 +398,10 @@ impl Floodgate {
                     } else {
                         (view.hop_bdp(q) as f64 * win_m).ceil() as u64 + view.rate(q).bytes_in(t)
                     };
-                    bytes.div_ceil(mtu.max(1)).max(1) as u32
+                    match unit {
+                        WindowUnit::Packets => bytes.div_ceil(mtu.max(1)).max(1) as u32,
+                        WindowUnit::Bytes => (bytes + 1).saturating_sub(mtu).max(1).min(u32::MAX as u64 / 2) as u32,
+                    }
                 })
                 .collect();
         }
@@ -391,10 +415,26 @@ impl Floodgate {
     }
 
     /// The window left to `dst` by egress `p` in packets (`initial - inflight`, §4.3): the
-    /// switch's one window for `dst`, or that port's own with `window = "port"`.
+    /// switch's one window for `dst`, or that port's own with `window = "port"`. In bytes, the
+    /// MTU-sized packets it still lets go.
     pub fn window(&mut self, view: &SwitchView, p: u16, dst: u32) -> i64 {
         let init = self.initial(view, p) as i64;
-        init - self.used_for(p, dst) as i64
+        let left = init - self.used_for(p, dst) as i64;
+        match self.cfg.window_unit {
+            WindowUnit::Packets => left,
+            WindowUnit::Bytes => {
+                let mtu = view.info.mtu_bytes.max(1) as i64;
+                (left.max(0) + mtu - 1) / mtu
+            }
+        }
+    }
+
+    /// What a packet spends of a window.
+    fn cost(&self, pkt: &PktMeta) -> u32 {
+        match self.cfg.window_unit {
+            WindowUnit::Packets => 1,
+            WindowUnit::Bytes => pkt.size,
+        }
     }
 
     /// Packets charged to the window that egress `p` spends for `dst`: the sum over every port
@@ -582,11 +622,12 @@ impl Floodgate {
     /// Charge a packet leaving by windowed egress `p` (it takes its PSN now); whether it had
     /// window state.
     fn charge_sent(&mut self, pkt: &PktMeta) -> bool {
+        let cost = self.cost(pkt);
         let Some(w) = self.win.get_mut(&(pkt.egress, pkt.dst)) else { return false };
         if pkt.queue == 0 {
-            w.queued = w.queued.saturating_sub(1);
+            w.queued = w.queued.saturating_sub(cost);
         }
-        w.next_psn = w.next_psn.wrapping_add(1);
+        w.next_psn = w.next_psn.wrapping_add(cost);
         true
     }
 
@@ -716,7 +757,8 @@ impl FlowControl for Floodgate {
             self.note_voqs(view, p);
         } else if Self::windowed(view, p) {
             if pkt.queue == 0 {
-                self.win_entry(now, p, pkt.dst).queued += 1;
+                let cost = self.cost(pkt);
+                self.win_entry(now, p, pkt.dst).queued += cost;
                 self.arm(now);
             } else {
                 // a new VOQ starts closed: its destination has no window

@@ -559,3 +559,46 @@ fn acks_in_the_data_queues_take_the_non_incast_queue_and_neither_spend_window_no
     fx.tick(&mut fg, Time::from_us(10));
     assert!(!fx.sent.iter().any(|(_, m)| matches!(m, CtrlMsg::Credit { dst: 3, .. })), "no credit for an ACK");
 }
+
+/// Floodgate-NS3's windows count bytes (`m_wins[dst] -= pktSize`, a packet goes while
+/// `m_wins[dst] >= pktSize`): small packets fit many more to a window than the paper's count
+/// of packets lets through. The window is 26,048 + 125,000 = 151,048 B; 100 B packets go
+/// direct while one more MTU (1,048 B) fits: 1,501 of them (150,100 + 1,048 > 151,048).
+#[test]
+fn a_window_in_bytes_lets_small_packets_through_by_their_size() {
+    let small = |fx: &mut Fx, fg: &mut Floodgate, psn: u32| {
+        let mut m = PktMeta { dst: 7, ingress: HOST, egress: UP1, size: 100, prio: 3, flags: tag::INCAST, ..Default::default() };
+        m.tags.psn = psn;
+        m.queue = fg.classify(fx.now, &m, &fx.view());
+        fx.ports[UP1 as usize].enqueue_data(m.queue as usize, 0, m.size);
+        let mut out = vec![];
+        fg.on_enqueue(fx.now, &mut m, &fx.view(), &mut out);
+        fx.held.entry((UP1, m.queue)).or_default().push_back(m);
+        fx.apply(out);
+        m.queue
+    };
+    for (unit, direct) in [(WindowUnit::Packets, W0 as u32), (WindowUnit::Bytes, 1501)] {
+        let (mut fx, mut fg) = (Fx::new(), Floodgate::new(FloodgateConfig { window_unit: unit, ..Default::default() }));
+        let mut n = 0;
+        while small(&mut fx, &mut fg, n) == 0 {
+            n += 1;
+        }
+        assert_eq!(n, direct, "{unit:?}");
+        // a credit through the first 20 packets' PSN lets exactly 20 more go
+        for _ in 0..20 {
+            fx.leave(&mut fg, UP1, 0);
+        }
+        let psn = if unit == WindowUnit::Bytes { 20 * 100 - 1 } else { 19 };
+        fx.control(&mut fg, UP1, CtrlMsg::Credit { dst: 7, credits: 20, psn });
+        // the VOQ opens for exactly 20 (100 B each: 148,100 B charged, and 20 more keep one MTU free)
+        for _ in 0..30 {
+            small(&mut fx, &mut fg, 0);
+        }
+        let mut sent = 0;
+        while !fx.closed(UP1, 1) {
+            fx.leave(&mut fg, UP1, 1);
+            sent += 1;
+        }
+        assert_eq!(sent, 20, "{unit:?}");
+    }
+}
