@@ -61,7 +61,13 @@ impl Fx {
     /// A packet for `dst` arrives by `ingress` (carrying `psn`) and is queued for `egress`; the
     /// queue it took.
     fn arrive(&mut self, fg: &mut Floodgate, ingress: u16, egress: u16, dst: u32, psn: u32, incast: bool) -> u16 {
-        let mut m = PktMeta { dst, ingress, egress, size: 1048, prio: 3, flags: if incast { tag::INCAST } else { 0 }, ..Default::default() };
+        self.arrive_sized(fg, ingress, egress, dst, psn, incast, 1048)
+    }
+
+    /// `arrive` for a packet of `size` bytes on the wire.
+    #[allow(clippy::too_many_arguments)]
+    fn arrive_sized(&mut self, fg: &mut Floodgate, ingress: u16, egress: u16, dst: u32, psn: u32, incast: bool, size: u32) -> u16 {
+        let mut m = PktMeta { dst, ingress, egress, size, prio: 3, flags: if incast { tag::INCAST } else { 0 }, ..Default::default() };
         m.tags.psn = psn;
         m.queue = fg.classify(self.now, &m, &self.view());
         self.ports[egress as usize].enqueue_data(m.queue as usize, 0, m.size);
@@ -515,7 +521,7 @@ fn a_byte_counter_releases_every_upstreams_held_credits_at_the_first_dequeue_und
     let mut fg = Floodgate::new(cfg);
     // dst 7 comes from the spines behind UP1 and UP3 in turn and goes on by UP2: W0 direct, then
     // 30 in the VOQ (31,440 B, over one BDP of 26,048 B)
-    let from = |psn: u32| if psn % 2 == 0 { UP1 } else { UP3 };
+    let from = |psn: u32| if psn.is_multiple_of(2) { UP1 } else { UP3 };
     for psn in 0..W0 as u32 + 30 {
         fx.arrive(&mut fg, from(psn), UP2, 7, psn, true);
     }
@@ -566,17 +572,7 @@ fn acks_in_the_data_queues_take_the_non_incast_queue_and_neither_spend_window_no
 /// direct while one more MTU (1,048 B) fits: 1,501 of them (150,100 + 1,048 > 151,048).
 #[test]
 fn a_window_in_bytes_lets_small_packets_through_by_their_size() {
-    let small = |fx: &mut Fx, fg: &mut Floodgate, psn: u32| {
-        let mut m = PktMeta { dst: 7, ingress: HOST, egress: UP1, size: 100, prio: 3, flags: tag::INCAST, ..Default::default() };
-        m.tags.psn = psn;
-        m.queue = fg.classify(fx.now, &m, &fx.view());
-        fx.ports[UP1 as usize].enqueue_data(m.queue as usize, 0, m.size);
-        let mut out = vec![];
-        fg.on_enqueue(fx.now, &mut m, &fx.view(), &mut out);
-        fx.held.entry((UP1, m.queue)).or_default().push_back(m);
-        fx.apply(out);
-        m.queue
-    };
+    let small = |fx: &mut Fx, fg: &mut Floodgate, psn: u32| fx.arrive_sized(fg, HOST, UP1, 7, psn, true, 100);
     for (unit, direct) in [(WindowUnit::Packets, W0 as u32), (WindowUnit::Bytes, 1501)] {
         let (mut fx, mut fg) = (Fx::new(), Floodgate::new(FloodgateConfig { window_unit: unit, ..Default::default() }));
         let mut n = 0;
