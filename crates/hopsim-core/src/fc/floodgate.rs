@@ -35,6 +35,8 @@
 //! Interpretation choices:
 //! - Windows count packets, as the paper's ("decreased by one"); the initial window is
 //!   `ceil((rate x HRTT + rate x T) / MTU)` with HRTT the next hop's round trip plus one MTU.
+//!   `window_unit = "bytes"` counts bytes instead, as Floodgate-NS3 does: the PSN then numbers
+//!   bytes and a packet goes while an MTU-sized one still fits.
 //! - The window is the PSN difference itself (§4.3): a packet sent direct is charged when it is
 //!   queued (the paper's "forwarded to the egress queue") and gets its PSN when it leaves; a VOQ
 //!   packet is charged when it leaves. So no separate counter can drift from the PSNs.
@@ -304,7 +306,8 @@ pub struct Floodgate {
     pool: Option<Pool>,
     /// dstPause state (`floodgate/dst_pause.rs`).
     pauses: dst_pause::DstPauses,
-    /// Initial window per egress port (packets), computed on first use.
+    /// Initial window per egress port (packets, or in bytes the bound `initial` says), computed
+    /// on first use.
     initial: Vec<u32>,
     timer: Option<Time>,
     /// Destinations whose byte-counter credit to some upstream was due while delayCredit held
@@ -419,11 +422,15 @@ impl Floodgate {
     /// MTU-sized packets it still lets go.
     pub fn window(&mut self, view: &SwitchView, p: u16, dst: u32) -> i64 {
         let init = self.initial(view, p) as i64;
-        let left = init - self.used_for(p, dst) as i64;
+        self.in_packets(init - self.used_for(p, dst) as i64, view.info.mtu_bytes)
+    }
+
+    /// A window's room in packets: itself, or in bytes the MTU-sized packets it lets go.
+    fn in_packets(&self, left: i64, mtu: u32) -> i64 {
         match self.cfg.window_unit {
             WindowUnit::Packets => left,
             WindowUnit::Bytes => {
-                let mtu = view.info.mtu_bytes.max(1) as i64;
+                let mtu = mtu.max(1) as i64;
                 (left.max(0) + mtu - 1) / mtu
             }
         }
@@ -973,7 +980,8 @@ impl FlowControl for Floodgate {
             out.push((p, "voq_bytes", b as f64));
             if let (Some(d), Some(init)) = (self.cfg.watch_dst, self.initial.get(p as usize)) {
                 if self.win.contains_key(&(p, d)) {
-                    out.push((p, "window_pkts", *init as f64 - self.used_for(p, d) as f64));
+                    let left = *init as i64 - self.used_for(p, d) as i64;
+                    out.push((p, "window_pkts", self.in_packets(left, view.info.mtu_bytes) as f64));
                 }
             }
         }
