@@ -411,8 +411,9 @@ impl Floodgate {
         self.initial[p as usize]
     }
 
-    /// Packets charged to this switch's windows and not yet credited, over every (egress port,
-    /// destination): zero once every credit has come back, however many packets were lost.
+    /// Packets (bytes with byte windows) charged to this switch's windows and not yet credited,
+    /// over every (egress port, destination): zero once every credit has come back, however many
+    /// packets were lost.
     pub fn in_flight(&self) -> u64 {
         self.win.values().map(|w| Self::used(w) as u64).sum()
     }
@@ -573,6 +574,22 @@ impl Floodgate {
         }
     }
 
+    /// Credit every upstream owed at least `bytes` for `dst` whose credits are not delayed;
+    /// whether one was left delayed.
+    fn credit_upstreams_owed(&mut self, dst: u32, bytes: u64, view: &SwitchView, out: &mut Actions) -> bool {
+        let mut left = false;
+        for i in 0..view.nports() as u16 {
+            if self.owed.get(&(i, dst)).is_some_and(|o| o.bytes >= bytes) {
+                if self.delayed(view, i, dst) {
+                    left = true;
+                } else {
+                    self.credit(i, dst, out);
+                }
+            }
+        }
+        left
+    }
+
     /// Credit upstream `ingress` for everything of `dst` forwarded since its last credit.
     fn credit(&mut self, ingress: u16, dst: u32, out: &mut Actions) {
         let o = self.owed.get_mut(&(ingress, dst)).expect("owed");
@@ -666,29 +683,23 @@ impl Floodgate {
                 o.psn = pkt.tags.psn;
             }
             if let Some(b) = self.cfg.byte_counter {
-                if o.bytes >= b {
+                let due = o.bytes >= b;
+                if due || self.held.contains(&pkt.dst) {
                     if self.delayed(view, pkt.ingress, pkt.dst) {
-                        self.held.insert(pkt.dst);
-                    } else {
-                        self.credit(pkt.ingress, pkt.dst, out);
-                    }
-                }
-                // the first dequeue under the threshold credits every upstream owed a byte
-                // counter's worth, not only this packet's (Floodgate-NS3 checks all upstreams
-                // whenever delayed credits are on: switch-node.cc lines 446-458)
-                if self.held.contains(&pkt.dst) && !self.delayed(view, pkt.ingress, pkt.dst) {
-                    let mut still = false;
-                    for i in 0..view.nports() as u16 {
-                        if self.owed.get(&(i, pkt.dst)).is_some_and(|o| o.bytes >= b) {
-                            if self.delayed(view, i, pkt.dst) {
-                                still = true;
-                            } else {
-                                self.credit(i, pkt.dst, out);
-                            }
+                        if due {
+                            self.held.insert(pkt.dst);
                         }
-                    }
-                    if !still {
-                        self.held.remove(&pkt.dst);
+                    } else {
+                        let held = self.held.remove(&pkt.dst);
+                        if due {
+                            self.credit(pkt.ingress, pkt.dst, out);
+                        }
+                        // the first dequeue under the threshold credits every upstream owed a
+                        // byte counter's worth, not only this packet's (Floodgate-NS3 checks all
+                        // upstreams whenever delayed credits are on: switch-node.cc lines 446-458)
+                        if held && self.credit_upstreams_owed(pkt.dst, b, view, out) {
+                            self.held.insert(pkt.dst);
+                        }
                     }
                 }
             }
