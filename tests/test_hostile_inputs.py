@@ -194,6 +194,91 @@ def test_an_interrupt_leaving_a_command_ends_with_its_line(write, tmp_path, monk
     assert not (tmp_path / "r").exists()
 
 
+def test_an_interrupt_leaving_source_text_still_ends_with_exit_code_130(write, tmp_path):
+    """A signal landing while code made from source text runs (a dataclass's generated methods,
+    pydantic evaluating an annotation as a module loads): CPython notes the KeyboardInterrupt
+    leaving it and, unless told otherwise, ends the process by SIGINT after the command has
+    caught it, printed its line and chosen exit code 130. Made certain here by raising the
+    interrupt from `exec`."""
+    prog = (
+        "import sys\n"
+        "from hopsim import cli, scenario\n"
+        "def interrupted(*a, **k):\n"
+        "    exec('raise KeyboardInterrupt')\n"
+        "scenario.load_scenario = interrupted\n"
+        f"sys.argv = ['hopsim', 'run', {str(write('tiny.toml', TINY))!r}, '--out', {str(tmp_path / 'r')!r}]\n"
+        "cli.main()\n"
+    )
+    # as a module (`python -m`, as `python -m hopsim` runs): a program run from a file or `-c`
+    # exits from inside its SystemExit and never consults that note
+    (tmp_path / "interrupted_cli.py").write_text(prog)
+    r = subprocess.run([sys.executable, "-m", "interrupted_cli"], capture_output=True, text=True, cwd=tmp_path,
+                       timeout=300)
+    assert r.returncode == 130, (r.returncode, r.stderr)
+    assert r.stderr.strip().splitlines() == ["interrupted; nothing written"], r.stderr
+    assert not (tmp_path / "r").exists()
+
+
+def test_an_interrupt_while_an_input_is_read_stays_an_interrupt_and_closes_the_file(tmp_path, monkeypatch):
+    """A Ctrl-C landing while a scenario file is read is an interrupt, not "cannot read it" (bad
+    input, exit code 2), and the file's descriptor is closed once."""
+    from hopsim import paths
+
+    f = tmp_path / "s.toml"
+    f.write_text(TINY)
+    fds = set(os.listdir("/proc/self/fd"))
+    real_read, closed = os.read, []
+
+    def interrupted(fd, n):
+        raise KeyboardInterrupt
+
+    def close(fd):
+        closed.append(fd)
+        real_close(fd)
+
+    real_close = os.close
+    monkeypatch.setattr(paths.os, "read", interrupted)
+    monkeypatch.setattr(paths.os, "close", close)
+    with pytest.raises(KeyboardInterrupt):
+        paths.read_text(f, "scenario")
+    monkeypatch.setattr(paths.os, "read", real_read)
+    assert len(closed) == 1 and set(os.listdir("/proc/self/fd")) == fds
+    assert paths.read_text(f, "scenario") == TINY
+
+
+def test_a_signal_inside_a_serializer_is_an_interrupt_not_bad_input():
+    """pydantic-core turns a KeyboardInterrupt raised inside a serializer function into a
+    PydanticSerializationError, a ValueError that would read as bad input (exit code 2);
+    `schema.dump` holds the signal until the dump is done and raises it then."""
+    from typing import Annotated
+
+    from pydantic import BaseModel, PlainSerializer
+    from pydantic_core import PydanticSerializationError
+
+    from hopsim import interrupts
+    from hopsim.schema import dump
+
+    def fmt(v: int) -> str:
+        signal.raise_signal(signal.SIGTERM)  # a signal while the formatter runs
+        return f"{v}B"
+
+    class M(BaseModel):
+        size: Annotated[int, PlainSerializer(fmt)] = 0
+
+    old = {s: signal.getsignal(s) for s in interrupts.SIGNALS}
+    try:
+        interrupts.install()
+        with pytest.raises(PydanticSerializationError, match="KeyboardInterrupt"):
+            M(size=1).model_dump()  # what happens without it
+        with pytest.raises(KeyboardInterrupt):
+            dump(M(size=1))
+        interrupts.ignore()
+        assert dump(M(size=2)) == {"size": "2B"}
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
+
+
 @pytest.mark.parametrize("trial", range(4))
 def test_a_signal_around_the_end_of_a_run_leaves_it_whole_or_absent(write, tmp_path, trial):
     rnd = random.Random(100 + trial)

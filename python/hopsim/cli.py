@@ -613,7 +613,20 @@ def main() -> None:
     except KeyboardInterrupt:  # (also one that lands between the lines above)
         _interrupted("interrupted; nothing written")
         code = INTERRUPTED
+    interrupts.ignore()  # (again: a signal may have landed inside the first call)
+    _forget_escaped_interrupts()
     sys.exit(code if isinstance(code, int) else 0)
+
+
+def _forget_escaped_interrupts() -> None:
+    """Keep the exit status the command chose. CPython notes a KeyboardInterrupt that leaves code
+    run from source text (exec or eval of a string: a dataclass's generated methods, pydantic
+    evaluating an annotation while a module loads) and, run as `python -m hopsim`, ends the
+    process by SIGINT once the interpreter has shut down instead of with its status, even when
+    the interrupt was caught further up and reported (Python/pythonrun.c `run_eval_code_obj`,
+    Modules/main.c `Py_RunMain`). Each run of source text clears that note first. Called with
+    signals ignored, so none can set it again."""
+    exec("pass")
 
 
 _MODULES = {

@@ -126,15 +126,21 @@ def read_bounded(p: Path, limit: int = MAX_INPUT_BYTES) -> bytes:
         if st.st_size > limit:
             raise NotAFile(p, f"{st.st_size / 1e6:,.0f} MB, larger than any input hopsim reads "
                            f"({limit / 1e6:,.0f} MB at most); is it the right file?")
-        with os.fdopen(fd, "rb", closefd=True) as f:
-            fd = -1
-            data = f.read(limit + 1)
+        # read from the descriptor itself, which only the `finally` below closes: handing it to
+        # a file object and marking it handed over are two steps, and a Ctrl-C between them
+        # would close it twice and end as "Bad file descriptor" (bad input) instead of interrupted
+        data = bytearray()
+        step = max(st.st_size + 1, 1 << 16)
+        while len(data) <= limit:
+            chunk = os.read(fd, min(step, limit + 1 - len(data)))
+            if not chunk:
+                break
+            data += chunk
         if len(data) > limit:
             raise NotAFile(p, f"grew past {limit / 1e6:,.0f} MB while it was read, more than any input hopsim reads")
-        return data
+        return bytes(data)
     finally:
-        if fd >= 0:
-            os.close(fd)
+        os.close(fd)
 
 
 def check_replaceable(path: Path | str, folder: bool = False) -> None:

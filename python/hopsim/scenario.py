@@ -171,7 +171,7 @@ class Scenario:
 
     def resolved_dict(self) -> dict[str, Any]:
         """The scenario with every default written out, in human units (re-loadable)."""
-        return self.model.model_dump(mode="json", exclude_none=True)
+        return S.dump(self.model, mode="json", exclude_none=True)
 
     def resolved_toml(self) -> str:
         head = (
@@ -435,7 +435,7 @@ def _core(table: S.Strict, exclude: set[str] | None = None) -> dict[str, Any]:
     """A settings table as the core reads it: the core deserialises the scenario's own field
     names, so the table goes over whole (see `schema.CORE`). Through JSON, so that `Scenario.core`
     equals the scenario.json written from it (pairs are lists there, not tuples)."""
-    return json.loads(json.dumps(table.model_dump(context=S.CORE, exclude=exclude)))
+    return json.loads(json.dumps(S.dump(table, context=S.CORE, exclude=exclude)))
 
 
 def _net(m: S.ScenarioModel) -> dict[str, Any]:

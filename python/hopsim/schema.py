@@ -8,7 +8,7 @@ so that the resolved scenario has every value in human units and a run folder re
 with even if a default changes later; ``tests/test_defaults.py`` checks each one against the core's
 (``hopsim._native.defaults()``).
 
-Field names are the core's too (its serde names), so ``model_dump(context=CORE)`` of a settings
+Field names are the core's too (its serde names), so ``dump(table, context=CORE)`` of a settings
 table is what the core reads: integers in its units (bytes, bits/s, picoseconds), and the keywords
 that mean "not set" (``ref_rate = "none"``, ``buffer_interval = "off"``, ``base_rtt = "flow"``,
 ``high_water_mark = "ecn"``) as null, the core's ``None``.
@@ -42,6 +42,7 @@ from pydantic_core import PydanticCustomError
 
 from . import registry
 from .errors import ScenarioError
+from .interrupts import deferred
 from .paths import read_text, resolve_input
 from .units import (
     UnitError,
@@ -78,7 +79,17 @@ def _ser(fmt: Callable[[int], str]) -> Callable[[Any], Any]:
 
 
 CORE = {"core": True}
-"""``model_dump(context=CORE)``: a settings table as the core's JSON has it."""
+"""``dump(table, context=CORE)``: a settings table as the core's JSON has it."""
+
+
+def dump(model: BaseModel, **kw: Any) -> dict[str, Any]:
+    """``model.model_dump(**kw)`` with Ctrl-C and SIGTERM held until it returns. Why: pydantic-core
+    turns whatever a serializer function raises, KeyboardInterrupt included, into a
+    PydanticSerializationError (a ValueError), so a signal landing inside one of the unit
+    formatters above would end the command as bad input (exit code 2) instead of as interrupted.
+    A dump takes milliseconds; the held signal is raised as it ends (`interrupts.deferred`)."""
+    with deferred():
+        return model.model_dump(**kw)
 
 
 def _ser_unset(fmt: Callable[[int], str], keyword: str) -> Callable[[Any, SerializationInfo], Any]:
