@@ -66,6 +66,10 @@ MODEL: dict[str, tuple[Any, str]] = {
     "flow_control.bfc.lone_packet_pauses": (False, "no pause test for a flow's only packet at the switch (qbb-net-device.cc:910)"),
     "flow_control.bfc.assign_paused_queues": (False, "a new flow gets an empty queue that is not paused, else a random one "
                                               "(Assign_hqCnt_qCnt, qbb-net-device.cc:1291-1312)"),
+    "flow_control.bfc.queue_search": ("random", "the search for an empty queue starts at a random queue each time "
+                                      "(seed = rand(), qbb-net-device.cc:1294-1303)"),
+    "flow_control.bfc.collision_queue": ("per_entry", "with no queue empty, one fixed per flow-table entry "
+                                         "(srand(p_hqCnt); 3 + rand() % (qCnt - 5), qbb-net-device.cc:1305-1308)"),
     "flow_control.bfc.updown_only": (False, "every packet may pause its upstream: no up-down check (qbb-net-device.cc:907-911, 1200)"),
     "flow_control.bfc.unlimited_buffer": (True, "its admission never refuses (broadcom-node.cc:142-197)"),
     "flow_control.bfc.nic_queues": ("free_list", "a free NIC queue per flow, from its first packet to its last ACK "

@@ -487,7 +487,8 @@ UNSET_AT_DEFAULT = {
     "floodgate": {"delay_credit": True, "voq_pool": "per_port", "ideal": False, "m": 1.5, "watch_dst": None,
                   "ideal_delay_credit": False,
                   "dst_pause_on": "voq", "win_m": 1.0, "byte_counter": None, "window_unit": "packets"},
-    "bfc": {"lone_packet_pauses": True, "assign_paused_queues": True},
+    "bfc": {"lone_packet_pauses": True, "assign_paused_queues": True, "queue_search": "rotating",
+            "collision_queue": "random"},
 }
 """Scheme settings left out of the core's JSON while at their default (the core's serde default is
 the same), so that the hash of every scenario written before they existed stays what it was."""

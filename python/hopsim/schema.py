@@ -861,6 +861,13 @@ class Bfc(Strict):
         default="flow_id", description="a sending NIC's queue for a flow: flow_id = the flow id modulo its queues "
         "(concurrent flows 1,024 ids apart share one); free_list = a free queue from its first packet to its last ACK "
         "(the paper's simulator, qbb-net-device.cc:136-160, 653, 824-827)")
+    queue_search: Literal["rotating", "random"] = Field(
+        default="rotating", description="where the search for an empty queue starts: rotating = after the queue the "
+        "port gave last (§4's rotating start); random = at a random queue each time (the paper's simulator, "
+        "qbb-net-device.cc:1294-1303)")
+    collision_queue: Literal["random", "per_entry"] = Field(
+        default="random", description="the queue of a flow that finds none empty: random (§3.3.1's randomQ); "
+        "per_entry = one fixed per flow-table entry (the paper's simulator, qbb-net-device.cc:1305-1308)")
 
     _positive = field_validator("refresh")(_positive_or("must be a positive time or 'off'"))
     _positive_hrtt = field_validator("hrtt")(_positive_or("must be a positive time or 'measured'"))

@@ -85,6 +85,16 @@
 //!   queue at their source ToR's uplink (paused 99.9% of the wait, nothing ahead of them); with
 //!   false, 332 wait there, behind 5 KB. The p99 moves little (54 to 48.5; seeds 2 and 3: 48 to
 //!   48, 65 to 67), because most of the tail is the next point.
+//! - `queue_search` (default "rotating", §4's rotating start of the empty-queue bitmap) and
+//!   `collision_queue` (default "random", §3.3.1's randomQ): "random" and "per_entry" are the
+//!   paper's simulator again (`Assign_hqCnt_qCnt` starts its search at `rand()` and, with no
+//!   queue empty, takes the queue `srand` of the flow-table entry gives), which its importer
+//!   uses. From a random start a new flow is as likely to get a queue just emptied, whose flow
+//!   may come back within the sticky threshold and share it, as any other; from the rotating
+//!   start that queue is handed out last, so flows spread over more queues and a port runs out
+//!   of empty ones sooner. On the simulator's run with 100-to-1 incasts the two options take
+//!   hopsim's switch buffers from 11-17 % above its to 7-13 % and the short flows' p99 from
+//!   +65 % to -2 % (docs/validation.md); the paper's §6.2 files keep the defaults.
 //! - What is left of Fig. 9's short-flow tail is §3.3.1's own collisions, at the spines' ports to
 //!   a ToR that two incasts target at once (seed 1: hosts 106 and 111 of ToR 6 from 0 to 2.5 ms,
 //!   52 and 49 of ToR 3 from 1 to 3.3 ms; 200 incast flows over 8 spines is 25 per port, plus
@@ -168,6 +178,34 @@ pub enum NicQueues {
     FreeList,
 }
 
+/// Where the search for an empty queue starts when a flow needs one (§3.3.1's `emptyQ`).
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum QueueSearch {
+    /// After the queue the port gave last: §4's bitmap of empty queues is read "with a different
+    /// rotating starting point per pipeline to avoid new flows from being assigned to the same
+    /// empty queue", so a queue just emptied is the last one handed out again.
+    #[default]
+    Rotating,
+    /// At a random queue each time (the paper's simulator: `seed = rand()`, then the first empty
+    /// open queue from there; `Assign_hqCnt_qCnt`, qbb-net-device.cc:1294-1303). A queue just
+    /// emptied, whose flow may still be within the sticky threshold, is as likely as any other.
+    Random,
+}
+
+/// Which queue a flow gets when no queue is empty (§3.3.1's `randomQ`).
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum CollisionQueue {
+    /// A random one at each such assignment.
+    #[default]
+    Random,
+    /// One fixed per flow-table entry (the paper's simulator: `srand(p_hqCnt); 3 + rand() %
+    /// (qCnt - 5)`, qbb-net-device.cc:1305-1308): an entry that finds every queue busy again
+    /// lands in the same queue, and two entries meet only where their fixed queues coincide.
+    PerEntry,
+}
+
 /// BFC parameters.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
@@ -234,6 +272,10 @@ pub struct BfcConfig {
     pub unlimited_buffer: bool,
     /// How sending NICs give flows their queues (see [`NicQueues`]).
     pub nic_queues: NicQueues,
+    /// Where the search for an empty queue starts (see [`QueueSearch`]).
+    pub queue_search: QueueSearch,
+    /// The queue of a flow that finds none empty (see [`CollisionQueue`]).
+    pub collision_queue: CollisionQueue,
 }
 
 impl Default for BfcConfig {
@@ -260,6 +302,8 @@ impl Default for BfcConfig {
             pause_delivery: PauseDelivery::AtOnce,
             unlimited_buffer: false,
             nic_queues: NicQueues::FlowId,
+            queue_search: QueueSearch::Rotating,
+            collision_queue: CollisionQueue::Random,
         }
     }
 }
@@ -455,11 +499,17 @@ impl Bfc {
         !(tier(ingress) > me && tier(egress) > me)
     }
 
-    /// A queue for a flow that needs one at egress `p` (§3.3.1): an empty one, else a random one.
-    fn pick_queue(&mut self, now: Time, view: &SwitchView, p: u16, nd: usize, skip: Option<u16>) -> u16 {
+    /// A queue for the flows of flow-table entry `key` at egress `p` (§3.3.1): an empty one, else
+    /// a random one.
+    fn pick_queue(&mut self, now: Time, view: &SwitchView, p: u16, nd: usize, skip: Option<u16>, key: usize) -> u16 {
         self.assignments += 1;
-        let open_at = (!self.cfg.assign_paused_queues).then_some(now);
-        let (q, collided) = pick_empty_queue(view, p, nd, skip, open_at, &mut self.rr[p as usize], &mut self.rng);
+        let rule = PickRule {
+            skip,
+            open_at: (!self.cfg.assign_paused_queues).then_some(now),
+            search: self.cfg.queue_search,
+            when_full: (self.cfg.collision_queue == CollisionQueue::PerEntry).then(|| mix(&[key as u64, self.salt, 0xC0])),
+        };
+        let (q, collided) = pick_empty_queue(view, p, nd, &rule, &mut self.rr[p as usize], &mut self.rng);
         self.collisions += collided as u64;
         self.port_collisions[p as usize] += collided as u64;
         q
@@ -513,20 +563,42 @@ impl Bfc {
     }
 }
 
+/// How `pick_empty_queue` chooses.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct PickRule {
+    /// A queue no flow may get this way (an incast or isolation queue).
+    pub skip: Option<u16>,
+    /// An empty queue whose gate is closed at this time (paused by the downstream) does not
+    /// count as empty (BFC's `assign_paused_queues = false`, the paper's simulator).
+    pub open_at: Option<Time>,
+    pub search: QueueSearch,
+    /// With every queue busy, the queue this hash gives (`CollisionQueue::PerEntry`) instead
+    /// of a random one.
+    pub when_full: Option<u64>,
+}
+
 /// BFC's queue for a flow that needs one (§3.3.1), shared with FlowSail (§IV-A, Algorithm 1
 /// lines 10-13): the first empty queue among `0..nd` from the rotating start `rr` (SwitchX's
-/// rotating start of the empty-queue bitmap, §4), else a random one (a collision: the second
-/// value is true). `skip` is a queue no flow may get this way (an incast or isolation queue).
-/// With `open_at`, an empty queue whose gate is closed at that time (paused by the downstream)
-/// does not count as empty (BFC's `assign_paused_queues = false`, the paper's simulator).
-pub(crate) fn pick_empty_queue(view: &SwitchView, p: u16, nd: usize, skip: Option<u16>, open_at: Option<Time>, rr: &mut u16, rng: &mut Rng) -> (u16, bool) {
-    let start = *rr as usize % nd;
+/// rotating start of the empty-queue bitmap, §4) or from a random one, else a random one (a
+/// collision: the second value is true).
+pub(crate) fn pick_empty_queue(view: &SwitchView, p: u16, nd: usize, rule: &PickRule, rr: &mut u16, rng: &mut Rng) -> (u16, bool) {
+    let start = match rule.search {
+        QueueSearch::Rotating => *rr as usize % nd,
+        QueueSearch::Random => rng.below(nd as u64) as usize,
+    };
+    let skip = rule.skip;
     for k in 0..nd {
         let q = ((start + k) % nd) as u16;
-        if Some(q) != skip && view.queue_packets(p, q) == 0 && open_at.map_or(true, |t| !view.gate_closed(p, q, t)) {
+        if Some(q) != skip && view.queue_packets(p, q) == 0 && rule.open_at.map_or(true, |t| !view.gate_closed(p, q, t)) {
             *rr = (q + 1) % nd as u16;
             return (q, false);
         }
+    }
+    if let Some(h) = rule.when_full {
+        // the hash's queue among the `nd` less the skipped one
+        let n = if skip.is_some_and(|s| (s as usize) < nd) && nd > 1 { nd - 1 } else { nd };
+        let q = (h % n as u64) as u16;
+        return (if n < nd && skip.is_some_and(|s| q >= s) { q + 1 } else { q }, true);
     }
     loop {
         let q = rng.below(nd as u64) as u16;
@@ -573,7 +645,7 @@ impl FlowControl for Bfc {
                 // an entry never used has ts 0 and needs a queue like a stale one
                 let (before, rr) = (self.collisions, self.rr[pkt.egress as usize]);
                 if !held && e.size == 0 && (e.ts == Time::ZERO || now >= e.ts + sticky) {
-                    let q = self.pick_queue(now, view, pkt.egress, nd, incast_q);
+                    let q = self.pick_queue(now, view, pkt.egress, nd, incast_q, key);
                     self.table[key].q = q;
                     let collided = self.collisions > before;
                     self.undo = Some(Undo { key, q: e.q, rr, egress: pkt.egress, assigned: true, collided });
@@ -1131,6 +1203,68 @@ mod tests {
         let (q, collisions) = first_pick(false, 0..NQ - 1);
         assert_eq!(collisions, 1, "every empty queue paused: a random one, counted as a collision");
         assert!((q as usize) < NQ - 1, "never the control class's queue");
+    }
+
+    /// §4's rotating start hands out the empty queues in turn, so a queue just emptied is given
+    /// again only after every other one; the paper's simulator (`queue_search = "random"`) starts
+    /// each search at a random queue.
+    #[test]
+    fn the_empty_queue_search_starts_after_the_queue_given_last_or_at_random() {
+        let nd = NQ - 1;
+        let picks = |queue_search| {
+            let mut rig = Rig::new();
+            let mut b = bfc(BfcConfig { queue_search, ..Default::default() });
+            let mut out = vec![];
+            // one-packet flows 10 us apart, each gone before the next comes: every queue is empty
+            (0..3 * nd as u32)
+                .map(|i| {
+                    let now = Time::from_us(10 * (i as u64 + 1));
+                    let m = rig.enq(&mut b, now, 1000 + i, 1, 0, &mut out);
+                    rig.deq(&mut b, now, &m, &mut out);
+                    m.queue as usize
+                })
+                .collect::<Vec<_>>()
+        };
+        let rotating = picks(QueueSearch::Rotating);
+        assert_eq!(rotating, (0..3 * nd).map(|i| i % nd).collect::<Vec<_>>(), "queues in turn");
+        let random = picks(QueueSearch::Random);
+        let mut seen = vec![0; nd];
+        random.iter().for_each(|&q| seen[q] += 1);
+        let again = random.windows(2).filter(|w| w[0] == w[1]).count();
+        assert!(seen.iter().filter(|&&n| n > 0).count() >= nd / 2 && *seen.iter().max().unwrap() < 12, "{seen:?}");
+        assert!(again >= 1, "a queue just emptied is given again at once now and then: {random:?}");
+        assert!(random.iter().all(|&q| q < nd), "never the control class's queue");
+    }
+
+    /// With every data queue busy a flow collides (§3.3.1's randomQ); the paper's simulator
+    /// (`collision_queue = "per_entry"`) sends each flow-table entry to one fixed queue then, so
+    /// a flow that collides again meets the same queue, while different entries spread.
+    #[test]
+    fn with_every_queue_busy_a_flow_table_entry_collides_into_its_own_fixed_queue() {
+        let nd = NQ - 1;
+        let collide = |collision_queue, flow: u32, times: u64| {
+            let mut rig = Rig::new();
+            let mut b = bfc(BfcConfig { collision_queue, ..Default::default() });
+            let mut out = vec![];
+            for f in 0..nd as u32 {
+                rig.enq(&mut b, Time::from_us(1), f, 2, 0, &mut out); // one flow per queue, staying
+            }
+            (0..times)
+                .map(|k| {
+                    // the flow's lone packet, then its entry idle past the sticky threshold
+                    let now = Time::from_us(10 * (k + 1));
+                    let m = rig.enq(&mut b, now, flow, 1, 0, &mut out);
+                    b.on_dequeue(now, &m, &rig.view(), &mut out);
+                    m.queue as usize
+                })
+                .collect::<Vec<_>>()
+        };
+        let fixed = collide(CollisionQueue::PerEntry, 5000, 6);
+        assert!(fixed.iter().all(|&q| q == fixed[0] && q < nd), "one queue per entry: {fixed:?}");
+        let random = collide(CollisionQueue::Random, 5000, 6);
+        assert!(random.iter().any(|&q| q != random[0]), "a random queue each time: {random:?}");
+        let spread: std::collections::BTreeSet<usize> = (0..40).map(|f| collide(CollisionQueue::PerEntry, 6000 + f, 1)[0]).collect();
+        assert!(spread.len() >= 12, "entries spread over the queues: {spread:?}");
     }
 
     /// A packet the MMU refuses (`on_drop` right after `classify`) leaves the flow table, the

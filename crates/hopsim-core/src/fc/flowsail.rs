@@ -250,7 +250,7 @@ impl FlowControl for Flowsail {
             }
         }
         let nd = (self.nqueues - 1).max(1);
-        let (q, collided) = super::bfc::pick_empty_queue(view, pkt.egress, nd, None, None, &mut self.rr[pkt.egress as usize], &mut self.rng);
+        let (q, collided) = super::bfc::pick_empty_queue(view, pkt.egress, nd, &Default::default(), &mut self.rr[pkt.egress as usize], &mut self.rng);
         self.collisions += collided as u64;
         self.nft.insert(pkt.flow, Nft { q, size: 0 });
         q
