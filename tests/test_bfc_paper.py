@@ -52,24 +52,27 @@ def test_a_background_destination_must_be_a_host_on_host_links(repo, cli):
     assert code == 2 and "workload.dst" in msg and "host_links" in msg
 
 
-@pytest.mark.parametrize("key", ["lone_packet_pauses", "assign_paused_queues"])
-def test_the_simulators_rules_keep_old_hashes_and_the_clos_files_take_them(repo, key):
-    """`flow_control.bfc.lone_packet_pauses` and `assign_paused_queues` (fc/bfc.rs): left out of
-    the core's JSON at their default (§3.3's pseudo-code and text), so BFC scenarios written before
-    them keep their hash; the §6.2 Clos files set the paper's simulator's rules (false), which
-    their sweeps' BFC runs inherit."""
+@pytest.mark.parametrize("key, default, simulator", [("lone_packet_pauses", True, False),
+                                                     ("assign_paused_queues", True, False),
+                                                     ("queue_search", "rotating", "random"),
+                                                     ("collision_queue", "random", "per_entry")])
+def test_the_simulators_rules_keep_old_hashes_and_the_clos_files_take_them(repo, key, default, simulator):
+    """`flow_control.bfc.lone_packet_pauses`, `assign_paused_queues`, `queue_search` and
+    `collision_queue` (fc/bfc.rs): left out of the core's JSON at their default (§3.3's
+    pseudo-code and text, §4), so BFC scenarios written before them keep their hash; the §6.2
+    Clos files set the paper's simulator's rules, which their sweeps' BFC runs inherit."""
     from hopsim.errors import ScenarioError
     from hopsim.scenario import load_scenario
 
     d = repo / "scenarios" / "papers" / "bfc"
     t1 = load_scenario(d / "table1-long-flow.toml")
     assert key not in t1.core["net"]["flow_control"]
-    assert t1.with_overrides({f"flow_control.bfc.{key}": True}).hash == t1.hash
-    off = t1.with_overrides({f"flow_control.bfc.{key}": False})
-    assert off.core["net"]["flow_control"][key] is False and off.hash != t1.hash
+    assert t1.with_overrides({f"flow_control.bfc.{key}": default}).hash == t1.hash
+    off = t1.with_overrides({f"flow_control.bfc.{key}": simulator})
+    assert off.core["net"]["flow_control"][key] == simulator and off.hash != t1.hash
     for f in ("fig9-google-incast.toml", "fig10-google.toml", "fig11-facebook.toml", "fig11-facebook-incast.toml",
               "fig20-two-dcs.toml"):
-        assert load_scenario(d / f).core["net"]["flow_control"][key] is False, f
+        assert load_scenario(d / f).core["net"]["flow_control"][key] == simulator, f
     with pytest.raises(ScenarioError) as e:
         t1.with_overrides({f"flow_control.bfc.{key}": "maybe"})
     assert f"flow_control.bfc.{key}" in str(e.value)

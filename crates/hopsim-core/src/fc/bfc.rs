@@ -73,9 +73,9 @@
 //!   one-packet background flow through that port lands in a paused queue; by the pseudo-code
 //!   it then pauses its upstream queue at the source ToR, which stays closed until that packet
 //!   leaves (hundreds of us), and every new flow the ToR gives that empty queue waits behind the
-//!   pause: ToR uplinks reached 391 active flows, and the short flows' p99 slowdown was 118 /
-//!   98 / 134 (seeds 1-3). Without lone-packet pauses it is 54 / 48 / 65 and collisions fall
-//!   from 29.9 k to 18.2 k (seed 1); HPCC's is 228 / 212 / 208.
+//!   pause: ToR uplinks reached 391 active flows, and the short flows' p99 slowdown is 136 /
+//!   84 / 120 (seeds 1-3, every other option at its default). Without lone-packet pauses it is
+//!   60 / 49 / 77 and collisions fall from 34.4 k to 19.2 k (seed 1); HPCC's is 228 (seed 1).
 //! - `assign_paused_queues` (default true, §3.3.1: the bitmap of empty queues, reset "when the
 //!   last packet in a queue is scheduled"): false is the paper's simulator again
 //!   (`Assign_hqCnt_qCnt` takes a queue only if it is empty and not paused, else a random one),
@@ -83,8 +83,8 @@
 //!   is handed to new flows, which then wait behind a pause they did not cause: in the Fig. 9
 //!   run (seed 1) 715 of the ~2,800 short flows above the p99 waited a median 325 us in such a
 //!   queue at their source ToR's uplink (paused 99.9% of the wait, nothing ahead of them); with
-//!   false, 332 wait there, behind 5 KB. The p99 moves little (54 to 48.5; seeds 2 and 3: 48 to
-//!   48, 65 to 67), because most of the tail is the next point.
+//!   false, 332 wait there, behind 5 KB. The p99 goes from 60 / 49 / 77 to 50 / 41
+//!   / 53 (seeds 1-3); most of the tail is the next point.
 //! - `queue_search` (default "rotating", §4's rotating start of the empty-queue bitmap) and
 //!   `collision_queue` (default "random", §3.3.1's randomQ): "random" and "per_entry" are the
 //!   paper's simulator again (`Assign_hqCnt_qCnt` starts its search at `rand()` and, with no
@@ -94,7 +94,8 @@
 //!   start that queue is handed out last, so flows spread over more queues and a port runs out
 //!   of empty ones sooner. On the simulator's run with 100-to-1 incasts the two options take
 //!   hopsim's switch buffers from 11-17 % above its to 7-13 % and the short flows' p99 from
-//!   +65 % to -2 % (docs/validation.md); the paper's §6.2 files keep the defaults.
+//!   +65 % to -2 % (docs/validation.md). The §6.2 files use them too: Fig. 9's short-flow p99
+//!   goes from 50 / 41 / 53 to 37 / 38 / 55 (seeds 1-3).
 //! - What is left of Fig. 9's short-flow tail is §3.3.1's own collisions, at the spines' ports to
 //!   a ToR that two incasts target at once (seed 1: hosts 106 and 111 of ToR 6 from 0 to 2.5 ms,
 //!   52 and 49 of ToR 3 from 1 to 3.3 ms; 200 incast flows over 8 spines is 25 per port, plus
@@ -107,7 +108,7 @@
 //!   24 KB ahead take ~380 us (measured median wait 320 us). Th sets how much is ahead: with most
 //!   of the port's queues paused, `N_active` counts few queues and Th is near one hop BDP. The
 //!   pseudo-code does the same (a random queue when none is empty), and so does the paper's
-//!   simulator (with 27 assignable queues of 32 rather than 31). The paper (§6.2.3) names only
+//!   simulator (its 31 assignable queues are 3 to 33 of 36). The paper (§6.2.3) names only
 //!   the small requests "that happen to go to the same destination as the incast"; by its
 //!   mechanism the collisions are at the spine's port, which every flow to that ToR shares.
 //! - A packet the MMU refuses undoes what `classify` did (the flow-table entry's queue, the
