@@ -572,6 +572,7 @@ pub(crate) struct PickRule {
     /// An empty queue whose gate is closed at this time (paused by the downstream) does not
     /// count as empty (BFC's `assign_paused_queues = false`, the paper's simulator).
     pub open_at: Option<Time>,
+    /// Where the search starts (`rr`, or a draw of the switch's stream).
     pub search: QueueSearch,
     /// With every queue busy, the queue this hash gives (`CollisionQueue::PerEntry`) instead
     /// of a random one.
