@@ -227,7 +227,7 @@ def test_an_interrupt_while_an_input_is_read_stays_an_interrupt_and_closes_the_f
     f = tmp_path / "s.toml"
     f.write_text(TINY)
     fds = set(os.listdir("/proc/self/fd"))
-    real_read, closed = os.read, []
+    real_read, real_close, closed = os.read, os.close, []
 
     def interrupted(fd, n):
         raise KeyboardInterrupt
@@ -236,7 +236,6 @@ def test_an_interrupt_while_an_input_is_read_stays_an_interrupt_and_closes_the_f
         closed.append(fd)
         real_close(fd)
 
-    real_close = os.close
     monkeypatch.setattr(paths.os, "read", interrupted)
     monkeypatch.setattr(paths.os, "close", close)
     with pytest.raises(KeyboardInterrupt):

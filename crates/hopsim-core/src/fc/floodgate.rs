@@ -422,12 +422,14 @@ impl Floodgate {
     /// switch's one window for `dst`, or that port's own with `window = "port"`. In bytes, the
     /// MTU-sized packets it still lets go.
     pub fn window(&mut self, view: &SwitchView, p: u16, dst: u32) -> i64 {
-        let init = self.initial(view, p) as i64;
-        self.in_packets(init - self.used_for(p, dst) as i64, view.info.mtu_bytes)
+        let init = self.initial(view, p);
+        self.left_of(init, p, dst, view.info.mtu_bytes)
     }
 
-    /// A window's room in packets: itself, or in bytes the MTU-sized packets it lets go.
-    fn in_packets(&self, left: i64, mtu: u32) -> i64 {
+    /// `window` given egress `p`'s initial window `init`: in packets, or in bytes the MTU-sized
+    /// packets it still lets go.
+    fn left_of(&self, init: u32, p: u16, dst: u32, mtu: u32) -> i64 {
+        let left = init as i64 - self.used_for(p, dst) as i64;
         match self.cfg.window_unit {
             WindowUnit::Packets => left,
             WindowUnit::Bytes => {
@@ -991,8 +993,7 @@ impl FlowControl for Floodgate {
             out.push((p, "voq_bytes", b as f64));
             if let (Some(d), Some(init)) = (self.cfg.watch_dst, self.initial.get(p as usize)) {
                 if self.win.contains_key(&(p, d)) {
-                    let left = *init as i64 - self.used_for(p, d) as i64;
-                    out.push((p, "window_pkts", self.in_packets(left, view.info.mtu_bytes) as f64));
+                    out.push((p, "window_pkts", self.left_of(*init, p, d, view.info.mtu_bytes) as f64));
                 }
             }
         }
