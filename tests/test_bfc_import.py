@@ -85,6 +85,7 @@ def test_its_config_and_drawn_flows_become_its_model_flow_for_flow(ref, tmp_path
     assert (b["pause_counts_arrival"], b["pause_delivery"], b["unlimited_buffer"]) == (True, "next_refresh", True)
     assert (b["lone_packet_pauses"], b["assign_paused_queues"], b["updown_only"]) == (False, False, False)
     assert (b["nic_queues"], b["queue_search"], b["collision_queue"]) == ("free_list", "random", "per_entry")
+    assert (b["bitmap_frame"], sc["tx_time"]) == ("whole", "whole_ns")
     assert sc["queues"] == {"count": 32, "scheduler": "rr"}
     t = sc["transport"]
     assert (t["mtu"], t["header"], t["ack"], t["ack_every"], t["window"], t["rto"]) == (1000, 20, 30, 256, "off", "off")

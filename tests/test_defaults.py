@@ -50,6 +50,8 @@ LAYOUT = {
     "duration": NET["duration"],
     # the core leaves the watchdog's limit out of its JSON while it is automatic (None): "auto"
     "stall_timeout": NET.get("stall_timeout", "auto"),
+    # left out of the core's JSON while exact
+    "tx_time": NET.get("tx_time", "exact"),
     "flow_control.scheme": NET["flow_control"]["scheme"],
     "congestion_control.algorithm": NET["congestion_control"]["algorithm"],
     # PFC's threshold is one tagged value in the core: {"mode": "dynamic"} or {"mode": "static", xoff, xon}

@@ -128,6 +128,7 @@ def test_its_dcqcn_config_routes_acks_back_along_their_data_and_numbers_ports_pe
     assert sc["flow_control"]["scheme"] == "pfc"
     assert sc["routing"] == {"ecmp": "hpcc", "ack_path": "reverse", "neighbour_order": "descending"}
     assert sc["workload"]["source_ports"] == "per_source_host"
+    assert sc["tx_time"] == "whole_ns"
     code, msg = cli("run", out, "--out", tmp_path / "run")
     assert code == 0, msg
     assert "4/4 flows finished" in msg

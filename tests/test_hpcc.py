@@ -46,6 +46,7 @@ def test_import_maps_the_keys(hpcc_dir, tmp_path, cli):
     assert d["clamp_target_rate"] is False and d["min_rate"] == "100Mbps"
     tr = raw["transport"]
     assert tr["mtu"] == 1000 and tr["header"] == 36 and tr["ack"] == 34 and tr["ack_min"] == 48
+    assert raw["tx_time"] == "whole_ns"
     assert tr["cnp"] == "ack_flag" and tr["rto"] == "off"
     assert tr["ack_priority"] == "data"  # ACK_HIGH_PRIO 0
     assert tr["window_by_rate"] is True  # VAR_WIN 1

@@ -70,6 +70,10 @@ MODEL: dict[str, tuple[Any, str]] = {
                                       "(seed = rand(), qbb-net-device.cc:1294-1303)"),
     "flow_control.bfc.collision_queue": ("per_entry", "with no queue empty, one fixed per flow-table entry "
                                          "(srand(p_hqCnt); 3 + rand() % (qCnt - 5), qbb-net-device.cc:1305-1308)"),
+    "flow_control.bfc.bitmap_frame": ("whole", "its pause bitmap is one frame per port, whatever the number of queues "
+                                      "(PauseHeader's 1,024 bits, pause-header.cc:170; SendPauseFrame, broadcom-node.cc:165-173)"),
+    "tx_time": ("whole_ns", "ns-3's transmission times at its 1 ns resolution, cut down to whole ns "
+                "(Seconds(m_bps.CalculateTxTime(size)), qbb-net-device.cc:1036; nstime.h:466-467)"),
     "flow_control.bfc.updown_only": (False, "every packet may pause its upstream: no up-down check (qbb-net-device.cc:907-911, 1200)"),
     "flow_control.bfc.unlimited_buffer": (True, "its admission never refuses (broadcom-node.cc:142-197)"),
     "flow_control.bfc.nic_queues": ("free_list", "a free NIC queue per flow, from its first packet to its last ACK "

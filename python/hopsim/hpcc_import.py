@@ -467,6 +467,9 @@ def _import(config: Path, cfg: Config, out: Path) -> tuple[str, list[str]]:
     sc["flow_control"] = {"scheme": "pfc", "pfc": {"threshold": "dynamic", "until_resume": True}}
     sc["control"] = {"pfc": PFC_FRAME}
     sc["routing"] = {"ecmp": "hpcc"}
+    # ns-3 at its default 1 ns resolution: Seconds(m_bps.CalculateTxTime(size)) on every link
+    # (qbb-net-device.cc) and in the NIC's pacing (rdma-hw.cc), cut down to whole nanoseconds
+    sc["tx_time"] = "whole_ns"
 
     def us(key: str) -> str:
         return f"{round(_one(cfg, key, Fraction) * 10**6)}ps"
@@ -574,7 +577,8 @@ def _import(config: Path, cfg: Config, out: Path) -> tuple[str, list[str]]:
         "# It runs the HPCC simulator's model: every behaviour of that simulator that differs from hopsim's",
         "# defaults is set below by name (transport: ACK and header sizes, CNP as an ACK flag, ACK priority,",
         "# no RTO, window scaling, re-pacing; buffer: headroom 'hpcc', alpha_by_rate; flow_control.pfc.until_resume;",
-        "# routing.ecmp 'hpcc'; the congestion control's own options). Delete a line to get hopsim's default.",
+        "# routing.ecmp 'hpcc'; ns-3's whole-nanosecond transmission times, tx_time 'whole_ns'; the congestion",
+        "# control's own options). Delete a line to get hopsim's default.",
         "# Keys honoured: " + ", ".join(k for k in HONOURED if k in cfg and k not in unused),
     ]
     if unused:

@@ -479,6 +479,9 @@ def _net(m: S.ScenarioModel) -> dict[str, Any]:
         # faults (crates/hopsim-core/src/faults.rs): left out while off, as the core leaves them
         # out of its own JSON, so the hash of every scenario without faults stays what it was
         **({} if m.faults.is_off() else {"faults": _core(m.faults)}),
+        # transmission times (crates/hopsim-core/src/time.rs TxTimes): left out while exact, as
+        # the core leaves them out, so the hash of every scenario that does not set it stays
+        **({} if m.tx_time == "exact" else {"tx_time": m.tx_time}),
     }
 
 
@@ -488,7 +491,7 @@ UNSET_AT_DEFAULT = {
                   "ideal_delay_credit": False,
                   "dst_pause_on": "voq", "win_m": 1.0, "byte_counter": None, "window_unit": "packets"},
     "bfc": {"lone_packet_pauses": True, "assign_paused_queues": True, "queue_search": "rotating",
-            "collision_queue": "random"},
+            "collision_queue": "random", "bitmap_frame": "per_64"},
 }
 """Scheme settings left out of the core's JSON while at their default (the core's serde default is
 the same), so that the hash of every scenario written before they existed stays what it was."""

@@ -868,6 +868,10 @@ class Bfc(Strict):
     collision_queue: Literal["random", "per_entry"] = Field(
         default="random", description="the queue of a flow that finds none empty: random (§3.3.1's randomQ); "
         "per_entry = one fixed per flow-table entry (the paper's simulator, qbb-net-device.cc:1305-1308)")
+    bitmap_frame: Literal["per_64", "whole"] = Field(
+        default="per_64", description="how the pause bitmap goes on the wire: per_64 = a control.queue_pause frame per "
+        "64 upstream queues with a paused one; whole = one frame for the port's whole bitmap (the paper's simulator's "
+        "1,024-bit frame, pause-header.cc:170, broadcom-node.cc:165-173)")
 
     _positive = field_validator("refresh")(_positive_or("must be a positive time or 'off'"))
     _positive_hrtt = field_validator("hrtt")(_positive_or("must be a positive time or 'measured'"))
@@ -1385,6 +1389,10 @@ class ScenarioModel(Strict):
         PlainSerializer(_ser(fmt_time), when_used="json"),
     ] = Field(default="auto", description="stop a run that delivers no data for this long with flows unfinished "
               "(reported as no_progress or deadlock); 'auto' = 10 x RTO + 100 x the largest base RTT; 'off' = never")
+    tx_time: Literal["exact", "whole_ns"] = Field(
+        default="exact", description="transmission times on every link and in the NICs' pacing: exact (to the "
+        "picosecond); whole_ns = ns-3's at its default 1 ns resolution, cut down to whole nanoseconds as its "
+        "Seconds(rate.CalculateTxTime(bytes)) does (the HPCC, Floodgate and BFC simulators)")
     topology: Topology
     workload: Workload
     buffer: Buffer = Field(default_factory=Buffer)

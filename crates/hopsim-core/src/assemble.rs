@@ -198,7 +198,7 @@ impl Simulation {
                     NodeRef::Host(_) => (0, cfg.fc.nic_gates(cfg.host.nic_queues).max(1)),
                     NodeRef::Switch(_) => (cfg.switch.nqueues, cfg.switch.nqueues),
                 };
-                let clock = TxClock::new(link.rate);
+                let clock = TxClock::with(link.rate, cfg.tx_time);
                 let (q, sched) = (cfg.switch.quantum, &cfg.switch.scheduler);
                 ports.push(Port::with(node, local_of[p as usize], clock, link.delay, nq, ngates, q, &prio_map, sched));
             }

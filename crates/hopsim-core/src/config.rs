@@ -13,7 +13,7 @@ use crate::cc::CcConfig;
 use crate::fc::FcConfig;
 use crate::fc::pfc::PfcConfig;
 use crate::params::{FaultsConfig, HostConfig, RoutingConfig, SwitchConfig};
-use crate::time::Time;
+use crate::time::{Time, TxTimes};
 use serde::{Deserialize, Serialize};
 
 /// What to measure beyond the per-flow records, pause log and counters (always kept).
@@ -96,6 +96,11 @@ pub struct NetConfig {
     /// Left out of the JSON while off, so scenarios that do not set it keep their hash.
     #[serde(default, skip_serializing_if = "FaultsConfig::is_off")]
     pub faults: FaultsConfig,
+    /// How transmission times are put on the clock, on every link and in the NICs' pacing
+    /// (`time::TxTimes`). Left out of the JSON while exact, so scenarios that do not set it keep
+    /// their hash.
+    #[serde(default, skip_serializing_if = "TxTimes::is_exact")]
+    pub tx_time: TxTimes,
 }
 
 impl Default for NetConfig {
@@ -114,6 +119,7 @@ impl Default for NetConfig {
             stop_time: None,
             stall_timeout: None,
             faults: FaultsConfig::default(),
+            tx_time: TxTimes::Exact,
         }
     }
 }

@@ -207,6 +207,23 @@ pub enum CollisionQueue {
     PerEntry,
 }
 
+/// How a port's pause bitmap goes on the wire.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum BitmapFrame {
+    /// A frame of `control.queue_pause` bytes per 64 upstream queues with a paused one (and the
+    /// 64 of a queue just resumed): a frame stays small whatever the number of queues.
+    #[default]
+    #[serde(rename = "per_64")]
+    Per64,
+    /// One frame for the port's whole bitmap, whatever the number of queues (the paper's
+    /// simulator: `PauseHeader` holds a 1,024-bit bitmap, pause-header.cc:170, and
+    /// `SendPauseFrame` sends one per port per call, broadcom-node.cc:165-173): where the
+    /// upstream's queues span several 64s, as a ToR's port to a host whose NIC has a queue per
+    /// flow, this is one frame where `per_64` sends several.
+    Whole,
+}
+
 /// BFC parameters.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
@@ -277,6 +294,8 @@ pub struct BfcConfig {
     pub queue_search: QueueSearch,
     /// The queue of a flow that finds none empty (see [`CollisionQueue`]).
     pub collision_queue: CollisionQueue,
+    /// How the pause bitmap is framed (see [`BitmapFrame`]).
+    pub bitmap_frame: BitmapFrame,
 }
 
 impl Default for BfcConfig {
@@ -305,6 +324,7 @@ impl Default for BfcConfig {
             nic_queues: NicQueues::FlowId,
             queue_search: QueueSearch::Rotating,
             collision_queue: CollisionQueue::Random,
+            bitmap_frame: BitmapFrame::Per64,
         }
     }
 }
@@ -533,17 +553,20 @@ impl Bfc {
         out.push(FcAction::Send { port, msg: CtrlMsg::QueuePause { queue, pause }, by: Origin::Scheme });
     }
 
-    /// The pause bitmap of ingress `p` to its upstream: a frame per 64 upstream queues with a
-    /// paused one, plus the 64 holding `also` (a queue just resumed); returns whether any went.
+    /// The pause bitmap of ingress `p` to its upstream: the parts for each 64 queues with a paused
+    /// one, plus the 64 holding `also` (a queue just resumed), each a frame of its own or all in
+    /// the first one's (`bitmap_frame`); returns whether any went.
     fn send_bitmap(&mut self, p: usize, also: Option<u16>, out: &mut Actions) -> bool {
         let row = &self.counter[p * self.upq..(p + 1) * self.upq];
+        let whole = self.cfg.bitmap_frame == BitmapFrame::Whole;
         let mut sent = false;
         for (chunk, base) in row.chunks(64).zip((0u16..).step_by(64)) {
             let bits = chunk.iter().enumerate().fold(0u64, |b, (i, &c)| if c > 0 { b | 1 << i } else { b });
             if bits != 0 || also.is_some_and(|q| q / 64 == base / 64) {
-                self.refreshes += 1;
+                let rides = whole && sent;
+                self.refreshes += !rides as u64;
                 sent = true;
-                out.push(FcAction::Send { port: p as u16, msg: CtrlMsg::QueueBitmap { base, bits }, by: Origin::Scheme });
+                out.push(FcAction::Send { port: p as u16, msg: CtrlMsg::QueueBitmap { base, bits, rides }, by: Origin::Scheme });
             }
         }
         sent
@@ -813,7 +836,7 @@ impl FlowControl for Bfc {
             for p in 0..self.nports {
                 if !self.send_bitmap(p, None, out) {
                     self.refreshes += 1;
-                    out.push(FcAction::Send { port: p as u16, msg: CtrlMsg::QueueBitmap { base: 0, bits: 0 }, by: Origin::Scheme });
+                    out.push(FcAction::Send { port: p as u16, msg: CtrlMsg::QueueBitmap { base: 0, bits: 0, rides: false }, by: Origin::Scheme });
                 }
             }
             self.arm_refresh(now);
@@ -825,14 +848,7 @@ impl FlowControl for Bfc {
                 continue;
             }
             any = true;
-            let row = &self.counter[p * self.upq..(p + 1) * self.upq];
-            for (chunk, base) in row.chunks(64).zip((0..).step_by(64)) {
-                let bits = chunk.iter().enumerate().fold(0u64, |b, (i, &c)| if c > 0 { b | 1 << i } else { b });
-                if bits != 0 {
-                    self.refreshes += 1;
-                    out.push(FcAction::Send { port: p as u16, msg: CtrlMsg::QueueBitmap { base, bits }, by: Origin::Scheme });
-                }
-            }
+            self.send_bitmap(p, None, out);
         }
         if any {
             self.arm_refresh(now);
@@ -1105,7 +1121,7 @@ mod tests {
         };
         let (t, out) = pause_queue_7(BfcConfig::default());
         assert_eq!((t, out.len()), (None, 0), "lossless run: no refresh");
-        let bitmap = vec![FcAction::Send { port: 1, msg: CtrlMsg::QueueBitmap { base: 0, bits: 1 << 7 }, by: Origin::Scheme }];
+        let bitmap = vec![FcAction::Send { port: 1, msg: CtrlMsg::QueueBitmap { base: 0, bits: 1 << 7, rides: false }, by: Origin::Scheme }];
         for cfg in [
             BfcConfig { refresh_when: RefreshWhen::Always, ..Default::default() },
             BfcConfig { frames_lossy: true, ..Default::default() },
@@ -1164,15 +1180,46 @@ mod tests {
                 other => panic!("{other:?}"),
             })
             .collect();
-        assert_eq!(frames, (0..4).map(|p| (p, CtrlMsg::QueueBitmap { base: 0, bits: if p == 1 { 1 << 7 } else { 0 } })).collect::<Vec<_>>(),
+        assert_eq!(frames, (0..4).map(|p| (p, CtrlMsg::QueueBitmap { base: 0, bits: if p == 1 { 1 << 7 } else { 0 }, rides: false })).collect::<Vec<_>>(),
             "one frame per port, port 1's with queue 7's bit");
         assert_eq!(b.next_timer(), Some(Time::from_us(4)), "and again every period");
         out.clear();
         for m in &sent {
             rig.deq(&mut b, Time::from_us(4), m, &mut out);
         }
-        assert_eq!(out, vec![FcAction::Send { port: 1, msg: CtrlMsg::QueueBitmap { base: 0, bits: 0 }, by: Origin::Scheme }],
+        assert_eq!(out, vec![FcAction::Send { port: 1, msg: CtrlMsg::QueueBitmap { base: 0, bits: 0, rides: false }, by: Origin::Scheme }],
             "the resume: port 1's bitmap, now");
+    }
+
+    /// `bitmap_frame = "whole"` (the paper's simulator's one 1,024-bit frame): the parts of a
+    /// port's bitmap past its first 64 queues ride the first part's frame; `per_64` sends each
+    /// part as a frame of its own.
+    #[test]
+    fn a_whole_bitmap_is_one_frame_however_many_queues_it_spans() {
+        let refresh = |bitmap_frame| {
+            let mut rig = Rig::new();
+            let cfg = BfcConfig { pause_delivery: PauseDelivery::NextRefresh, bitmap_frame, ..Default::default() };
+            let mut b = Bfc::new(cfg, 0, 4, 200, 1);
+            let mut out = vec![];
+            for _ in 0..30 {
+                rig.enq(&mut b, Time::from_ns(2_500), 42, 1, 7, &mut out);
+                rig.enq(&mut b, Time::from_ns(2_500), 43, 1, 130, &mut out);
+            }
+            assert!(b.counter(1, 7) > 0 && b.counter(1, 130) > 0);
+            b.on_timer(Time::from_us(3), &rig.view(), &mut out);
+            let port1: Vec<CtrlMsg> = out.iter().filter_map(|a| match a {
+                FcAction::Send { port: 1, msg, .. } => Some(*msg),
+                _ => None,
+            }).collect();
+            (port1, b.refreshes)
+        };
+        let part = |base, bits, rides| CtrlMsg::QueueBitmap { base, bits, rides };
+        assert_eq!(refresh(BitmapFrame::Per64), (vec![part(0, 1 << 7, false), part(128, 1 << 2, false)], 5),
+            "two frames to port 1, an empty one to each other port");
+        assert_eq!(refresh(BitmapFrame::Whole), (vec![part(0, 1 << 7, false), part(128, 1 << 2, true)], 4),
+            "one frame to port 1: its second part rides the first");
+        let sizes = crate::packet::ctrl::ControlConfig { queue_pause_bytes: 156, ..Default::default() };
+        assert_eq!((part(0, 1, false).wire_bytes(&sizes), part(128, 4, true).wire_bytes(&sizes)), (156, 0));
     }
 
     /// `unlimited_buffer` (the paper's simulator admits every packet) is the scheme's word to the

@@ -34,7 +34,6 @@ impl Simulation {
         }
         let now = self.now;
         let peer = self.ports[(p ^ 1) as usize].node;
-        let kind = msg.kind();
         let port = &mut self.ports[p as usize];
         if let CtrlMsg::Pfc { prio, quanta } = msg {
             let pl = &mut self.stats.pauses;
@@ -52,7 +51,7 @@ impl Simulation {
                 self.stats.counters.pauses_sent += 1;
                 port.cold.pause_frames += 1;
             }
-        } else {
+        } else if !matches!(msg, CtrlMsg::QueueBitmap { rides: true, .. }) {
             port.cold.other_ctrl_frames += 1;
         }
         let cl = &mut self.stats.control;
@@ -65,7 +64,7 @@ impl Simulation {
         cl.target.push(target);
         cl.value.push(value);
         let prio = if let CtrlMsg::Pfc { prio, .. } = msg { prio } else { 0 };
-        let frame = Packet { prio, size: self.cfg.control.bytes(kind), src: node, dst: peer, flow: u32::MAX, ..Default::default() };
+        let frame = Packet { prio, size: msg.wire_bytes(&self.cfg.control), src: node, dst: peer, flow: u32::MAX, ..Default::default() };
         let id = self.slab.alloc_ctrl(frame, msg);
         self.ports[p as usize].ctrl.push_back(id);
         self.kick(p);
@@ -158,7 +157,7 @@ impl Simulation {
         match *msg {
             CtrlMsg::Pfc { prio, .. } => port.apply_pause(prio as usize, now, until),
             CtrlMsg::QueuePause { queue, .. } if (queue as usize) < port.ngates() => port.set_gate(queue as usize, now, until),
-            CtrlMsg::QueueBitmap { base, bits } => {
+            CtrlMsg::QueueBitmap { base, bits, .. } => {
                 let mut reopened = false;
                 for i in 0..64usize {
                     let q = base as usize + i;

@@ -225,11 +225,11 @@ impl Flow {
     /// move the next send time by the difference of the last packet's serialisation at the two
     /// rates (the HPCC simulator's `ChangeRate`).
     #[inline]
-    fn repace(&mut self) {
+    fn repace(&mut self, times: crate::time::TxTimes) {
         let r = self.capped(self.cc.rate());
         if r != self.paced_rate && self.paced_rate.0 > 0 {
-            let old = self.paced_rate.tx_time(self.last_size as u64);
-            let new = r.tx_time(self.last_size as u64);
+            let old = times.of(self.paced_rate, self.last_size as u64);
+            let new = times.of(r, self.last_size as u64);
             self.next_avail = Time((self.next_avail.0 + new.0).saturating_sub(old.0));
             self.paced_rate = r;
         }
@@ -426,7 +426,7 @@ impl Simulation {
             flow.snd_max = flow.snd_max.max(flow.snd_nxt);
         }
         let rate = flow.capped(if hcfg.pace_at_rate { flow.cc.rate() } else { flow.line_rate });
-        flow.next_avail = now + rate.tx_time(size as u64);
+        flow.next_avail = now + self.cfg.tx_time.of(rate, size as u64);
         flow.paced_rate = rate;
         flow.last_size = size;
         flow.cc.on_send(now, size);
@@ -719,7 +719,7 @@ impl Simulation {
     /// After an ACK or NACK: finish the sender, or re-arm its timer and let it send.
     pub(crate) fn after_ack(&mut self, f: u32) {
         if self.cfg.host.repace_on_rate_change {
-            self.flows[f as usize].repace();
+            self.flows[f as usize].repace(self.cfg.tx_time);
         }
         let flow = &self.flows[f as usize];
         if flow.snd_una >= flow.spec.size {
@@ -835,7 +835,7 @@ impl Simulation {
         if flow.cc.next_timer().is_some_and(|t| t <= now) {
             flow.cc.on_timer(now);
             if self.cfg.host.repace_on_rate_change {
-                flow.repace();
+                flow.repace(self.cfg.tx_time);
             }
         }
         if flow.rto_at.is_some_and(|t| t <= now) {

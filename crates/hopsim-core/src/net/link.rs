@@ -50,7 +50,8 @@ impl Simulation {
                 port.busy_until = end;
                 port.tx_bytes += pkt.size as u64;
                 let c = &mut self.stats.counters;
-                c.packets_sent += 1;
+                // a part of a bitmap riding another's frame (no bytes) is not a packet of its own
+                c.packets_sent += (pkt.size != 0) as u64;
                 match pkt.kind {
                     PktKind::Data => port.tx_data_bytes += pkt.size as u64,
                     k => {

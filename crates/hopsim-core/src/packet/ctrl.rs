@@ -20,8 +20,10 @@ pub enum CtrlMsg {
     QueuePause { queue: u16, pause: bool },
     /// The whole pause state of queues `base..base + 64` of the receiving port: bit i set closes
     /// queue `base + i`, clear opens it (BFC's periodic pause-bitmap refresh, §3.3.2). Counted
-    /// and logged as a queue pause.
-    QueueBitmap { base: u16, bits: u64 },
+    /// and logged as a queue pause. `rides`: this part of a port's bitmap travels in the frame of
+    /// the part sent just before it (one frame for the whole bitmap), so it takes no wire time of
+    /// its own.
+    QueueBitmap { base: u16, bits: u64, rides: bool },
     /// Floodgate's credit: `credits` bytes for destination `dst`, acknowledging per-hop PSNs up to
     /// `psn` (§3.1, §4).
     Credit { dst: u32, credits: u32, psn: u32 },
@@ -67,6 +69,14 @@ impl CtrlKind {
 }
 
 impl CtrlMsg {
+    /// Bytes on the wire: its kind's frame size, none for a part riding another's frame.
+    pub fn wire_bytes(&self, sizes: &ControlConfig) -> u32 {
+        match self {
+            CtrlMsg::QueueBitmap { rides: true, .. } => 0,
+            m => sizes.bytes(m.kind()),
+        }
+    }
+
     pub fn kind(&self) -> CtrlKind {
         match self {
             CtrlMsg::Pfc { .. } => CtrlKind::Pfc,
@@ -94,7 +104,7 @@ impl CtrlMsg {
         match *self {
             CtrlMsg::Pfc { prio, quanta } => (prio as u32, quanta as u64),
             CtrlMsg::QueuePause { queue, pause } => (queue as u32, pause as u64),
-            CtrlMsg::QueueBitmap { base, bits } => (base as u32, bits),
+            CtrlMsg::QueueBitmap { base, bits, .. } => (base as u32, bits),
             CtrlMsg::Credit { dst, credits, .. } => (dst, credits as u64),
             CtrlMsg::DstPause { dst, pause } => (dst, pause as u64),
             CtrlMsg::FlowPause { flow, pause } => (flow, pause as u64),

@@ -58,3 +58,23 @@ fn slower_downlink_is_the_bottleneck() {
     check(&t, 0, 1, &[1, 1500, 100_000, 1_000_000]);
 }
 
+
+/// `tx_time = "whole_ns"` (ns-3's times at its 1 ns resolution): every packet time on every link
+/// and in the NIC's pacing is ns-3's, cut down to whole nanoseconds; the ideal FCT stays exact.
+/// A lone flow of equal packets over two equal hops finishes a packet time early per packet plus
+/// one (the first packet crosses both hops).
+#[test]
+fn whole_ns_times_take_off_what_ns3_cuts_from_each_packet_time() {
+    use hopsim_core::time::{ns3_tx_time, TxTimes};
+    let t = star(4, Rate::gbps(100), Time::from_us(1));
+    let base = NetConfig::default();
+    let (mtu, wire) = (base.host.mtu as u64, (base.host.mtu + base.host.header_bytes) as u64);
+    let k = 50;
+    let one = |tx_time| run(&t, &[flow(0, 3, k * mtu, Time::from_us(3))], NetConfig { tx_time, ..base.clone() });
+    let (exact, cut) = (one(TxTimes::Exact), one(TxTimes::WholeNs));
+    let per = Rate::gbps(100).tx_time(wire).0 - ns3_tx_time(Rate::gbps(100), wire).0;
+    assert!(per > 0, "{wire} B at 100 Gb/s is no whole number of nanoseconds");
+    assert_eq!(exact.flows.fct_ps[0] - cut.flows.fct_ps[0], (k + 1) * per);
+    assert_eq!(cut.flows.ideal_fct_ps[0], exact.flows.ideal_fct_ps[0], "the ideal FCT stays exact");
+    assert_conserved(&cut);
+}
