@@ -78,7 +78,11 @@ def test_its_config_and_drawn_flows_become_its_model_flow_for_flow(ref, tmp_path
     assert sc["duration"] == "400000ns"
     assert sc["workload"] == {"kind": "hpcc_flows", "file": "sc.flows.txt", "time_offset": "1000000000ns"}
     flows = (out.parent / "sc.flows.txt").read_text().splitlines()
-    assert flows[0] == "7" and flows[1] == "0 14 3 100 352 1" and flows[5] == "1 40 3 100 20000 1.00001"
+    # each flow's server port (dst + 40000) and priority group, which its ECMP hashes: the k-th flow's
+    # is 5 x QCOUNT + the k-th draw of mt19937(5489) in [0, 1e9), its first two outputs 3499211612 and
+    # 581869302 making the first flow's (180 + 135477004) mod 65536
+    assert flows[0] == "7" and flows[1] == "0 14 3 40014 352 1 14272" and flows[5] == "1 40 3 40040 20000 1.00001 16958"
+    assert sc["routing"] == {"ecmp": "ns3_global"}
     b = sc["flow_control"]["bfc"]
     assert sc["flow_control"]["scheme"] == "bfc"
     assert (b["hrtt"], b["th_hrtt"], b["sticky_hrtt"]) == ("2us", 1.5, 3.0)
@@ -93,7 +97,7 @@ def test_its_config_and_drawn_flows_become_its_model_flow_for_flow(ref, tmp_path
     # every option says where it comes from; the generator's keys are named as replaced
     assert 'flow_control.bfc.pause_delivery = "next_refresh"' in text and "broadcom-node.cc:165-173" in text
     assert "UTILIZATION_FACTOR: the flows it drew (--flows) replace its generator" in msg
-    assert "QCOUNT: ignored" in msg
+    assert "QCOUNT: ignored" not in msg and "QCOUNT" in text.split("Keys honoured:")[1].splitlines()[0]
     code, msg = cli("run", out, "--out", tmp_path / "run")
     assert code == 0, msg
     assert "7/7 flows finished" in msg

@@ -33,7 +33,7 @@ from pathlib import Path
 
 from .errors import ScenarioError
 
-__all__ = ["FLOW_LINE", "drawn_flows", "read_drawn_flows", "BfcFlow", "BfcRun", "parse_stdout", "is_bfc_stdout",
+__all__ = ["FLOW_LINE", "drawn_flows", "read_drawn_flows", "priority_groups", "PG_SEED", "SERVER_PORT", "BfcFlow", "BfcRun", "parse_stdout", "is_bfc_stdout",
            "host_of_qbbid", "qbbid_of_host", "FIRST_PORT", "HOSTS_PER_TOR"]
 
 FLOW_LINE = re.compile(r"^New Flow Created Src (\d+) Dst (\d+) Size (\d+) Time (\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)\s*$")
@@ -72,6 +72,31 @@ def drawn_flows(stdout: str) -> list[Flow]:
         m = FLOW_LINE.match(line)
         if m:
             out.append((int(m.group(1)), int(m.group(2)), int(m.group(3)), m.group(4)))
+    return out
+
+
+PG_SEED = 5489
+"""`std::mt19937 gen2(5489U)` (nsdifinal.cc:537): the same seed in every run of it."""
+SERVER_PORT = 40000
+"""Its flows' destination port is `dst + 40000` (the UdpServer of each host, nsdifinal.cc:468, 612)."""
+
+
+def priority_groups(n: int, qcount: int) -> list[int]:
+    """The priority group (PG) its first `n` flows carry in their packets' header, in creation
+    order: each flow, background or incast member, draws `5 * qcount + uint32_t(dis(gen2) * 1e9)`
+    (nsdifinal.cc:574, 641) from its own generator, `std::mt19937` seeded 5489, through
+    `std::uniform_real_distribution<>`, which libstdc++ builds from two 32-bit draws
+    ((a + b * 2^32) / 2^64, `generate_canonical`); the header field is 16 bits (`UdpClientHelper`
+    takes `uint16_t pg`). Its ECMP hashes it (`routing.ecmp = "ns3_global"`)."""
+    import numpy as np
+
+    raw = np.random.RandomState(PG_SEED).randint(0, 2**32, size=2 * n, dtype=np.uint64)
+    out = []
+    for a, b in zip(raw[0::2].tolist(), raw[1::2].tolist()):
+        u = (a + b * 2**32) / 2**64
+        if u >= 1.0:
+            u = float(np.nextafter(1.0, 0.0))
+        out.append((5 * qcount + int(u * 1_000_000_000)) & 0xFFFF)
     return out
 
 

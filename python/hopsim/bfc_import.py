@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from . import hpcc_import as H
-from .bfc_files import read_drawn_flows
+from .bfc_files import SERVER_PORT, priority_groups, read_drawn_flows
 from .errors import ScenarioError
 from .floodgate_files import hpcc_flows
 from .paths import read_text, resolve, write_text_atomic
@@ -38,6 +38,8 @@ CORE_LINKS = 64
 """Its load is a share of 64 x DATA_RATE (nsdifinal.cc:422): the 8 x 8 ToR-spine links."""
 INCAST_SHARE = 0.05
 """nsdifinal.cc:426 and 546: 5 % of those 64 links' capacity goes to incasts."""
+QCOUNT_DEFAULT = 128
+"""nsdifinal.cc:69: `qcount` without a QCOUNT key; it enters only the flows' priority groups."""
 PAYLOAD = 1000
 """packet_payload_size (nsdifinal.cc:47): the bytes per packet of a flow's size."""
 DATA_HEADER = 20
@@ -109,9 +111,10 @@ HONOURED = {
     "NUMBER_OF_INCAST_SOURCES": "without --flows: workload.incast.degree",
     "FLOW_SIZE_IN_INCAST": "without --flows: packets per incast flow (x 1000 B)",
     "ENABLE_BUFFER_STATS": "1 -> record.buffer_interval 10us (its `T:` lines)",
+    "QCOUNT": "with --flows: the base of the flows' priority groups (5 x QCOUNT + a draw, nsdifinal.cc:574), which its "
+              "ECMP hashes; the queues are its compiled qCnt (36, qbb-net-device.h:50)",
 }
 IGNORED = {
-    "QCOUNT": "only the compiled qCnt (36, qbb-net-device.h:50) sets the queues; this key sets the priority groups' base",
     "PAUSE_TIME": "PFC pause time: BFC's pauses last until resumed",
     "L2_TEST_READ": "a test switch of its go-back-N (nothing is lost)",
     "SEND_IN_CHUNKS": "deprecated there (its own warning)",
@@ -204,7 +207,11 @@ def _import(config: Path, cfg: H.Config, out: Path, flows: Path | str | None, fl
         early = [t for *_, t in drawn if Decimal(t) < start]
         if early:
             raise ScenarioError(f"{fpath}: a flow starts at {early[0]} s, before APP_START_TIME ({start} s)")
-        written.append(write_text_atomic(flows_out, hpcc_flows(drawn), "--out"))
+        # its ECMP hashes each flow's server port and priority group: the flow file carries both
+        qcount = H._one(cfg, "QCOUNT", int, QCOUNT_DEFAULT)
+        dports = [(d + SERVER_PORT) & 0xFFFF for _, d, _, _ in drawn]
+        written.append(write_text_atomic(flows_out, hpcc_flows(drawn, dports, priority_groups(len(drawn), qcount)), "--out"))
+        sc["routing"] = {"ecmp": "ns3_global"}
         sc["workload"] = {"kind": "hpcc_flows", "file": flows_out.name, "time_offset": _fmt(start * Decimal(10**9))}
         notes += [f"{k}: the flows it drew (--flows) replace its generator" for k in sorted(cfg)
                   if k in ("WORKLOAD", "UTILIZATION_FACTOR", "POISSON_DISTRIBUTION", "CREATE_INCAST",
@@ -230,8 +237,13 @@ def _import(config: Path, cfg: H.Config, out: Path, flows: Path | str | None, fl
         "# Options set to follow it (delete a line to get hopsim's paper-following default):",
         *[f"#   {k} = {json.dumps(v)}: {why}" for k, (v, why) in MODEL.items()],
         "# Keys honoured: " + ", ".join(sorted(k for k in cfg if k in HONOURED)),
+        *(["# With its flows: routing.ecmp = \"ns3_global\", its flow ECMP (GetTupleValue % routes,",
+            "# ipv4-global-routing.cc:159-200, 297-300); the flow file's dport (dst + 40000) and seventh field, each",
+            "# flow's priority group (mt19937 seeded 5489, nsdifinal.cc:537, 574, 641), are what it hashes."]
+          if flows is not None else []),
         "# Not expressible in hopsim (differences that remain): its flow-table hash (source address, port and",
-        "# flow length) and per-flow ECMP hash (ns-3 global routing); its pause bitmap is a 1,024-bit Bloom filter",
+        "# flow length)" + ("" if flows is not None else " and per-flow ECMP hash (ns-3 global routing; set with --flows)")
+        + "; its pause bitmap is a 1,024-bit Bloom filter",
         "# of queue indices (NIC queues 1,024 apart share a bit); senders' applications feed the NIC a packet at",
         "# a time (udp-client.cc:190-250), where hopsim's NIC holds the whole flow; its NICs have 2,047 queues",
         "# (hopsim's 1,024) handed out in a shuffled order (hopsim's: in index order).",

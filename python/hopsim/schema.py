@@ -1217,11 +1217,13 @@ class Transport(Strict):
 class Routing(Strict):
     """How switches spread flows over equal-cost paths."""
 
-    ecmp: Literal["hopsim", "hpcc"] = Field(
+    ecmp: Literal["hopsim", "hpcc", "ns3_global"] = Field(
         default="hopsim", description="'hopsim' = a per-switch mix of the flow's hash; 'hpcc' = the HPCC simulator's "
-        "MurmurHash3 of addresses and ports seeded by the switch id, so imported runs take its paths")
+        "MurmurHash3 of addresses and ports seeded by the switch id; 'ns3_global' = ns-3 global routing's flow ECMP as "
+        "the BFC simulator runs it (a XOR of its hosts' addresses, the ports and each flow's priority group, a flow "
+        "file's seventh field): imported runs take the seed simulator's paths")
     neighbour_order: Literal["ascending", "descending"] = Field(
-        default="ascending", description="with ecmp = 'hpcc': the order in which the seed simulator's route "
+        default="ascending", description="with ecmp = 'hpcc' or 'ns3_global': the order in which the seed simulator's route "
         "computation meets a node's neighbours (its maps are keyed by node pointers), which orders each switch's "
         "next hops: 'ascending' node id (the HPCC simulator), 'descending' (Floodgate-NS3's runs)")
     ack_path: Literal["hash", "reverse"] = Field(

@@ -304,6 +304,7 @@ impl Simulation {
             acks_as_data: false,
             nic_acks_pausable: false,
             ecmp_hpcc: false,
+            ecmp_ns3: false,
             reverse_replies: false,
             rec: Default::default(),
             faults,
@@ -321,6 +322,7 @@ impl Simulation {
         sim.acks_as_data = sim.cfg.host.ack_priority == crate::params::AckPriority::Data;
         sim.nic_acks_pausable = sim.acks_as_data && sim.cfg.host.ack_pause_at_nic;
         sim.ecmp_hpcc = sim.cfg.routing.ecmp == crate::params::EcmpHash::Hpcc;
+        sim.ecmp_ns3 = sim.cfg.routing.ecmp == crate::params::EcmpHash::Ns3Global;
         sim.reverse_replies = sim.cfg.routing.ack_path == crate::params::AckPath::Reverse;
         if sim.acks_as_data && !sim.cfg.fc.acks_in_data_queues() {
             let allowed = FcConfig::acks_in_data_names();
@@ -424,7 +426,7 @@ impl Simulation {
         if let Some(c) = f.rate_cap {
             hops[0].rate = hops[0].rate.min(c);
         }
-        let ideal = ideal_fct(f.size, h.mtu, h.header_bytes, &hops);
+        let ideal = ideal_fct(f.size, h.mtu, h.header_bytes, &hops, self.cfg.tx_time);
         hops[0].rate = line_rate;
         // unloaded RTT: one full packet out, one ACK back, over the same links
         let mut base_rtt = Time::ZERO;
@@ -447,14 +449,18 @@ impl Simulation {
     /// is no route), as `route` picks them packet by packet; the first is the sender's NIC
     /// (`nic_port`: under hopsim's ECMP the same pick at the host).
     pub(crate) fn flow_path(&self, f: &FlowSpec, hash: u32) -> Vec<u32> {
-        if !self.ecmp_hpcc {
+        if !self.ecmp_hpcc && !self.ecmp_ns3 {
             return self.routes.path(f.src, f.dst, hash as u64);
         }
         self.routes.path_by(f.src, f.dst, |node| {
             if node == f.src {
                 return self.nic_port(f.src, f.dst, f, hash, false);
             }
-            let h = crate::topo::ecmp_hpcc::hpcc_ecmp_hash(node, f.src, f.dst, f.sport, f.dport, false);
+            let h = if self.ecmp_ns3 {
+                crate::topo::ecmp_ns3::ns3_tuple_hash(f.src, f.dst, f.sport, f.dport, f.pg, false)
+            } else {
+                crate::topo::ecmp_hpcc::hpcc_ecmp_hash(node, f.src, f.dst, f.sport, f.dport, false)
+            };
             self.routes.pick_index(node, f.dst, h)
         })
     }

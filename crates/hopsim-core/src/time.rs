@@ -109,8 +109,9 @@ impl Rate {
     }
     /// Time to serialise `bytes` at this rate, rounded up to a whole picosecond.
     ///
-    /// Every part of the simulator (ports, pacing, ideal FCT) uses this one function, so the
-    /// ideal FCT of a lone flow equals its simulated FCT to the picosecond.
+    /// Every part of the simulator (ports, pacing, ideal FCT) uses this one function, through
+    /// [`TxTimes::of`] where the run cuts times as ns-3 does, so the ideal FCT of a lone flow
+    /// equals its simulated FCT to the picosecond.
     #[inline]
     pub fn tx_time(self, bytes: u64) -> Time {
         let num = bytes as u128 * 8 * PS_PER_S as u128;
@@ -184,30 +185,37 @@ pub fn ns3_tx_time(rate: Rate, bytes: u64) -> Time {
     Time((ns as u64).saturating_mul(PS_PER_NS))
 }
 
-/// Serialisation timer of one port: caches picoseconds-per-byte when exact.
+/// Serialisation timer of one port: caches picoseconds-per-byte when exact. Two words, so a
+/// port's hot fields keep their cache lines (`queues::port`): how times are cut rides in
+/// `ps_per_byte`.
 #[derive(Clone, Copy, Debug)]
 pub struct TxClock {
     pub rate: Rate,
-    /// 0 where a time is computed each time (a rate with no whole picoseconds per byte, or
-    /// times other than exact).
+    /// Picoseconds per byte; [`COMPUTED`]: exact, computed each time (a rate with no whole
+    /// picoseconds per byte); [`WHOLE_NS`]: ns-3's times ([`ns3_tx_time`]).
     ps_per_byte: u64,
-    times: TxTimes,
 }
+
+const COMPUTED: u64 = 0;
+const WHOLE_NS: u64 = u64::MAX;
 
 impl TxClock {
     pub fn new(rate: Rate) -> TxClock {
         TxClock::with(rate, TxTimes::Exact)
     }
     pub fn with(rate: Rate, times: TxTimes) -> TxClock {
-        let ps_per_byte = if times.is_exact() { rate.ps_per_byte_exact().unwrap_or(0) } else { 0 };
-        TxClock { rate, ps_per_byte, times }
+        let ps_per_byte = match times {
+            TxTimes::Exact => rate.ps_per_byte_exact().unwrap_or(COMPUTED),
+            TxTimes::WholeNs => WHOLE_NS,
+        };
+        TxClock { rate, ps_per_byte }
     }
     #[inline]
     pub fn tx_time(&self, bytes: u32) -> Time {
-        if self.ps_per_byte != 0 {
-            Time(bytes as u64 * self.ps_per_byte)
-        } else {
-            self.times.of(self.rate, bytes as u64)
+        match self.ps_per_byte {
+            COMPUTED => self.rate.tx_time(bytes as u64),
+            WHOLE_NS => ns3_tx_time(self.rate, bytes as u64),
+            ps => Time(bytes as u64 * ps),
         }
     }
 }

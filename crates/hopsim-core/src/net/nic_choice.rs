@@ -53,6 +53,10 @@ impl Simulation {
     /// and CNPs when true (`from` = the flow's destination). `NO_ROUTE` if no NIC of `from`
     /// reaches `to`.
     pub(crate) fn nic_port(&self, from: u32, to: u32, s: &FlowSpec, hash: u32, reply: bool) -> u32 {
+        if self.ecmp_ns3 {
+            // its hosts route as its switches do: the tuple over the host's equal-cost links
+            return self.routes.pick_index(from, to, crate::topo::ecmp_ns3::ns3_tuple_hash(from, to, s.sport, s.dport, s.pg, reply));
+        }
         if !self.ecmp_hpcc {
             return self.routes.pick(from, to, hash as u64);
         }
@@ -180,7 +184,7 @@ use crate::params::EcmpHash;
     /// `n` flows `src -> dst`, ports numbered from 10000 as `third.cc` does.
     fn flows(src: u32, dst: u32, n: usize) -> Vec<FlowSpec> {
         (0..n)
-            .map(|i| FlowSpec { src, dst, size: 1000, start: Time::ZERO, prio: 3, incast: false, sport: 10_000 + i as u16, dport: 100, rate_cap: None })
+            .map(|i| FlowSpec { src, dst, size: 1000, start: Time::ZERO, prio: 3, incast: false, sport: 10_000 + i as u16, dport: 100, pg: 0, rate_cap: None })
             .collect()
     }
 

@@ -44,7 +44,7 @@ mod tests {
         let mut cfg = crate::config::NetConfig::default();
         cfg.routing.ack_path = ack_path;
         let flows: Vec<FlowSpec> = (0..64)
-            .map(|i| FlowSpec { src: 0, dst: 2, size: 1000, start: Time::from_ns(i), prio: 3, incast: false, dport: 100, sport: 0, rate_cap: None })
+            .map(|i| FlowSpec { src: 0, dst: 2, size: 1000, start: Time::from_ns(i), prio: 3, incast: false, dport: 100, sport: 0, pg: 0, rate_cap: None })
             .collect();
         Simulation::new(&topo, &flows, cfg).expect("builds")
     }

@@ -228,6 +228,11 @@ pub enum EcmpHash {
     /// route computation lists them; addresses and ports as `third.cc` numbers them. Same inputs,
     /// same paths as that simulator, so its runs can be matched flow by flow.
     Hpcc,
+    /// ns-3 global routing's per-flow ECMP as the BFC simulator runs it
+    /// (`topo::ecmp_ns3`): the next hop `tuple % n`, the tuple a XOR of the addresses its
+    /// `nsdifinal.cc` gives the hosts, the ports and the flow's priority group (`pg`).
+    #[serde(rename = "ns3_global")]
+    Ns3Global,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Default)]
@@ -267,8 +272,10 @@ impl RoutingConfig {
         use crate::topo::routes::HopOrder;
         match (self.ecmp, self.neighbour_order) {
             (EcmpHash::Hopsim, _) => HopOrder::Ports,
-            (EcmpHash::Hpcc, NeighbourOrder::Ascending) => HopOrder::Ids,
-            (EcmpHash::Hpcc, NeighbourOrder::Descending) => HopOrder::IdsDescending,
+            // ns-3 global routing lists a ToR's routes to a remote host in the spines' id order
+            // (seen in the BFC simulator's traces), as a BFS meeting neighbours by id does
+            (EcmpHash::Hpcc | EcmpHash::Ns3Global, NeighbourOrder::Ascending) => HopOrder::Ids,
+            (EcmpHash::Hpcc | EcmpHash::Ns3Global, NeighbourOrder::Descending) => HopOrder::IdsDescending,
         }
     }
 }

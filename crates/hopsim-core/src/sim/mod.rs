@@ -73,6 +73,8 @@ pub struct Simulation {
     pub(crate) nic_acks_pausable: bool,
     /// `routing.ecmp = "hpcc"`: the HPCC simulator's per-switch hash picks next hops.
     pub(crate) ecmp_hpcc: bool,
+    /// `routing.ecmp = "ns3_global"`: ns-3 global routing's tuple picks them (`topo::ecmp_ns3`).
+    pub(crate) ecmp_ns3: bool,
     /// `routing.ack_path = "reverse"`: replies retrace their data's path (`net::reverse_path`).
     pub(crate) reverse_replies: bool,
     /// Queue-length monitor and packet trace (`stats::record`).
@@ -162,7 +164,8 @@ impl Simulation {
     }
 
     /// The egress port at `node` of a packet towards its destination: hopsim's flow hash, or with
-    /// `routing.ecmp = "hpcc"` the HPCC simulator's hash of the packet's header; a reply's with
+    /// `routing.ecmp = "hpcc"` / `"ns3_global"` the seed simulator's hash of the packet's header;
+    /// a reply's with
     /// `routing.ack_path = "reverse"` the port its data came in by. `NO_ROUTE`
     /// (`topo::routes`) where a link failure left no route (`faults.rs`).
     #[inline]
@@ -172,13 +175,17 @@ impl Simulation {
                 return p;
             }
         }
-        if !self.ecmp_hpcc {
+        if !self.ecmp_hpcc && !self.ecmp_ns3 {
             return self.routes.pick(node, pkt.dst, pkt.hash as u64);
         }
         // (the fixed spec: late packets of a freed flow are routed too)
         let spec = &self.flows.fixed(pkt.flow).spec;
         let reply = pkt.kind != crate::packet::PktKind::Data;
-        let h = crate::topo::ecmp_hpcc::hpcc_ecmp_hash(node, pkt.src, pkt.dst, spec.sport, spec.dport, reply);
+        let h = if self.ecmp_ns3 {
+            crate::topo::ecmp_ns3::ns3_tuple_hash(pkt.src, pkt.dst, spec.sport, spec.dport, spec.pg, reply)
+        } else {
+            crate::topo::ecmp_hpcc::hpcc_ecmp_hash(node, pkt.src, pkt.dst, spec.sport, spec.dport, reply)
+        };
         self.routes.pick_index(node, pkt.dst, h)
     }
 

@@ -6,10 +6,11 @@
 //! its serialisation at hop `i` at `D(j,i) = max(D(j,i-1) + d(i-1), D(j-1,i)) + s_j / r_i`; for
 //! the equal-sized packets `1..n-1` this has the closed form
 //! `D(j,i) = D(1,i) + (j-1) x s / min(r_1..r_i)` (paced by the slowest hop so far), so the cost is O(hops), not O(packets x hops).
-//! The serialisation times use the same integer function as the ports, so a lone flow's simulated
-//! FCT equals this to the picosecond (a test checks it on star, leaf-spine and fat-tree paths).
+//! The serialisation times use the same integer function as the ports, cut as the run cuts them
+//! (`tx_time`), so a lone flow's simulated FCT equals this to the picosecond (a test checks it on
+//! star, leaf-spine and fat-tree paths, and with ns-3's whole-nanosecond times).
 
-use crate::time::{Rate, Time};
+use crate::time::{Rate, Time, TxTimes};
 
 /// One hop of a path: the egress port's rate and its link's propagation delay.
 #[derive(Clone, Copy, Debug)]
@@ -18,8 +19,9 @@ pub struct Hop {
     pub delay: Time,
 }
 
-/// Ideal FCT of `size` payload bytes in packets of `mtu` payload plus `header` bytes.
-pub fn ideal_fct(size: u64, mtu: u32, header: u32, hops: &[Hop]) -> Time {
+/// Ideal FCT of `size` payload bytes in packets of `mtu` payload plus `header` bytes, each
+/// serialised in the time `times` gives it.
+pub fn ideal_fct(size: u64, mtu: u32, header: u32, hops: &[Hop], times: TxTimes) -> Time {
     assert!(!hops.is_empty());
     let size = size.max(1);
     let mtu = mtu as u64;
@@ -31,8 +33,8 @@ pub fn ideal_fct(size: u64, mtu: u32, header: u32, hops: &[Hop]) -> Time {
     let mut max_ser = 0u64; // per-packet serialisation at the slowest hop so far
     let mut arrive_last = 0u64; // arrival of the last packet at hop i's node
     for (i, h) in hops.iter().enumerate() {
-        let s_full = h.rate.tx_time(full as u64).0;
-        let s_last = h.rate.tx_time(last as u64).0;
+        let s_full = times.of(h.rate, full as u64).0;
+        let s_last = times.of(h.rate, last as u64).0;
         // saturating: a flow too long for the clock (years at its rate) gets Time::MAX
         let d_prev = if n >= 2 {
             // D(1,i) then (n-2) more full packets paced by the slowest hop so far
@@ -77,7 +79,7 @@ pub fn hpcc_standalone_fct(size: u64, mtu: u32, hops: &[Hop]) -> Time {
 
 /// Brute-force recurrence over every packet, to check the closed form.
 #[cfg(test)]
-fn ideal_fct_slow(size: u64, mtu: u32, header: u32, hops: &[Hop]) -> Time {
+fn ideal_fct_slow(size: u64, mtu: u32, header: u32, hops: &[Hop], times: TxTimes) -> Time {
     let mut sizes = vec![];
     let mut left = size.max(1);
     while left > 0 {
@@ -91,7 +93,7 @@ fn ideal_fct_slow(size: u64, mtu: u32, header: u32, hops: &[Hop]) -> Time {
         let mut arr = 0u64;
         for (i, h) in hops.iter().enumerate() {
             let start = arr.max(prev_end[i]);
-            let end = start + h.rate.tx_time(s).0;
+            let end = start + times.of(h.rate, s).0;
             prev_end[i] = end;
             arr = end + h.delay.0;
         }
@@ -108,7 +110,9 @@ mod tests {
     fn single_packet_single_hop() {
         let h = [Hop { rate: Rate::gbps(100), delay: Time::from_us(1) }];
         // 1000 B payload + 48 B header at 100G = 83,840 ps, + 1 us
-        assert_eq!(ideal_fct(1000, 1000, 48, &h), Time(83_840 + 1_000_000));
+        assert_eq!(ideal_fct(1000, 1000, 48, &h, TxTimes::Exact), Time(83_840 + 1_000_000));
+        // ns-3's times: 83 ns
+        assert_eq!(ideal_fct(1000, 1000, 48, &h, TxTimes::WholeNs), Time(83_000 + 1_000_000));
     }
 
     #[test]
@@ -137,7 +141,9 @@ mod tests {
         ];
         for hops in &paths {
             for size in [1u64, 999, 1000, 1001, 2000, 2500, 77_777, 1_000_000] {
-                assert_eq!(ideal_fct(size, 1000, 48, hops), ideal_fct_slow(size, 1000, 48, hops), "size {size}");
+                for times in [TxTimes::Exact, TxTimes::WholeNs] {
+                    assert_eq!(ideal_fct(size, 1000, 48, hops, times), ideal_fct_slow(size, 1000, 48, hops, times), "size {size}");
+                }
             }
         }
     }

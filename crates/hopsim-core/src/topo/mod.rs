@@ -33,6 +33,7 @@ pub struct Topology {
 
 pub mod dumbbell;
 pub mod ecmp_hpcc;
+pub mod ecmp_ns3;
 pub mod fat_tree;
 pub mod hpcc_file;
 pub mod leaf_spine;

@@ -54,7 +54,7 @@ impl ExplicitFlow {
             incast: self.incast,
             dport: super::DEFAULT_DPORT,
             sport: 0,
-            rate_cap: self.rate_cap,
+            pg: 0, rate_cap: self.rate_cap,
         })
     }
 }

@@ -50,13 +50,18 @@ pub fn read_hpcc_flows(text: &str) -> Result<(Vec<FlowSpec>, Vec<String>), Strin
     Ok((flows, warnings))
 }
 
-const FIELDS: &str = "`src dst priority dport size start_seconds`";
+const FIELDS: &str = "`src dst priority dport size start_seconds`, and optionally `pg`";
 
 fn parse_line(line: &str, no: usize) -> Result<FlowSpec, String> {
     let f: Vec<&str> = line.split_whitespace().collect();
-    if f.len() != 6 {
-        return Err(format!("line {no}: expected 6 fields {FIELDS}, found {} in {line:?}", f.len()));
+    if f.len() != 6 && f.len() != 7 {
+        return Err(format!("line {no}: expected 6 or 7 fields {FIELDS}, found {} in {line:?}", f.len()));
     }
+    // hopsim's seventh field: the BFC simulator's per-flow priority group, which its ECMP hashes
+    let pg: u16 = match f.get(6) {
+        Some(v) => num(v, no, "pg", "is not a priority group (a whole number below 65536)")?,
+        None => 0,
+    };
     let node = "is not a node id (a whole number)";
     let src: u32 = num(f[0], no, "src", node)?;
     let dst: u32 = num(f[1], no, "dst", node)?;
@@ -83,14 +88,15 @@ fn parse_line(line: &str, no: usize) -> Result<FlowSpec, String> {
             u64::MAX as f64 / PS_PER_S as f64
         ));
     }
-    Ok(FlowSpec { src, dst, size, start: Time::from_secs_f64(secs), prio: prio as u8, incast: false, dport, sport: 0, rate_cap: None })
+    Ok(FlowSpec { src, dst, size, start: Time::from_secs_f64(secs), prio: prio as u8, incast: false, dport, sport: 0, pg, rate_cap: None })
 }
 
 fn num<T: std::str::FromStr>(s: &str, no: usize, field: &str, what: &str) -> Result<T, String> {
     s.parse().map_err(|_| format!("line {no}: {field} '{s}' {what}"))
 }
 
-/// Writes flows in the same format (each flow's dport; traffic_gen.py writes 100). Start times print with 9
+/// Writes flows in the same format (each flow's dport; traffic_gen.py writes 100; a seventh field,
+/// the flow's `pg`, where it is not 0). Start times print with 9
 /// decimals (HPCC's `%.9f`) when they are whole nanoseconds, else with 12 (exact picoseconds),
 /// so parse(write(x)) == x for flows not tagged incast (the format has no such field) whose sport
 /// is 0 (the run numbers source ports).
@@ -100,7 +106,7 @@ pub fn write_hpcc_flows(flows: &[FlowSpec]) -> String {
     for f in flows {
         let (whole, frac) = (f.start.0 / PS_PER_S, f.start.0 % PS_PER_S);
         let _ = if frac % PS_PER_NS == 0 {
-            writeln!(
+            write!(
                 s,
                 "{} {} {} {} {} {whole}.{:09}",
                 f.src,
@@ -111,8 +117,9 @@ pub fn write_hpcc_flows(flows: &[FlowSpec]) -> String {
                 frac / PS_PER_NS
             )
         } else {
-            writeln!(s, "{} {} {} {} {} {whole}.{frac:012}", f.src, f.dst, f.prio, f.dport, f.size)
+            write!(s, "{} {} {} {} {} {whole}.{frac:012}", f.src, f.dst, f.prio, f.dport, f.size)
         };
+        let _ = if f.pg != 0 { writeln!(s, " {}", f.pg) } else { writeln!(s) };
     }
     s
 }
@@ -173,6 +180,11 @@ mod tests {
         let mut odd = flows.clone();
         odd[0].start = Time(1_234_567);
         assert_eq!(parse_hpcc_flows(&write_hpcc_flows(&odd)).unwrap(), odd);
+        // hopsim's seventh field, the flow's priority group, and only where it is set
+        odd[1].pg = 40_713;
+        assert_eq!(write_hpcc_flows(&odd).lines().nth(2), Some("91 176 3 100 4727 2.000002612 40713"));
+        assert_eq!(parse_hpcc_flows(&write_hpcc_flows(&odd)).unwrap(), odd);
+        assert!(err("1\n0 2 3 100 20000 2.0 70000\n").contains("line 2: pg '70000' is not a priority group"));
     }
 
     fn err(text: &str) -> String {
@@ -187,7 +199,7 @@ mod tests {
         assert_eq!(e, "line 1: the flow count is 2, but the file has only 1 flow line (up to line 2)");
         assert!(err("3\n").contains("only 0 flow lines (up to line 1)"));
         let e = err("1\n1 2 3 100 10\n");
-        assert!(e.starts_with("line 2: expected 6 fields `src dst priority dport size start_seconds`, found 5"), "{e}");
+        assert!(e.starts_with("line 2: expected 6 or 7 fields `src dst priority dport size start_seconds`, and optionally `pg`, found 5"), "{e}");
         let cases = [
             ("x 2 3 100 10 0.5", "line 3: src 'x' is not a node id"),
             ("1 -2 3 100 10 0.5", "line 3: dst '-2' is not a node id"),

@@ -350,7 +350,7 @@ pub fn incast_flows(
                 incast: true,
                 dport: super::DEFAULT_DPORT,
                 sport: 0,
-                rate_cap: None,
+                pg: 0, rate_cap: None,
             });
         }
     }
@@ -398,7 +398,7 @@ mod tests {
                 };
                 let off = if spec.jitter.0 > 0 { jitter.below(spec.jitter.0) } else { 0 };
                 let (prio, dport) = (spec.prio, crate::workload::DEFAULT_DPORT);
-                flows.push(FlowSpec { src, dst, size, start: Time(t.0 + off), prio, incast: true, dport, sport: 0, rate_cap: None });
+                flows.push(FlowSpec { src, dst, size, start: Time(t.0 + off), prio, incast: true, dport, sport: 0, pg: 0, rate_cap: None });
             }
         }
         sort_flows(&mut flows);

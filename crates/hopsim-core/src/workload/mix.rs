@@ -80,7 +80,7 @@ pub fn long_lived(
     }
     let mut v: Vec<FlowSpec> = pairs
         .iter()
-        .map(|&(src, dst)| FlowSpec { src, dst, size, start, prio, incast: false, dport: super::DEFAULT_DPORT, sport: 0, rate_cap: None })
+        .map(|&(src, dst)| FlowSpec { src, dst, size, start, prio, incast: false, dport: super::DEFAULT_DPORT, sport: 0, pg: 0, rate_cap: None })
         .collect();
     sort_flows(&mut v);
     Ok(v)

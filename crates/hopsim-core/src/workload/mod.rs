@@ -25,6 +25,11 @@ pub struct FlowSpec {
     /// does (each (src, dst) host pair counts from 10000 in flow order; `number_sports`).
     #[serde(default)]
     pub sport: u16,
+    /// The priority-group field of the BFC simulator's packets (its `SeqTsHeader`'s PG, a per-flow
+    /// draw), which its ECMP hashes with the addresses and ports (`routing.ecmp = "ns3_global"`);
+    /// a flow file's optional seventh field. 0 elsewhere, and left out of the JSON then.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub pg: u16,
     /// The sender's NIC paces this flow at no more than this rate (issue 13: P-PFC Fig. 9a's
     /// per-host rates, FlowSail Fig. 8's 60/20/20 Gb/s flows): min(congestion control's rate,
     /// cap). `None`: the congestion control's rate alone. Assembly folds the host caps of
@@ -35,6 +40,9 @@ pub struct FlowSpec {
 
 /// The dport of HPCC traffic_gen's flow lines, and of flows that do not name one.
 pub const DEFAULT_DPORT: u16 = 100;
+fn is_zero(v: &u16) -> bool {
+    *v == 0
+}
 fn default_dport() -> u16 {
     DEFAULT_DPORT
 }
@@ -101,7 +109,7 @@ pub(crate) mod tests {
 
     /// A flow of the default class and port (shared by the workload tests).
     pub(crate) fn f(src: u32, dst: u32, start: u64, size: u64) -> FlowSpec {
-        FlowSpec { src, dst, size, start: Time(start), prio: DEFAULT_PRIO, incast: false, dport: DEFAULT_DPORT, sport: 0, rate_cap: None }
+        FlowSpec { src, dst, size, start: Time(start), prio: DEFAULT_PRIO, incast: false, dport: DEFAULT_DPORT, sport: 0, pg: 0, rate_cap: None }
     }
 
     #[test]

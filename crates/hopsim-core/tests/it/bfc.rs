@@ -172,7 +172,7 @@ fn ideal_fq_gives_a_long_flow_its_max_min_share() {
     // four long flows into one receiver over a star: fair queuing gives each a quarter of the
     // link; one of them also has its sender's link to itself, which changes nothing
     let t = hopsim_core::topo::star(5, Rate::gbps(100), Time::from_us(1));
-    let long = |s| FlowSpec { src: s, dst: 0, size: 1 << 40, start: Time::ZERO, prio: 3, incast: false, dport: 100, sport: 0, rate_cap: None };
+    let long = |s| FlowSpec { src: s, dst: 0, size: 1 << 40, start: Time::ZERO, prio: 3, incast: false, dport: 100, sport: 0, pg: 0, rate_cap: None };
     let flows = [long(1), long(2), long(3), long(4)];
     let mut net = bfc_net(BfcConfig::ideal_fq(), 32);
     net.fc = FcConfig::IdealFq;

@@ -19,7 +19,7 @@ use hopsim_core::{Rate, Time};
 fn incast(n: u32, size: u64, net: NetConfig) -> RunStats {
     let t = hopsim_core::topo::star(n as usize + 1, Rate::gbps(100), Time::from_us(1));
     let flows: Vec<FlowSpec> = (1..=n)
-        .map(|s| FlowSpec { src: s, dst: 0, size, start: Time::ZERO, prio: 3, incast: true, dport: 100, sport: 0, rate_cap: None })
+        .map(|s| FlowSpec { src: s, dst: 0, size, start: Time::ZERO, prio: 3, incast: true, dport: 100, sport: 0, pg: 0, rate_cap: None })
         .collect();
     run(&t, &flows, net)
 }

@@ -50,7 +50,7 @@ pub fn websearch_incastmix(
 }
 
 pub fn flow(src: u32, dst: u32, size: u64, start: Time) -> FlowSpec {
-    FlowSpec { src, dst, size, start, prio: 3, incast: false, dport: 100, sport: 0, rate_cap: None }
+    FlowSpec { src, dst, size, start, prio: 3, incast: false, dport: 100, sport: 0, pg: 0, rate_cap: None }
 }
 
 pub fn run(topo: &Topology, flows: &[FlowSpec], cfg: NetConfig) -> RunStats {

@@ -60,9 +60,10 @@ fn slower_downlink_is_the_bottleneck() {
 
 
 /// `tx_time = "whole_ns"` (ns-3's times at its 1 ns resolution): every packet time on every link
-/// and in the NIC's pacing is ns-3's, cut down to whole nanoseconds; the ideal FCT stays exact.
-/// A lone flow of equal packets over two equal hops finishes a packet time early per packet plus
-/// one (the first packet crosses both hops).
+/// and in the NIC's pacing is ns-3's, cut down to whole nanoseconds, and the ideal FCT is cut
+/// alike, so a lone flow still finishes at its ideal FCT to the picosecond. A flow of equal
+/// packets over two equal hops finishes a packet time early per packet plus one (the first
+/// packet crosses both hops).
 #[test]
 fn whole_ns_times_take_off_what_ns3_cuts_from_each_packet_time() {
     use hopsim_core::time::{ns3_tx_time, TxTimes};
@@ -75,6 +76,13 @@ fn whole_ns_times_take_off_what_ns3_cuts_from_each_packet_time() {
     let per = Rate::gbps(100).tx_time(wire).0 - ns3_tx_time(Rate::gbps(100), wire).0;
     assert!(per > 0, "{wire} B at 100 Gb/s is no whole number of nanoseconds");
     assert_eq!(exact.flows.fct_ps[0] - cut.flows.fct_ps[0], (k + 1) * per);
-    assert_eq!(cut.flows.ideal_fct_ps[0], exact.flows.ideal_fct_ps[0], "the ideal FCT stays exact");
+    assert_eq!(cut.flows.fct_ps[0], cut.flows.ideal_fct_ps[0], "a lone flow at its ideal FCT");
+    assert_eq!(cut.flows.slowdown[0], 1.0);
     assert_conserved(&cut);
+    // and on a fat tree, every size
+    let ft = hopsim_core::topo::FatTree::new(4, Rate::gbps(25), Rate::gbps(100), Time::from_us(1)).unwrap().build().unwrap();
+    for size in SIZES {
+        let r = run(&ft, &[flow(0, 15, *size, Time::from_us(3))], NetConfig { tx_time: TxTimes::WholeNs, ..base.clone() });
+        assert_eq!(r.flows.fct_ps[0], r.flows.ideal_fct_ps[0], "size {size}");
+    }
 }

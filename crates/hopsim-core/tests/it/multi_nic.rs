@@ -130,7 +130,7 @@ fn a_lone_flow_finishes_at_the_ideal_fct_of_its_nic() {
         assert_eq!(sent(&r, H, 1 - nic as u16).0, 0, "seed {seed}: one NIC only");
         seen[nic] = true;
         // H -> T -> S -> T2 -> R, its first hop at the NIC's rate
-        let want = ideal_fct(size, mtu, hdr, &[hop(if nic == 0 { 100 } else { 25 }), hop(100), hop(100), hop(100)]);
+        let want = ideal_fct(size, mtu, hdr, &[hop(if nic == 0 { 100 } else { 25 }), hop(100), hop(100), hop(100)], hopsim_core::time::TxTimes::Exact);
         assert_eq!(r.flows.ideal_fct_ps[0], want.0, "seed {seed}: ideal on NIC {nic}'s rate");
         assert_eq!(r.flows.fct_ps[0], want.0, "seed {seed}: lone flow on NIC {nic} == ideal");
     }
