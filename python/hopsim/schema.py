@@ -571,8 +571,10 @@ class FlowsWorkload(Strict):
 
 
 class HpccFlowsWorkload(Strict):
-    """The HPCC simulator's flow file; its traffic starts at 2 s (traffic_gen.py), which
-    ``time_offset`` subtracts."""
+    """The HPCC simulator's flow file (``src dst priority dport size start_seconds`` per line);
+    its traffic starts at 2 s (traffic_gen.py), which ``time_offset`` subtracts. hopsim reads an
+    optional seventh field, the flow's priority group, which ``routing.ecmp = "ns3_global"``
+    hashes (``hopsim import-bfc`` writes it)."""
 
     kind: Literal["hpcc_flows"]
     file: str
