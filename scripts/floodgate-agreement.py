@@ -9,8 +9,10 @@ folder per run of Floodgate-NS3 (built outside this repository), each with the c
 the Floodgate-NS3 source tree the configs' relative paths (`mix/`, `distribution/`) start from.
 
 For each run, with the `hopsim` CLI (as a user would): import-floodgate its config with the
-flows it drew, run it, and compare-fct against its fct file at --tol (each side's slowdown over
-its own ideal FCT). Frames: the lines of its PFC file (in its ideal design dstPause travels as
+flows it drew, run it, and compare-fct against its fct file at --tol, both sides' FCTs over its
+oracle FCT (`--basis ref`: hopsim's run folder reads as an HPCC fct file, whose standalone FCT is
+the HPCC simulator's formula, not Floodgate-NS3's `Get_Oracle_Fct`; one denominator leaves only
+the FCTs' difference). Frames: the lines of its PFC file (in its ideal design dstPause travels as
 PFC frames to the hosts) beside hopsim's PFC and destination-pause frames (`summary.json`'s
 `control_frames`). The first table is that of `scripts/hpcc-agreement.py`.
 
@@ -63,7 +65,7 @@ def one_run(ref: Path, tree: Path, work: Path, tol: float, timeout: float) -> ba
         return row
     frames = json.loads((run / "summary.json").read_text()).get("control_frames", {})
     row.pfc = frames.get("pfc", 0) + frames.get("dst_pause", 0)
-    p = base.hopsim("compare-fct", fct, run, "--tol", tol, "--json", cmp_json, timeout=timeout)
+    p = base.hopsim("compare-fct", fct, run, "--tol", tol, "--basis", "ref", "--json", cmp_json, timeout=timeout)
     if p.returncode not in (0, 1):
         row.result, row.problem = "compare failed", base.last_error(p)
         return row
@@ -88,7 +90,7 @@ def metrics(ref: Path, tree: Path, work: Path, run: Path, cmp_json: Path, row: b
     if dsts:
         inc_json = work / "compare-incast.json"
         p = base.hopsim("compare-fct", next(ref.glob("*-fct.txt")), run, "--flows", "incast", "--incast-dsts",
-                        ",".join(map(str, dsts)), "--json", inc_json, timeout=timeout)
+                        ",".join(map(str, dsts)), "--basis", "ref", "--json", inc_json, timeout=timeout)
         if p.returncode in (0, 1):
             o = json.loads(inc_json.read_text())["overall"]
             out += [("incast slowdown mean", o["mean"]["ref"], o["mean"]["cand"], MEAN_TOL),
