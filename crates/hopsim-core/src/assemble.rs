@@ -155,6 +155,7 @@ impl Simulation {
         // routes to the flows' ends only: packets go nowhere else (a link fault rebuilds them
         // for every host: `Routes::build_without`)
         let hop_order = cfg.routing.hop_order();
+        let ecmp = cfg.routing.ecmp;
         let ends = flows.ends();
         let routes = Routes::build_for(topo, hop_order, &ends, &[])?;
         drop(ends);
@@ -303,8 +304,7 @@ impl Simulation {
             watchdog: Default::default(),
             acks_as_data: false,
             nic_acks_pausable: false,
-            ecmp_hpcc: false,
-            ecmp_ns3: false,
+            ecmp,
             reverse_replies: false,
             rec: Default::default(),
             faults,
@@ -321,8 +321,6 @@ impl Simulation {
         }
         sim.acks_as_data = sim.cfg.host.ack_priority == crate::params::AckPriority::Data;
         sim.nic_acks_pausable = sim.acks_as_data && sim.cfg.host.ack_pause_at_nic;
-        sim.ecmp_hpcc = sim.cfg.routing.ecmp == crate::params::EcmpHash::Hpcc;
-        sim.ecmp_ns3 = sim.cfg.routing.ecmp == crate::params::EcmpHash::Ns3Global;
         sim.reverse_replies = sim.cfg.routing.ack_path == crate::params::AckPath::Reverse;
         if sim.acks_as_data && !sim.cfg.fc.acks_in_data_queues() {
             let allowed = FcConfig::acks_in_data_names();
@@ -449,19 +447,14 @@ impl Simulation {
     /// is no route), as `route` picks them packet by packet; the first is the sender's NIC
     /// (`nic_port`: under hopsim's ECMP the same pick at the host).
     pub(crate) fn flow_path(&self, f: &FlowSpec, hash: u32) -> Vec<u32> {
-        if !self.ecmp_hpcc && !self.ecmp_ns3 {
+        if self.ecmp == crate::params::EcmpHash::Hopsim {
             return self.routes.path(f.src, f.dst, hash as u64);
         }
         self.routes.path_by(f.src, f.dst, |node| {
             if node == f.src {
                 return self.nic_port(f.src, f.dst, f, hash, false);
             }
-            let h = if self.ecmp_ns3 {
-                crate::topo::ecmp_ns3::ns3_tuple_hash(f.src, f.dst, f.sport, f.dport, f.pg, false)
-            } else {
-                crate::topo::ecmp_hpcc::hpcc_ecmp_hash(node, f.src, f.dst, f.sport, f.dport, false)
-            };
-            self.routes.pick_index(node, f.dst, h)
+            self.routes.pick_index(node, f.dst, self.header_hash(node, f.src, f.dst, f, false))
         })
     }
 }

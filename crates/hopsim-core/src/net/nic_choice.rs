@@ -41,6 +41,7 @@
 //!   flow goes last in its new NIC's round robin and keeps what was fixed at its start (line
 //!   rate, window cap, ideal FCT), as the simulator's queue pair keeps its rate and window.
 
+use crate::params::EcmpHash;
 use crate::ids::NodeRef;
 use crate::sim::Simulation;
 use crate::topo::ecmp_hpcc::hpcc_nic_hash;
@@ -53,12 +54,11 @@ impl Simulation {
     /// and CNPs when true (`from` = the flow's destination). `NO_ROUTE` if no NIC of `from`
     /// reaches `to`.
     pub(crate) fn nic_port(&self, from: u32, to: u32, s: &FlowSpec, hash: u32, reply: bool) -> u32 {
-        if self.ecmp_ns3 {
+        match self.ecmp {
+            EcmpHash::Hopsim => return self.routes.pick(from, to, hash as u64),
             // its hosts route as its switches do: the tuple over the host's equal-cost links
-            return self.routes.pick_index(from, to, crate::topo::ecmp_ns3::ns3_tuple_hash(from, to, s.sport, s.dport, s.pg, reply));
-        }
-        if !self.ecmp_hpcc {
-            return self.routes.pick(from, to, hash as u64);
+            EcmpHash::Ns3Global => return self.routes.pick_index(from, to, self.header_hash(from, from, to, s, reply)),
+            EcmpHash::Hpcc => {}
         }
         let (src, dst) = if reply { (s.dst, s.src) } else { (s.src, s.dst) };
         debug_assert_eq!((from, to), (src, dst));

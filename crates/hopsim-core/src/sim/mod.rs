@@ -71,10 +71,9 @@ pub struct Simulation {
     pub(crate) acks_as_data: bool,
     /// ... and hosts hold them while their priority is paused (`transport.ack_pause_at_nic`).
     pub(crate) nic_acks_pausable: bool,
-    /// `routing.ecmp = "hpcc"`: the HPCC simulator's per-switch hash picks next hops.
-    pub(crate) ecmp_hpcc: bool,
-    /// `routing.ecmp = "ns3_global"`: ns-3 global routing's tuple picks them (`topo::ecmp_ns3`).
-    pub(crate) ecmp_ns3: bool,
+    /// `routing.ecmp`: hopsim's flow hash picks next hops, or a seed simulator's hash of the
+    /// packet's header (`header_hash`).
+    pub(crate) ecmp: crate::params::EcmpHash,
     /// `routing.ack_path = "reverse"`: replies retrace their data's path (`net::reverse_path`).
     pub(crate) reverse_replies: bool,
     /// Queue-length monitor and packet trace (`stats::record`).
@@ -175,18 +174,23 @@ impl Simulation {
                 return p;
             }
         }
-        if !self.ecmp_hpcc && !self.ecmp_ns3 {
+        if self.ecmp == crate::params::EcmpHash::Hopsim {
             return self.routes.pick(node, pkt.dst, pkt.hash as u64);
         }
         // (the fixed spec: late packets of a freed flow are routed too)
         let spec = &self.flows.fixed(pkt.flow).spec;
         let reply = pkt.kind != crate::packet::PktKind::Data;
-        let h = if self.ecmp_ns3 {
-            crate::topo::ecmp_ns3::ns3_tuple_hash(pkt.src, pkt.dst, spec.sport, spec.dport, spec.pg, reply)
-        } else {
-            crate::topo::ecmp_hpcc::hpcc_ecmp_hash(node, pkt.src, pkt.dst, spec.sport, spec.dport, reply)
-        };
-        self.routes.pick_index(node, pkt.dst, h)
+        self.routes.pick_index(node, pkt.dst, self.header_hash(node, pkt.src, pkt.dst, spec, reply))
+    }
+
+    /// The seed simulator's hash at switch `node` of a packet from `from` to `to` of the flow
+    /// `spec` (`reply`: one of its ACKs or NACKs) under `routing.ecmp = "hpcc"` or `"ns3_global"`;
+    /// the next hop is this modulo the next hops, in its order.
+    pub(crate) fn header_hash(&self, node: u32, from: u32, to: u32, spec: &crate::workload::FlowSpec, reply: bool) -> u32 {
+        match self.ecmp {
+            crate::params::EcmpHash::Ns3Global => crate::topo::ecmp_ns3::ns3_tuple_hash(from, to, spec.sport, spec.dport, spec.pg, reply),
+            _ => crate::topo::ecmp_hpcc::hpcc_ecmp_hash(node, from, to, spec.sport, spec.dport, reply),
+        }
     }
 
     /// `route` of packet `id` at switch node `node`, remembered per flow and direction

@@ -173,7 +173,8 @@ impl Iterator for BackgroundFlows {
             incast: false,
             dport: super::DEFAULT_DPORT,
             sport: 0,
-            pg: 0, rate_cap: None,
+            pg: 0,
+            rate_cap: None,
         }))
     }
 }

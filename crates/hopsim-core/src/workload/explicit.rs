@@ -54,7 +54,8 @@ impl ExplicitFlow {
             incast: self.incast,
             dport: super::DEFAULT_DPORT,
             sport: 0,
-            pg: 0, rate_cap: self.rate_cap,
+            pg: 0,
+            rate_cap: self.rate_cap,
         })
     }
 }

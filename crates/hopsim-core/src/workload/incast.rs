@@ -350,7 +350,8 @@ pub fn incast_flows(
                 incast: true,
                 dport: super::DEFAULT_DPORT,
                 sport: 0,
-                pg: 0, rate_cap: None,
+                pg: 0,
+                rate_cap: None,
             });
         }
     }
