@@ -80,8 +80,10 @@ def test_its_config_and_drawn_flows_become_its_model_flow_for_flow(ref, tmp_path
     flows = (out.parent / "sc.flows.txt").read_text().splitlines()
     # each flow's server port (dst + 40000) and priority group, which its ECMP hashes: the k-th flow's
     # is 5 x QCOUNT + the k-th draw of mt19937(5489) in [0, 1e9), its first two outputs 3499211612 and
-    # 581869302 making the first flow's (180 + 135477004) mod 65536
-    assert flows[0] == "7" and flows[1] == "0 14 3 40014 352 1 14272" and flows[5] == "1 40 3 40040 20000 1.00001 16958"
+    # 581869302 making the first flow's (180 + 135477004) mod 65536; then its source port, each
+    # host's first from 49153
+    assert flows[0] == "7" and flows[1] == "0 14 3 40014 352 1 14272 49153"
+    assert flows[5] == "1 40 3 40040 20000 1.00001 16958 49153"
     assert sc["routing"] == {"ecmp": "ns3_global"}
     b = sc["flow_control"]["bfc"]
     assert sc["flow_control"]["scheme"] == "bfc"
@@ -90,6 +92,7 @@ def test_its_config_and_drawn_flows_become_its_model_flow_for_flow(ref, tmp_path
     assert (b["lone_packet_pauses"], b["assign_paused_queues"], b["updown_only"]) == (False, False, False)
     assert (b["nic_queues"], b["queue_search"], b["collision_queue"]) == ("free_list", "random", "per_entry")
     assert (b["bitmap_frame"], sc["tx_time"]) == ("whole", "whole_ns")
+    assert (b["flow_index"], b["table_entries"]) == ("ns3_header", 7200) and "table_factor" not in b
     assert sc["queues"] == {"count": 32, "scheduler": "rr"}
     t = sc["transport"]
     assert (t["mtu"], t["header"], t["ack"], t["ack_every"], t["window"], t["rto"]) == (1000, 20, 30, 256, "off", "off")
@@ -217,3 +220,14 @@ def test_the_agreement_script_agrees_with_a_run_exported_in_its_format(ref, tmp_
     assert "buffer tor peak (KB)" in p.stdout and "+0.0%" in p.stdout, p.stdout
     p = subprocess.run([sys.executable, script, tmp_path / "run"], capture_output=True, text=True)
     assert p.returncode == 2 and "no reference run folders" in p.stderr, p.stderr
+
+
+def test_its_source_ports_count_per_sending_host_in_start_order():
+    """ns-3's ephemeral ports: a host's k-th flow binds 49153 + k, whatever its destination; past
+    65535 the range starts again at 49152 (Ipv4EndPointDemux::AllocateEphemeralPort)."""
+    from hopsim.bfc_files import source_ports
+
+    flows = [(0, 5, 1000, "1"), (3, 5, 1000, "1"), (0, 9, 1000, "1.1"), (0, 5, 1000, "1.2")]
+    assert source_ports(flows) == [49153, 49153, 49154, 49155]
+    many = source_ports([(7, 1, 1000, "1")] * 16385)
+    assert many[16382:] == [65535, 49152, 49153]

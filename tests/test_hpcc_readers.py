@@ -73,7 +73,7 @@ def test_text_after_the_declared_counts_is_a_note(files, tmp_path, cli):
     ("flows", ("1 2 3 100 15000", "1 2 3 100 15k"), "workload.file {flows}: line 3: size '15k' is not a whole number of bytes"),
     ("flows", ("3\n", "three\n"), "workload.file {flows}: line 1: flow count 'three' is not a whole number"),
     ("flows", ("3\n", "5\n"), "workload.file {flows}: line 1: the flow count is 5, but the file has only 3 flow lines"),
-    ("flows", ("0 2 3 100 20000 2.000001", "0 2 3 20000 2.000001"), "line 2: expected 6 or 7 fields"),
+    ("flows", ("0 2 3 100 20000 2.000001", "0 2 3 20000 2.000001"), "line 2: expected 6 to 8 fields"),
     ("topo", ("6 2 5", "6 2 6"), "topology.file {topo}: line 1: the header declares 6 links, but the file has only 5"),
     ("topo", ("1 4 100Gbps", "1 4 100Gbit"), "topology.file {topo}: line 4: rate '100Gbit' is not a link rate"),
     ("topo", ("3 5 100Gbps 1000ns", "3 5 100Gbps 1000"), "topology.file {topo}: line 6: delay '1000' is not a link delay"),

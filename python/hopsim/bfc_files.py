@@ -33,7 +33,7 @@ from pathlib import Path
 
 from .errors import ScenarioError
 
-__all__ = ["FLOW_LINE", "drawn_flows", "read_drawn_flows", "priority_groups", "PG_SEED", "SERVER_PORT", "BfcFlow", "BfcRun", "parse_stdout", "is_bfc_stdout",
+__all__ = ["FLOW_LINE", "drawn_flows", "read_drawn_flows", "priority_groups", "source_ports", "PG_SEED", "SERVER_PORT", "BfcFlow", "BfcRun", "parse_stdout", "is_bfc_stdout",
            "host_of_qbbid", "qbbid_of_host", "FIRST_PORT", "HOSTS_PER_TOR"]
 
 FLOW_LINE = re.compile(r"^New Flow Created Src (\d+) Dst (\d+) Size (\d+) Time (\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)\s*$")
@@ -97,6 +97,21 @@ def priority_groups(n: int, qcount: int) -> list[int]:
         if u >= 1.0:
             u = float(np.nextafter(1.0, 0.0))
         out.append((5 * qcount + int(u * 1_000_000_000)) & 0xFFFF)
+    return out
+
+
+def source_ports(flows: list[Flow]) -> list[int]:
+    """The source port of each of its flows, in creation order: ns-3 gives a node's UDP sockets
+    ephemeral ports from 49153 up (Ipv4EndPointDemux::AllocateEphemeralPort, ephemeral range
+    49152-65535, incremented before use), each flow's client binding one when it starts
+    (UdpClient::StartApplication); its flows are created in start order, so a host's k-th flow
+    has port 49153 + k. Its flow-table index reads them (`flow_control.bfc.flow_index`)."""
+    nxt: dict[int, int] = {}
+    out = []
+    for s, *_ in flows:
+        k = nxt.get(s, 0)
+        nxt[s] = k + 1
+        out.append(49152 + (k + 1) % 16384)
     return out
 
 

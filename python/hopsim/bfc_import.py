@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from . import hpcc_import as H
-from .bfc_files import SERVER_PORT, priority_groups, read_drawn_flows
+from .bfc_files import SERVER_PORT, priority_groups, read_drawn_flows, source_ports
 from .errors import ScenarioError
 from .floodgate_files import hpcc_flows
 from .paths import read_text, resolve, write_text_atomic
@@ -80,8 +80,10 @@ MODEL: dict[str, tuple[Any, str]] = {
     "flow_control.bfc.unlimited_buffer": (True, "its admission never refuses (broadcom-node.cc:142-197)"),
     "flow_control.bfc.nic_queues": ("free_list", "a free NIC queue per flow, from its first packet to its last ACK "
                                     "(available_sending_queues, qbb-net-device.cc:136-160, 653, 824-827)"),
-    "flow_control.bfc.table_factor": (TABLE_ENTRIES // DATA_QUEUES, f"{TABLE_ENTRIES} flow-table entries per egress "
-                                      "(qbb-net-device.h:53), as 232 x 31 queues"),
+    "flow_control.bfc.table_entries": (TABLE_ENTRIES, "flow-table entries per egress: hqCnt / pCnt (qbb-net-device.h:50-53)"),
+    "flow_control.bfc.flow_index": ("ns3_header", "a flow's entry: (source address x 1235 + source port + 13 x its "
+                                    "packets) mod 7200, and its srand(entry x 64 + port) for the collision queue "
+                                    "(GethqCnt, qbb-net-device.cc:1271-1289, 1305-1308)"),
     "queues.count": (DATA_QUEUES + 1, "31 data queues (qbb-net-device.cc:1297) and the control class"),
     "queues.scheduler": ("rr", "one packet per queue per round (DoDequeueRR, broadcom-egress-queue.cc:193-276)"),
     "control.queue_pause": (PAUSE_FRAME, "its pause frame's bytes (pause-header.cc:170)"),
@@ -210,7 +212,8 @@ def _import(config: Path, cfg: H.Config, out: Path, flows: Path | str | None, fl
         # its ECMP hashes each flow's server port and priority group: the flow file carries both
         qcount = H._one(cfg, "QCOUNT", int, QCOUNT_DEFAULT)
         dports = [(d + SERVER_PORT) & 0xFFFF for _, d, _, _ in drawn]
-        written.append(write_text_atomic(flows_out, hpcc_flows(drawn, dports, priority_groups(len(drawn), qcount)), "--out"))
+        flow_file = hpcc_flows(drawn, dports, priority_groups(len(drawn), qcount), source_ports(drawn))
+        written.append(write_text_atomic(flows_out, flow_file, "--out"))
         sc["routing"] = {"ecmp": "ns3_global"}
         sc["workload"] = {"kind": "hpcc_flows", "file": flows_out.name, "time_offset": _fmt(start * Decimal(10**9))}
         notes += [f"{k}: the flows it drew (--flows) replace its generator" for k in sorted(cfg)
@@ -239,11 +242,14 @@ def _import(config: Path, cfg: H.Config, out: Path, flows: Path | str | None, fl
         "# Keys honoured: " + ", ".join(sorted(k for k in cfg if k in HONOURED)),
         *(["# With its flows: routing.ecmp = \"ns3_global\", its flow ECMP (GetTupleValue % routes,",
             "# ipv4-global-routing.cc:159-200, 297-300); the flow file's dport (dst + 40000) and seventh field, each",
-            "# flow's priority group (mt19937 seeded 5489, nsdifinal.cc:537, 574, 641), are what it hashes."]
-          if flows is not None else []),
-        "# Not expressible in hopsim (differences that remain): its flow-table hash (source address, port and",
-        "# flow length)" + ("" if flows is not None else " and per-flow ECMP hash (ns-3 global routing; set with --flows)")
-        + "; its pause bitmap is a 1,024-bit Bloom filter",
+            "# flow's priority group (mt19937 seeded 5489, nsdifinal.cc:537, 574, 641), are what it hashes; its eighth",
+            "# field, each flow's source port (per sending host from 49153, in start order), is what its flow table reads."]
+          if flows is not None else
+          ["# Without --flows the flow table reads hopsim's source ports (per host pair from 10000), not its."]),
+        "# Not expressible in hopsim (differences that remain): " + ("" if flows is not None else
+        "its per-flow ECMP hash (ns-3 global routing; set with --flows); ")
+        + "its empty-queue search's start, one process-wide rand() (hopsim: a stream per switch);",
+        "# its pause bitmap is a 1,024-bit Bloom filter",
         "# of queue indices (NIC queues 1,024 apart share a bit); senders' applications feed the NIC a packet at",
         "# a time (udp-client.cc:190-250), where hopsim's NIC holds the whole flow; its NICs have 2,047 queues",
         "# (hopsim's 1,024) handed out in a shuffled order (hopsim's: in index order).",

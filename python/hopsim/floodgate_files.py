@@ -149,11 +149,16 @@ def read_drawn_flows(path: Path, text: str) -> list[Flow] | None:
     return out
 
 
-def hpcc_flows(flows: list[Flow], dports: list[int] | None = None, pgs: list[int] | None = None) -> str:
+def hpcc_flows(flows: list[Flow], dports: list[int] | None = None, pgs: list[int] | None = None,
+               sports: list[int] | None = None) -> str:
     """An HPCC flow file of these flows, priority 3 and dport 100 as third.cc sets them; or each
-    flow's own dport, and hopsim's seventh field, its priority group (the BFC simulator's)."""
+    flow's own dport, and hopsim's seventh and eighth fields, its priority group and source port
+    (the BFC simulator's)."""
     dp = dports or [100] * len(flows)
-    tail = [f" {g}" for g in pgs] if pgs else [""] * len(flows)
+    if sports:
+        tail = [f" {g} {p}" for g, p in zip(pgs or [0] * len(flows), sports)]
+    else:
+        tail = [f" {g}" for g in pgs] if pgs else [""] * len(flows)
     return f"{len(flows)}\n" + "".join(f"{s} {d} 3 {p} {size} {start}{t}\n"
                                       for (s, d, size, start), p, t in zip(flows, dp, tail))
 

@@ -491,7 +491,7 @@ UNSET_AT_DEFAULT = {
                   "ideal_delay_credit": False,
                   "dst_pause_on": "voq", "win_m": 1.0, "byte_counter": None, "window_unit": "packets"},
     "bfc": {"lone_packet_pauses": True, "assign_paused_queues": True, "queue_search": "rotating",
-            "collision_queue": "random", "bitmap_frame": "per_64"},
+            "collision_queue": "random", "bitmap_frame": "per_64", "flow_index": "fid_hash", "table_entries": None},
 }
 """Scheme settings left out of the core's JSON while at their default (the core's serde default is
 the same), so that the hash of every scenario written before they existed stays what it was."""

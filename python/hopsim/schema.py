@@ -574,7 +574,8 @@ class HpccFlowsWorkload(Strict):
     """The HPCC simulator's flow file (``src dst priority dport size start_seconds`` per line);
     its traffic starts at 2 s (traffic_gen.py), which ``time_offset`` subtracts. hopsim reads an
     optional seventh field, the flow's priority group, which ``routing.ecmp = "ns3_global"``
-    hashes (``hopsim import-bfc`` writes it)."""
+    hashes, and an eighth, its source port (0: numbered by the run), which BFC's
+    ``flow_index = "ns3_header"`` reads (``hopsim import-bfc --flows`` writes both)."""
 
     kind: Literal["hpcc_flows"]
     file: str
@@ -874,6 +875,14 @@ class Bfc(Strict):
         default="per_64", description="how the pause bitmap goes on the wire: per_64 = a control.queue_pause frame per "
         "64 upstream queues with a paused one; whole = one frame for the port's whole bitmap (the paper's simulator's "
         "1,024-bit frame, pause-header.cc:170, broadcom-node.cc:165-173)")
+    flow_index: Literal["fid_hash", "ns3_header"] = Field(
+        default="fid_hash", description="a flow's flow-table entry: fid_hash = a hash of its flow id; ns3_header = the "
+        "paper's simulator's index of the packet's headers, (source address x 1235 + source port + 13 x the flow's "
+        "packets) mod the table's entries, and with collision_queue = 'per_entry' its srand of the entry for the "
+        "collision queue (GethqCnt and Assign_hqCnt_qCnt, qbb-net-device.cc:1271-1312); not with per_flow")
+    table_entries: Int | None = Field(
+        default=None, ge=1, le=1_000_000, description="flow-table entries per egress port; unset: table_factor x the "
+        "data queues (the paper's simulator: 7200, hqCnt / pCnt, qbb-net-device.h:50-53)")
 
     _positive = field_validator("refresh")(_positive_or("must be a positive time or 'off'"))
     _positive_hrtt = field_validator("hrtt")(_positive_or("must be a positive time or 'measured'"))

@@ -306,6 +306,7 @@ impl Simulation {
             nic_acks_pausable: false,
             ecmp,
             reverse_replies: false,
+            flow_keys: false,
             rec: Default::default(),
             faults,
             idle_samples: 0,
@@ -322,6 +323,7 @@ impl Simulation {
         sim.acks_as_data = sim.cfg.host.ack_priority == crate::params::AckPriority::Data;
         sim.nic_acks_pausable = sim.acks_as_data && sim.cfg.host.ack_pause_at_nic;
         sim.reverse_replies = sim.cfg.routing.ack_path == crate::params::AckPath::Reverse;
+        sim.flow_keys = sim.cfg.fc.flow_keys();
         if sim.acks_as_data && !sim.cfg.fc.acks_in_data_queues() {
             let allowed = FcConfig::acks_in_data_names();
             let (last, first) = allowed.split_last().expect("pfc keys queues by priority");

@@ -207,6 +207,23 @@ pub enum CollisionQueue {
     PerEntry,
 }
 
+/// Which flow-table entry a packet's flow takes at an egress port (§3.3.1: "hash the FID").
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum FlowIndex {
+    /// A hash of the flow id, salted per run: flows share an entry at random.
+    #[default]
+    FidHash,
+    /// The paper's simulator's index of the packet's headers (`GethqCnt`, qbb-net-device.cc:
+    /// 1271-1289: source address x 1235 + source port + 13 x the flow's packet count, mod the
+    /// table's entries), which senders write into their packets (`Tags::key`), and with
+    /// `collision_queue = "per_entry"` its `srand` of the entry for the collision queue
+    /// ([`super::bfc_ns3`]). Flows of one host with neighbouring ports and lengths sit in
+    /// neighbouring entries, and hosts whose addresses differ by a multiple of 45 x 256 share a
+    /// base, so which flows share an entry follows its traffic, not chance.
+    Ns3Header,
+}
+
 /// How a port's pause bitmap goes on the wire.
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
 #[serde(rename_all = "snake_case")]
@@ -296,6 +313,11 @@ pub struct BfcConfig {
     pub collision_queue: CollisionQueue,
     /// How the pause bitmap is framed (see [`BitmapFrame`]).
     pub bitmap_frame: BitmapFrame,
+    /// How a flow finds its flow-table entry (see [`FlowIndex`]).
+    pub flow_index: FlowIndex,
+    /// Flow-table entries per egress port; `None`: `table_factor` x the port's data queues. The
+    /// paper's simulator has 7,200 (`hqCnt / pCnt`, qbb-net-device.h:50-53).
+    pub table_entries: Option<u32>,
 }
 
 impl Default for BfcConfig {
@@ -325,6 +347,8 @@ impl Default for BfcConfig {
             queue_search: QueueSearch::Rotating,
             collision_queue: CollisionQueue::Random,
             bitmap_frame: BitmapFrame::Per64,
+            flow_index: FlowIndex::FidHash,
+            table_entries: None,
         }
     }
 }
@@ -351,6 +375,17 @@ impl BfcConfig {
     pub fn validate(&self) -> Result<(), String> {
         if self.table_factor == 0 || self.table_factor > 1_000_000 {
             return Err(format!("flow_control.bfc.table_factor: {} is out of range; allowed: 1 to 1000000", self.table_factor));
+        }
+        if self.table_entries.is_some_and(|n| n == 0 || n > 1_000_000) {
+            return Err(format!(
+                "flow_control.bfc.table_entries: {} is out of range; allowed: 1 to 1000000",
+                self.table_entries.unwrap_or(0)
+            ));
+        }
+        if self.flow_index == FlowIndex::Ns3Header && self.per_flow {
+            return Err("flow_control.bfc.flow_index: 'ns3_header' indexes packets, and per-flow pauses name flows; allowed: \
+                        'fid_hash', or 'ns3_header' with per_flow = false"
+                .into());
         }
         if !(self.sampling > 0.0 && self.sampling <= 1.0) {
             return Err(format!("flow_control.bfc.sampling: {} is out of range; allowed: above 0 up to 1", self.sampling));
@@ -491,11 +526,38 @@ impl Bfc {
     }
 
     fn key(&mut self, view: &SwitchView, egress: u16, flow: u32) -> usize {
+        self.size_table(view);
+        egress as usize * self.tsize + (Self::fid_hash(flow) % self.tsize as u64) as usize
+    }
+
+    /// The flow-table entry of packet `pkt` at its egress (`flow_index`).
+    fn key_of(&mut self, view: &SwitchView, pkt: &PktMeta) -> usize {
+        if self.cfg.flow_index == FlowIndex::FidHash {
+            return self.key(view, pkt.egress, pkt.flow);
+        }
+        self.size_table(view);
+        pkt.egress as usize * self.tsize + (pkt.tags.key % self.tsize as u32) as usize
+    }
+
+    fn size_table(&mut self, view: &SwitchView) {
         if self.table.is_empty() {
-            self.tsize = Self::data_queues(view.nqueues()) * self.cfg.table_factor as usize;
+            self.tsize = match self.cfg.table_entries {
+                Some(n) => n as usize,
+                None => Self::data_queues(view.nqueues()) * self.cfg.table_factor as usize,
+            };
             self.table = vec![Entry::default(); self.nports * self.tsize];
         }
-        egress as usize * self.tsize + (Self::fid_hash(flow) % self.tsize as u64) as usize
+    }
+
+    /// The hash of entry `key` that `collision_queue = "per_entry"` takes its queue from.
+    fn entry_hash(&self, key: usize) -> u64 {
+        match self.cfg.flow_index {
+            FlowIndex::FidHash => mix(&[key as u64, self.salt, 0xC0]),
+            FlowIndex::Ns3Header => {
+                let (port, index) = (key / self.tsize.max(1), key % self.tsize.max(1));
+                super::bfc_ns3::first_rand(super::bfc_ns3::entry(index as u32, port as u16)) as u64
+            }
+        }
     }
 
     /// The pause counter of `<ingress, upstreamQ>`.
@@ -528,7 +590,7 @@ impl Bfc {
             skip,
             open_at: (!self.cfg.assign_paused_queues).then_some(now),
             search: self.cfg.queue_search,
-            when_full: (self.cfg.collision_queue == CollisionQueue::PerEntry).then(|| mix(&[key as u64, self.salt, 0xC0])),
+            when_full: (self.cfg.collision_queue == CollisionQueue::PerEntry).then(|| self.entry_hash(key)),
         };
         let (q, collided) = pick_empty_queue(view, p, nd, &rule, &mut self.rr[p as usize], &mut self.rng);
         self.collisions += collided as u64;
@@ -652,7 +714,7 @@ impl FlowControl for Bfc {
                 let q = (mix(&[pkt.flow as u64, self.salt]) % n as u64) as u16;
                 // the flow table only counts here: a flow becoming active in a queue that holds
                 // another flow's packets is a collision (App. E.4, Fig. 21b)
-                let key = self.key(view, pkt.egress, pkt.flow);
+                let key = self.key_of(view, pkt);
                 if self.table[key].size == 0 && view.queue_packets(pkt.egress, q) > 0 {
                     self.collisions += 1;
                     self.port_collisions[pkt.egress as usize] += 1;
@@ -662,7 +724,7 @@ impl FlowControl for Bfc {
                 q
             }
             Assignment::Dynamic => {
-                let key = self.key(view, pkt.egress, pkt.flow);
+                let key = self.key_of(view, pkt);
                 let sticky = Time((self.hrtt(view).0 as f64 * self.cfg.sticky_hrtt) as u64);
                 let e = self.table[key];
                 // a flow paused by its downstream keeps the queue that is closed for it
@@ -711,7 +773,7 @@ impl FlowControl for Bfc {
             // the ingress still sees it, so its arrival refreshes the entry's timestamp and the
             // sticky rule keeps a flow whose sampled packets have left but others have not
             if self.cfg.assignment != Assignment::Single && !(self.cfg.incast_label && pkt.incast()) {
-                let key = self.key(view, pkt.egress, pkt.flow);
+                let key = self.key_of(view, pkt);
                 self.table[key].ts = now;
             }
             return;
@@ -721,7 +783,7 @@ impl FlowControl for Bfc {
         // packets keep no entry: never lone)
         let mut lone = false;
         if self.cfg.assignment != Assignment::Single && !(self.cfg.incast_label && pkt.incast()) {
-            let key = self.key(view, pkt.egress, pkt.flow);
+            let key = self.key_of(view, pkt);
             let e = &mut self.table[key];
             e.size += 1;
             e.ts = now;
@@ -769,7 +831,7 @@ impl FlowControl for Bfc {
             return;
         }
         if self.cfg.assignment != Assignment::Single && !(self.cfg.incast_label && pkt.incast()) {
-            let key = self.key(view, pkt.egress, pkt.flow);
+            let key = self.key_of(view, pkt);
             let e = &mut self.table[key];
             if e.size == 1 {
                 self.active_entries[pkt.egress as usize] -= 1;
@@ -933,8 +995,12 @@ impl super::registry::Scheme for BfcConfig {
         let free = (self.nic_queues == NicQueues::FreeList).then(super::nic::FreeQueues::default);
         super::nic::AnyNic::Tagging(super::nic::TaggingNic { per_flow: true, obey_queue_pause: self.nic_backpressure, free })
     }
+    fn flow_keys(&self) -> bool {
+        self.flow_index == FlowIndex::Ns3Header
+    }
     fn bytes_per_port(&self, nqueues: u64, upq: u64) -> u64 {
-        let table = 4 * upq + 8 + 16 * nqueues.saturating_sub(1).max(1) * self.table_factor as u64;
+        let entries = self.table_entries.map_or(nqueues.saturating_sub(1).max(1) * self.table_factor as u64, u64::from);
+        let table = 4 * upq + 8 + 16 * entries;
         table + if self.pfc { super::pfc::BYTES_PER_PORT } else { 0 }
     }
 }
@@ -971,8 +1037,14 @@ mod tests {
         /// Classify, queue and tell BFC about one packet of `flow` from `ingress` (upstreamQ `uq`)
         /// to egress 0; the packet's marks come back.
         fn enq(&mut self, bfc: &mut Bfc, now: Time, flow: u32, ingress: u16, uq: u16, out: &mut Actions) -> PktMeta {
+            self.enq_keyed(bfc, now, flow, 0, ingress, uq, out)
+        }
+        /// `enq` of a packet whose sender wrote flow-table key `key` (`Tags::key`).
+        #[allow(clippy::too_many_arguments)]
+        fn enq_keyed(&mut self, bfc: &mut Bfc, now: Time, flow: u32, key: u32, ingress: u16, uq: u16, out: &mut Actions) -> PktMeta {
             let mut m = PktMeta { flow, ingress, egress: 0, size: 1000, prio: 3, ..Default::default() };
             m.tags.upstream_q = uq;
+            m.tags.key = key;
             m.queue = bfc.classify(now, &m, &self.view());
             let id = self.slab.alloc(Packet { size: 1000, flow, ..Default::default() });
             self.ports[0].enqueue_data(m.queue as usize, id, 1000);
@@ -1314,6 +1386,48 @@ mod tests {
         assert!(random.iter().any(|&q| q != random[0]), "a random queue each time: {random:?}");
         let spread: std::collections::BTreeSet<usize> = (0..40).map(|f| collide(CollisionQueue::PerEntry, 6000 + f, 1)[0]).collect();
         assert!(spread.len() >= 12, "entries spread over the queues: {spread:?}");
+    }
+
+    /// `flow_index = "ns3_header"`: the entry is the sender's key modulo the table (the paper's
+    /// simulator's `GethqCnt`), so two flows whose keys differ by the table's size share an entry,
+    /// and the second takes the first's queue while empty ones remain; by flow id they do not.
+    #[test]
+    fn under_the_header_index_flows_whose_keys_meet_share_an_entry_and_its_queue() {
+        let queues = |flow_index| {
+            let mut rig = Rig::new();
+            let mut b = bfc(BfcConfig { flow_index, table_entries: Some(7200), ..Default::default() });
+            let mut out = vec![];
+            let t = Time::from_us(1);
+            let a = rig.enq_keyed(&mut b, t, 1, 49_335, 2, 0, &mut out);
+            let same = rig.enq_keyed(&mut b, t, 2, 49_335 + 7200, 2, 0, &mut out);
+            let next = rig.enq_keyed(&mut b, t, 3, 49_336, 2, 0, &mut out);
+            (a.queue, same.queue, next.queue, b.assignments)
+        };
+        let (a, same, next, assigned) = queues(FlowIndex::Ns3Header);
+        assert_eq!((same, assigned), (a, 2), "one entry, one assignment for two flows");
+        assert_ne!(next, a, "the neighbouring entry gets a queue of its own");
+        let (a, other, _, assigned) = queues(FlowIndex::FidHash);
+        assert_ne!(other, a, "by flow id the two flows have entries of their own");
+        assert_eq!(assigned, 3);
+    }
+
+    /// With every queue busy, an entry of the header index collides into the queue the paper's
+    /// simulator gives it: `srand(index x 64 + outDev); rand() % 31` (its queues 3..33 are 0..30).
+    #[test]
+    fn under_the_header_index_a_colliding_flow_takes_the_simulators_queue() {
+        let nd = (NQ - 1) as u32;
+        for key in [49_335u32, 3_100_771, 167_855_618u32.wrapping_mul(1235)] {
+            let mut rig = Rig::new();
+            let cfg = BfcConfig { flow_index: FlowIndex::Ns3Header, table_entries: Some(7200), collision_queue: CollisionQueue::PerEntry, ..Default::default() };
+            let mut b = bfc(cfg);
+            let mut out = vec![];
+            for f in 0..nd {
+                rig.enq_keyed(&mut b, Time::from_us(1), f, 1_000_000 + 7 * f, 2, 0, &mut out); // every queue busy
+            }
+            let m = rig.enq_keyed(&mut b, Time::from_us(2), 100, key, 1, 0, &mut out);
+            let want = super::super::bfc_ns3::first_rand((key % 7200) * 64 + 1) % nd;
+            assert_eq!(m.queue as u32, want, "key {key}");
+        }
     }
 
     /// A packet the MMU refuses (`on_drop` right after `classify`) leaves the flow table, the

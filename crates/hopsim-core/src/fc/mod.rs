@@ -55,6 +55,7 @@
 //! line in the list below; [`FcConfig`], [`AnyFc`] and every list of allowed values come from that
 //! list (`crate::registry`). Schemes from outside the crate register at run time ([`plugin`]).
 
+pub mod bfc_ns3;
 pub mod nic;
 pub mod plugin;
 pub mod registry;
@@ -292,6 +293,11 @@ impl FcConfig {
     /// Whether the scheme's frames name flows (the flow store keeps every flow under faults).
     pub fn names_flows(&self) -> bool {
         with_entry!(self, |c| Scheme::names_flows(c))
+    }
+
+    /// Whether senders write each data packet's flow-table key (`Scheme::flow_keys`).
+    pub fn flow_keys(&self) -> bool {
+        with_entry!(self, |c| Scheme::flow_keys(c))
     }
 
     /// What the front resolves from the scheme (its keywords `auto` and `modulo`, and the

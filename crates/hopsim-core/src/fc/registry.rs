@@ -107,4 +107,9 @@ pub trait Scheme {
     fn names_flows(&self) -> bool {
         false
     }
+    /// Whether senders write each data packet's flow-table key (`Tags::key`, from the flow's
+    /// source, source port and packet count: `bfc_ns3::flow_key`).
+    fn flow_keys(&self) -> bool {
+        false
+    }
 }

@@ -449,6 +449,13 @@ impl Simulation {
             let left = self.flows[f as usize].spec.size - pkt.seq;
             self.slab.tags.set(id, crate::packet::Tags { rank: left.min(u32::MAX as u64) as u32, ..Default::default() });
         }
+        if self.flow_keys && self.slab.tags.on {
+            // the seed simulator's flow-table key: its headers' source, port and packet count
+            let s = &self.flows[f as usize].spec;
+            let packets = s.size.div_ceil(self.cfg.host.mtu as u64).max(1);
+            let key = crate::fc::bfc_ns3::flow_key(s.src, s.sport, packets);
+            self.slab.tags.set(id, crate::packet::Tags { key, ..self.slab.tags.get(id) });
+        }
         if self.slab.tags.on && self.hosts[h as usize].nic.stamps() {
             self.nic_stamp(h, id);
         }

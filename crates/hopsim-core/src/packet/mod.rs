@@ -148,6 +148,9 @@ pub struct Tags {
     pub rank: u32,
     /// The receive window an ACK advertises, in bytes (ICTCP; 0 = none advertised).
     pub rwnd: u32,
+    /// The flow's flow-table key as a seed simulator reads it from the headers, written by the
+    /// sender where the scheme asks (`Scheme::flow_keys`; BFC's `flow_index = "ns3_header"`).
+    pub key: u32,
 }
 
 /// The side store of [`Tags`]: one entry per packet slot, kept only when the run uses tags, so a

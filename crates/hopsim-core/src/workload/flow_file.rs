@@ -4,7 +4,10 @@
 //! Why: reading the same flow list as the reference simulator lets us compare results flow by
 //! flow (`/work/shared/benchmarks/websearch-320h-load30-10ms.flows.txt`). Format: first line the
 //! flow count; then one line per flow `src dst priority dport size_bytes start_seconds`; what
-//! follows the counted lines is ignored, as by the simulator (see [`read_hpcc_flows`]).
+//! follows the counted lines is ignored, as by the simulator (see [`read_hpcc_flows`]). hopsim
+//! reads two optional fields more: a seventh, the flow's priority group (`FlowSpec::pg`), and an
+//! eighth, its source port (`FlowSpec::sport`; 0 or absent: the run numbers it), both as the BFC
+//! simulator's headers carry them (`hopsim import-bfc --flows` writes them).
 //! Start times are kept as written (HPCC's start at 2.0 s); a caller may subtract an offset.
 
 use super::FlowSpec;
@@ -50,16 +53,21 @@ pub fn read_hpcc_flows(text: &str) -> Result<(Vec<FlowSpec>, Vec<String>), Strin
     Ok((flows, warnings))
 }
 
-const FIELDS: &str = "`src dst priority dport size start_seconds`, and optionally `pg`";
+const FIELDS: &str = "`src dst priority dport size start_seconds`, and optionally `pg` and `sport`";
 
 fn parse_line(line: &str, no: usize) -> Result<FlowSpec, String> {
     let f: Vec<&str> = line.split_whitespace().collect();
-    if f.len() != 6 && f.len() != 7 {
-        return Err(format!("line {no}: expected 6 or 7 fields {FIELDS}, found {} in {line:?}", f.len()));
+    if !(6..=8).contains(&f.len()) {
+        return Err(format!("line {no}: expected 6 to 8 fields {FIELDS}, found {} in {line:?}", f.len()));
     }
     // hopsim's seventh field: the BFC simulator's per-flow priority group, which its ECMP hashes
     let pg: u16 = match f.get(6) {
         Some(v) => num(v, no, "pg", "is not a priority group (a whole number below 65536)")?,
+        None => 0,
+    };
+    // and its eighth: the flow's source port, where the file gives the simulator's own
+    let sport: u16 = match f.get(7) {
+        Some(v) => num(v, no, "sport", "is not a port number (a whole number below 65536; 0: numbered by the run)")?,
         None => 0,
     };
     let node = "is not a node id (a whole number)";
@@ -88,7 +96,7 @@ fn parse_line(line: &str, no: usize) -> Result<FlowSpec, String> {
             u64::MAX as f64 / PS_PER_S as f64
         ));
     }
-    Ok(FlowSpec { src, dst, size, start: Time::from_secs_f64(secs), prio: prio as u8, incast: false, dport, sport: 0, pg, rate_cap: None })
+    Ok(FlowSpec { src, dst, size, start: Time::from_secs_f64(secs), prio: prio as u8, incast: false, dport, sport, pg, rate_cap: None })
 }
 
 fn num<T: std::str::FromStr>(s: &str, no: usize, field: &str, what: &str) -> Result<T, String> {
@@ -96,10 +104,10 @@ fn num<T: std::str::FromStr>(s: &str, no: usize, field: &str, what: &str) -> Res
 }
 
 /// Writes flows in the same format (each flow's dport; traffic_gen.py writes 100; a seventh field,
-/// the flow's `pg`, where it is not 0). Start times print with 9
-/// decimals (HPCC's `%.9f`) when they are whole nanoseconds, else with 12 (exact picoseconds),
-/// so parse(write(x)) == x for flows not tagged incast (the format has no such field) whose sport
-/// is 0 (the run numbers source ports).
+/// the flow's `pg`, where it or the sport is not 0; an eighth, the sport, where it is not 0).
+/// Start times print with 9 decimals (HPCC's `%.9f`) when they are whole nanoseconds, else with
+/// 12 (exact picoseconds), so parse(write(x)) == x for flows not tagged incast (the format has no
+/// such field).
 pub fn write_hpcc_flows(flows: &[FlowSpec]) -> String {
     let mut s = String::with_capacity(32 * (flows.len() + 1));
     let _ = writeln!(s, "{}", flows.len());
@@ -119,7 +127,11 @@ pub fn write_hpcc_flows(flows: &[FlowSpec]) -> String {
         } else {
             write!(s, "{} {} {} {} {} {whole}.{frac:012}", f.src, f.dst, f.prio, f.dport, f.size)
         };
-        let _ = if f.pg != 0 { writeln!(s, " {}", f.pg) } else { writeln!(s) };
+        let _ = match (f.pg, f.sport) {
+            (0, 0) => writeln!(s),
+            (pg, 0) => writeln!(s, " {pg}"),
+            (pg, sport) => writeln!(s, " {pg} {sport}"),
+        };
     }
     s
 }
@@ -185,6 +197,11 @@ mod tests {
         assert_eq!(write_hpcc_flows(&odd).lines().nth(2), Some("91 176 3 100 4727 2.000002612 40713"));
         assert_eq!(parse_hpcc_flows(&write_hpcc_flows(&odd)).unwrap(), odd);
         assert!(err("1\n0 2 3 100 20000 2.0 70000\n").contains("line 2: pg '70000' is not a priority group"));
+        // and its eighth, the flow's source port, with the seventh before it even where that is 0
+        odd[2].sport = 49_153;
+        assert_eq!(write_hpcc_flows(&odd).lines().nth(3), Some("281 157 0 100 3879469 2.000004819 0 49153"));
+        assert_eq!(parse_hpcc_flows(&write_hpcc_flows(&odd)).unwrap(), odd);
+        assert!(err("1\n0 2 3 100 20000 2.0 7 65536\n").contains("line 2: sport '65536' is not a port number"));
     }
 
     fn err(text: &str) -> String {
@@ -199,7 +216,7 @@ mod tests {
         assert_eq!(e, "line 1: the flow count is 2, but the file has only 1 flow line (up to line 2)");
         assert!(err("3\n").contains("only 0 flow lines (up to line 1)"));
         let e = err("1\n1 2 3 100 10\n");
-        assert!(e.starts_with("line 2: expected 6 or 7 fields `src dst priority dport size start_seconds`, and optionally `pg`, found 5"), "{e}");
+        assert!(e.starts_with("line 2: expected 6 to 8 fields `src dst priority dport size start_seconds`, and optionally `pg` and `sport`, found 5"), "{e}");
         let cases = [
             ("x 2 3 100 10 0.5", "line 3: src 'x' is not a node id"),
             ("1 -2 3 100 10 0.5", "line 3: dst '-2' is not a node id"),

@@ -22,7 +22,8 @@ pub struct FlowSpec {
     #[serde(default = "default_dport")]
     pub dport: u16,
     /// Source port: 0 until the run is assembled, then numbered as the HPCC simulator's `third.cc`
-    /// does (each (src, dst) host pair counts from 10000 in flow order; `number_sports`).
+    /// does (each (src, dst) host pair counts from 10000 in flow order; `number_sports`), unless a
+    /// flow file gave it (its eighth field: a seed simulator's own ports, which its hashes read).
     #[serde(default)]
     pub sport: u16,
     /// The priority-group field of the BFC simulator's packets (its `SeqTsHeader`'s PG, a per-flow
@@ -51,10 +52,11 @@ fn default_dport() -> u16 {
 pub const FIRST_SPORT: u16 = 10000;
 
 /// Number source ports as `third.cc` does: per (src, dst) pair from 10000, in the order of
-/// `flows` (by start time, as its flow file is read), wrapping at 65535 as its uint16 does.
+/// `flows` (by start time, as its flow file is read), wrapping at 65535 as its uint16 does; a
+/// flow that has one keeps it and takes none of its pair's.
 pub fn number_sports(flows: &mut [FlowSpec]) {
     let mut next: std::collections::HashMap<(u32, u32), u16> = std::collections::HashMap::new();
-    for f in flows {
+    for f in flows.iter_mut().filter(|f| f.sport == 0) {
         let n = next.entry((f.src, f.dst)).or_insert(FIRST_SPORT);
         f.sport = *n;
         *n = n.wrapping_add(1);

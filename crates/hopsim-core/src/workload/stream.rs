@@ -61,7 +61,9 @@ impl Iterator for FlowStream {
 
     fn next(&mut self) -> Option<Self::Item> {
         Some(self.merge.next()?.map(|mut f| {
-            f.sport = self.sports.take(f.src, if self.per_source { f.src } else { f.dst });
+            if f.sport == 0 {
+                f.sport = self.sports.take(f.src, if self.per_source { f.src } else { f.dst });
+            }
             f
         }))
     }
@@ -326,6 +328,15 @@ mod tests {
         };
         assert_eq!(ports(SourcePorts::PerPair), vec![10000, 10000, 10001, 10000]);
         assert_eq!(ports(SourcePorts::PerSourceHost), vec![10000, 10001, 10002, 10000]);
+        // a port the file gives (its eighth field) stays, and takes none of the pair's; the
+        // materialised list numbers alike
+        let given = text.replace("0 2 3 100 1000 2.000000002", "0 1 3 100 1000 2.000000002 0 49153");
+        let w = WorkloadSpec::HpccFlows { text: given, time_offset: Time::from_secs_f64(2.0), source_ports: SourcePorts::PerPair };
+        let flows = w.build(&t, 1).unwrap();
+        assert_eq!(flows.iter().map(|f| f.sport).collect::<Vec<_>>(), vec![10000, 49153, 10001, 10000]);
+        let mut listed: Vec<FlowSpec> = flows.iter().map(|f| FlowSpec { sport: if f.sport == 49153 { f.sport } else { 0 }, ..f.clone() }).collect();
+        number_sports(&mut listed);
+        assert_eq!(listed, flows);
     }
 
     #[test]

@@ -32,6 +32,7 @@ mod nic_sched;
 mod tcp;
 mod ideal;
 mod route_memo;
+mod bfc_ns3_index;
 mod ecmp_ns3;
 mod dc_mix;
 mod multi_nic;
