@@ -219,3 +219,18 @@ mtu = 1460                      # PACKET_PAYLOAD_SIZE (base-webserver.toml)
     f = hopsim.run(write("one.toml", one), overrides=wire).flows
     # ns-3 rounds each transmission to whole ns: 11 ns off here with 72 B, 42 with 36 B
     assert abs(f["fct_ns"].iloc[0] - 3597.0) < 20.0, f["fct_ns"].iloc[0]
+
+
+def test_ecn_counting_voq_bytes_keeps_old_hashes_reaches_the_core_and_names_a_bad_value(write, cli):
+    """`flow_control.floodgate.ecn_counts_voq` (Floodgate-NS3's ECN over a port's bytes from
+    admission): left out of the core's JSON at its default (false), so Floodgate scenarios
+    written before it keep their hash; true reaches the core; a bad value exits 2 naming it."""
+    from hopsim.scenario import load_scenario
+
+    sc = load_scenario(write("fg.toml", SMALL))
+    assert "ecn_counts_voq" not in sc.core["net"]["flow_control"]
+    assert sc.with_overrides({"flow_control.floodgate.ecn_counts_voq": False}).hash == sc.hash
+    on = sc.with_overrides({"flow_control.floodgate.ecn_counts_voq": True})
+    assert on.core["net"]["flow_control"]["ecn_counts_voq"] is True and on.hash != sc.hash
+    code, msg = cli("validate", write("bad.toml", SMALL.replace("watch_dst = 0", 'ecn_counts_voq = "yes"')))
+    assert code == 2 and "flow_control.floodgate.ecn_counts_voq" in msg, msg

@@ -111,6 +111,8 @@ def test_the_practical_config_sets_its_window_multiplier_byte_counter_credit_fra
     assert (fg["T"], fg["win_m"], fg["byte_counter"]) == ("10us", 1.5, 10240)
     assert (fg["voq_pool"], fg["max_voq"], fg["pfc"]) == ("shared", 100, True)
     assert sc["queues"]["count"] == 101
+    # its ECN reads a port's bytes from admission, VOQ packets included
+    assert fg["ecn_counts_voq"] is True
     # m_th_ack = 400 Gb/s x 600 ns x 2 x 1.5 = 90,000 B over the 400 Gb/s hop's BDP (60,000 + 1,532 B)
     assert fg["thre_credit_bdp"] == pytest.approx(90_000 / 61_532, rel=1e-5)
     # IPv4 20 + PPP 38, and per destination entry bits(min(ceil(50 GB/s x 10 us / 1460) x 1460, 10240)) = 14

@@ -180,11 +180,12 @@ def _import(config: Path, cfg: H.Config, out: Path, flows: Path | str | None, to
         "# control.pfc 70, control.credit), its MMU (buffer.alpha 0.25 by rate, headroom 'floodgate'), the HPCC",
         "# simulator's conventions it shares (see `hopsim import-hpcc`), and the Floodgate options below",
         "# (flow_control.floodgate: ideal, m / win_m, T, byte_counter, thre_credit_bdp, voq_pool, max_voq,",
-        "# window_unit, dst_pause_on, pfc; routing.ack_path). Delete a line to get hopsim's paper-following default.",
+        "# window_unit, dst_pause_on, pfc, ecn_counts_voq; routing.ack_path). Delete a line to get hopsim's",
+        "# paper-following default.",
         "# Keys honoured: " + ", ".join(sorted(used)),
         "# Not expressible in hopsim (differences that remain): VOQs served strictly after the non-incast queue",
-        "# (there they join the egress FIFO once window allows); bytes held in VOQs count toward ECN marking and",
-        "# the port's buffer there; a packet leaves while an MTU-sized one fits the window (there its own size).",
+        "# (there they join the egress FIFO once window allows); a packet leaves while an MTU-sized one fits the",
+        "# window (there its own size).",
         "# Its ideal design's delayCredit is floodgate.ideal_delay_credit; its source ports count per source host",
         "# (workload.source_ports); its route computation meets neighbours in descending node id",
         "# (routing.neighbour_order); its windows count bytes (floodgate.window_unit).",
@@ -244,6 +245,9 @@ def _floodgate_model(sc: dict[str, Any], cfg: H.Config, topo: Any, fg_cfg: Any, 
     voqs = fg_cfg.voqs if fg_cfg else 100
     # windows in bytes (switch-mmu.cc lines 252-263: `m_wins[dst] < pktSize`)
     fg.update({"voq_pool": "shared", "max_voq": voqs, "window_unit": "bytes"})
+    # its ECN reads egress_bytes per port and priority, which counts a packet from admission,
+    # before it waits in a VOQ (switch-node.cc:277-301, 386; switch-mmu.cc:138-156)
+    fg["ecn_counts_voq"] = True
     sc["queues"] = {**sc.get("queues", {}), "count": min(voqs + 1, 1024)}
     if th_m > 0:
         fg["thre_credit_bdp"] = round(max_gbps / 8 * max_delay * 2 * th_m / hop_bdp, 6)

@@ -951,6 +951,10 @@ class Floodgate(Strict):
     )
     watch_dst: Int | None = Field(default=None, ge=0, description="a host whose window per next hop goes into module_samples (window_pkts)")
     pfc: Bool = Field(default=False, description="standard PFC underneath (appendix B)")
+    ecn_counts_voq: Bool = Field(
+        default=False, description="ECN marking at a port reads all its data queues, its VOQs included (Floodgate-NS3's "
+        "ShouldSendCN reads egress_bytes per port and priority, counted from admission, switch-mmu.cc:138-156, "
+        "switch-node.cc:277-301); false: the packet's own queue")
 
 
 class PfcTag(Strict):

@@ -307,6 +307,7 @@ impl Simulation {
             ecmp,
             reverse_replies: false,
             flow_keys: false,
+            ecn_on_port: false,
             rec: Default::default(),
             faults,
             idle_samples: 0,
@@ -324,6 +325,7 @@ impl Simulation {
         sim.nic_acks_pausable = sim.acks_as_data && sim.cfg.host.ack_pause_at_nic;
         sim.reverse_replies = sim.cfg.routing.ack_path == crate::params::AckPath::Reverse;
         sim.flow_keys = sim.cfg.fc.flow_keys();
+        sim.ecn_on_port = sim.cfg.fc.ecn_on_port();
         if sim.acks_as_data && !sim.cfg.fc.acks_in_data_queues() {
             let allowed = FcConfig::acks_in_data_names();
             let (last, first) = allowed.split_last().expect("pfc keys queues by priority");

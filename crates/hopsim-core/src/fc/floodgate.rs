@@ -200,6 +200,13 @@ pub struct FloodgateConfig {
     pub watch_dst: Option<u32>,
     /// Standard PFC underneath as a backstop (appendix B).
     pub pfc: bool,
+    /// Whether ECN marking at a port reads the bytes of all its data queues, its VOQs' included,
+    /// rather than the packet's own queue: Floodgate-NS3's `ShouldSendCN` reads
+    /// `egress_bytes[port][priority]` (switch-mmu.cc:138-156, at dequeue, switch-node.cc:386),
+    /// which admission counts before a packet waits in a VOQ (switch-node.cc:277-301), so a port
+    /// whose VOQs hold an incast marks the other flows leaving it (Floodgate runs one class:
+    /// every data queue of a port is that priority).
+    pub ecn_counts_voq: bool,
 }
 
 impl Default for FloodgateConfig {
@@ -224,6 +231,7 @@ impl Default for FloodgateConfig {
             window_unit: WindowUnit::Packets,
             watch_dst: None,
             pfc: false,
+            ecn_counts_voq: false,
         }
     }
 }
@@ -1023,6 +1031,9 @@ impl super::registry::Scheme for FloodgateConfig {
     }
     fn one_class(&self) -> bool {
         true
+    }
+    fn ecn_on_port(&self) -> bool {
+        self.ecn_counts_voq
     }
     /// An ACK in the data queues takes queue 0 and neither spends a window nor earns a credit
     /// (Floodgate-NS3's `ACK_HIGH_PRIO 0`).

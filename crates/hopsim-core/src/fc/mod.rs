@@ -295,6 +295,11 @@ impl FcConfig {
         with_entry!(self, |c| Scheme::names_flows(c))
     }
 
+    /// Whether ECN marking reads a port's data queues together (`Scheme::ecn_on_port`).
+    pub fn ecn_on_port(&self) -> bool {
+        with_entry!(self, |c| Scheme::ecn_on_port(c))
+    }
+
     /// Whether senders write each data packet's flow-table key (`Scheme::flow_keys`).
     pub fn flow_keys(&self) -> bool {
         with_entry!(self, |c| Scheme::flow_keys(c))

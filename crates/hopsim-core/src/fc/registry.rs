@@ -107,6 +107,11 @@ pub trait Scheme {
     fn names_flows(&self) -> bool {
         false
     }
+    /// Whether ECN marking reads the bytes of every data queue of the packet's port rather than
+    /// its own queue's (one-class schemes whose extra queues the seed simulator counts as one).
+    fn ecn_on_port(&self) -> bool {
+        false
+    }
     /// Whether senders write each data packet's flow-table key (`Tags::key`, from the flow's
     /// source, source port and packet count: `bfc_ns3::flow_key`).
     fn flow_keys(&self) -> bool {

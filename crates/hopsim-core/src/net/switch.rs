@@ -132,7 +132,7 @@ impl Simulation {
             Some(charge) => {
                 pkt.charge = charge;
                 let marked = self.cfg.switch.ecn_mark_at == crate::params::MarkAt::Enqueue
-                    && mark_on_arrival(pkt, egress as usize, q as usize, sw, &self.cfg.switch);
+                    && mark_on_arrival(pkt, egress as usize, q as usize, sw, &self.cfg.switch, self.ecn_on_port);
                 let size = pkt.size;
                 self.ports[out as usize].enqueue_data(q as usize, id, size);
                 let changed = h.on_enqueue(&mut sw.fc, now, &view!(sw, &self.ports), &mut self.fc_out);
@@ -205,7 +205,7 @@ impl Simulation {
         let data = pkt.kind == crate::packet::PktKind::Data;
         if data && self.cfg.switch.ecn.enabled && !pkt.ecn() && self.cfg.switch.ecn_mark_at == crate::params::MarkAt::Dequeue {
             let (kmin, kmax) = sw.info.ecn[egress as usize];
-            let qlen = sw.mmu.egress_bytes(egress as usize, q);
+            let qlen = if self.ecn_on_port { sw.mmu.egress_port_bytes(egress as usize) } else { sw.mmu.egress_bytes(egress as usize, q) };
             if red_mark(qlen, kmin, kmax, self.cfg.switch.ecn.pmax, &mut sw.rng) {
                 pkt.set_ecn();
                 marked = true;
@@ -237,12 +237,13 @@ impl Simulation {
 /// egress queue held when it arrived (DCTCP §3.1: "marked with the CE codepoint if the queue
 /// occupancy is greater than K upon its arrival"). ACKs riding data queues are not marked.
 #[inline(never)]
-fn mark_on_arrival(pkt: &mut Packet, egress: usize, q: usize, sw: &mut Switch, cfg: &crate::params::SwitchConfig) -> bool {
+fn mark_on_arrival(pkt: &mut Packet, egress: usize, q: usize, sw: &mut Switch, cfg: &crate::params::SwitchConfig, on_port: bool) -> bool {
     if pkt.kind != crate::packet::PktKind::Data || !cfg.ecn.enabled || pkt.ecn() {
         return false;
     }
     // the MMU has just counted the packet in: what it found is the rest
-    let found = sw.mmu.egress_bytes(egress, q).saturating_sub(pkt.size as u64);
+    let held = if on_port { sw.mmu.egress_port_bytes(egress) } else { sw.mmu.egress_bytes(egress, q) };
+    let found = held.saturating_sub(pkt.size as u64);
     let (kmin, kmax) = sw.info.ecn[egress];
     let m = red_mark(found, kmin, kmax, cfg.ecn.pmax, &mut sw.rng);
     if m {

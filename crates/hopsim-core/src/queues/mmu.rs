@@ -208,6 +208,12 @@ impl Mmu {
         self.egress_bytes[port * self.nqueue as usize + queue]
     }
 
+    /// The bytes of every queue of egress `port`.
+    pub fn egress_port_bytes(&self, port: usize) -> u64 {
+        let n = self.nqueue as usize;
+        self.egress_bytes[port * n..(port + 1) * n].iter().sum()
+    }
+
     pub fn used(&self) -> u64 {
         self.used
     }

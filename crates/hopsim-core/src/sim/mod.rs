@@ -74,6 +74,8 @@ pub struct Simulation {
     /// `routing.ecmp`: hopsim's flow hash picks next hops, or a seed simulator's hash of the
     /// packet's header (`header_hash`).
     pub(crate) ecmp: crate::params::EcmpHash,
+    /// ECN marking reads the bytes of a port's data queues together (`Scheme::ecn_on_port`).
+    pub(crate) ecn_on_port: bool,
     /// Senders write each data packet's flow-table key (`Scheme::flow_keys`).
     pub(crate) flow_keys: bool,
     /// `routing.ack_path = "reverse"`: replies retrace their data's path (`net::reverse_path`).

@@ -434,3 +434,24 @@ fn no_voq_packet_leaves_without_window_in_the_ideal_design_under_successive_inca
         assert_eq!(r.modules["floodgate_sent_without_window"], 0, "{pool:?}: {:?}", r.modules);
     }
 }
+
+/// `ecn_counts_voq` (Floodgate-NS3: ECN reads a port's bytes from admission, VOQ packets
+/// included): with DCQCN and a low marking threshold, the flow to host 1 leaves ToR 1 by an
+/// uplink whose VOQs hold the 24-to-1 incast's packets; judged with those bytes its packets are
+/// marked and DCQCN slows it several times over, where judged on its own queue (hopsim's default)
+/// it goes through at nearly line rate.
+#[test]
+fn bytes_waiting_in_voqs_count_toward_ecn_marks_when_asked() {
+    use hopsim_core::cc::{dcqcn::DcqcnConfig, CcConfig};
+    use hopsim_core::params::EcnConfig;
+    let victim_fct = |ecn_counts_voq: bool| {
+        let mut n = net(FcConfig::Floodgate(FloodgateConfig { ecn_counts_voq, ..Default::default() }));
+        n.cc = CcConfig::Dcqcn(DcqcnConfig::default());
+        n.switch.ecn = EcnConfig { enabled: true, kmin_bytes: 20_000, kmax_bytes: 400_000, pmax: 1.0, ref_rate: None };
+        let r = run(&topo(), &flows(), n);
+        assert_conserved(&r);
+        r.flows.fct_ps[flows().len() - 1]
+    };
+    let (alone, together) = (victim_fct(false), victim_fct(true));
+    assert!(together > 3 * alone, "the flow to host 1: {together} ps with VOQ bytes counted, {alone} ps without");
+}
