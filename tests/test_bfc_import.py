@@ -231,3 +231,22 @@ def test_its_source_ports_count_per_sending_host_in_start_order():
     assert source_ports(flows) == [49153, 49153, 49154, 49155]
     many = source_ports([(7, 1, 1000, "1")] * 16385)
     assert many[16382:] == [65535, 49152, 49153]
+
+
+def test_export_keeps_its_source_ports_where_one_sender_starts_two_flows_at_once(ref, tmp_path, cli):
+    """Host 5 starts a flow to host 50 and then, at the same instant, one to host 40: ns-3 binds
+    them ports 49153 and 49154 in that (creation) order, which the flow file carries; hopsim
+    orders flows of one start by destination, so numbering by start and flow id would swap them.
+    export-bfc writes the run's own ports, and compare-fct pairs each flow with its twin."""
+    both = STDOUT.replace("Number of flows 4\n", "New Flow Created Src 5 Dst 50 Size 3000 Time 1.00002\n"
+                          "New Flow Created Src 5 Dst 40 Size 9000 Time 1.00002\nNumber of flows 4\n")
+    (ref / "stdout.txt").write_text(both)
+    code, msg, out = _import(cli, ref, CONFIG, tmp_path, "--flows", ref / "stdout.txt")
+    assert code == 0, msg
+    last = (out.parent / "sc.flows.txt").read_text().splitlines()[-2:]
+    assert last[0].startswith("5 50 ") and last[0].endswith(" 49153") and last[1].startswith("5 40 ") and last[1].endswith(" 49154")
+    run = tmp_path / "run"
+    assert cli("run", out, "--out", run)[0] == 0
+    assert cli("export-bfc", run, "--out", tmp_path / "x.txt")[0] == 0
+    got = {(f.dst, f.port) for f in parse_stdout((tmp_path / "x.txt").read_text(), "x").flows if f.src == 5}
+    assert got == {(50, 49153), (40, 49154)}, got

@@ -13,8 +13,9 @@ Written, in time order (a flow's "Received" before its "Flow finished", as there
 - ``T: +<t>ns At <switch> used = <bytes>`` per switch at every buffer sample.
 
 Times have the flows' time offset added back (its runs start traffic at 1 s). Hosts appear as
-there: NIC ``qbbid 2h + 2``, address ``1.(h + 1)``; source ports per sender from 49153 in start
-order; ``qindex`` is the flow id. A packet's ``size`` is min(flow size, MTU) - 2 (its
+there: NIC ``qbbid 2h + 2``, address ``1.(h + 1)``; source ports the run's own where they all
+lie in ns-3's ephemeral range (49152-65535: the flows came with its ports, as ``import-bfc
+--flows`` writes them), else per sender from 49153 in start order; ``qindex`` is the flow id. A packet's ``size`` is min(flow size, MTU) - 2 (its
 "Received" line prints the UDP payload and headers of a packet: 998 for 1000 B).
 """
 
@@ -26,6 +27,9 @@ from pathlib import Path
 import numpy as np
 
 from .bfc_files import FIRST_PORT, qbbid_of_host
+
+EPHEMERAL_FIRST = FIRST_PORT - 1
+"""ns-3's ephemeral ports are 49152-65535 (Ipv4EndPointDemux); hopsim's own start at 10000."""
 from .errors import ScenarioError
 from .hpcc_export import _U64_MAX, _check_run, _read, _time_offset_ps, _write_all
 from .paths import why_unwritable
@@ -70,7 +74,11 @@ def stdout_lines(run_dir: Path | str, incast: tuple[int, int] | None = None) -> 
     """The lines (see the module doc). `incast`: (packets per incast flow, sources) for the
     ``Incast info`` line; by default from the run's incast-tagged flows."""
     run_dir = Path(run_dir)
-    f = _read(run_dir, "flows", ["flow_id", "src", "dst", "size_bytes", "start_ps", "finish_ps", "ack_finish_ps", "ack_fct_ps"])
+    f = _read(run_dir, "flows", ["flow_id", "src", "dst", "size_bytes", "start_ps", "finish_ps", "ack_finish_ps", "ack_fct_ps",
+                                 "sport"])
+    # its ports where the flows came with them: a sender's flows that start at one instant keep
+    # its order (its creation order), which start and flow id cannot tell
+    own_ports = len(f["sport"]) > 0 and bool((f["sport"] >= EPHEMERAL_FIRST).all())
     offset = _time_offset_ps(run_dir)
     mtu, cdf, duration = _net(run_dir)
     ports = _read(run_dir, "ports", ["node", "peer_node", "hop_class", "rate_bps"])
@@ -93,6 +101,8 @@ def stdout_lines(run_dir: Path | str, incast: tuple[int, int] | None = None) -> 
         s, d, size, fid = int(f["src"][i]), int(f["dst"][i]), int(f["size_bytes"][i]), int(f["flow_id"][i])
         port = nxt.get(s, FIRST_PORT)
         nxt[s] = port + 1
+        if own_ports:
+            port = int(f["sport"][i])
         start = int(f["start_ps"][i]) + offset
         q = qbbid_of_host(s)
         if duration is None or int(f["start_ps"][i]) <= duration:
