@@ -15,8 +15,9 @@ Written, in time order (a flow's "Received" before its "Flow finished", as there
 Times have the flows' time offset added back (its runs start traffic at 1 s). Hosts appear as
 there: NIC ``qbbid 2h + 2``, address ``1.(h + 1)``; source ports the run's own where they all
 lie in ns-3's ephemeral range (49152-65535: the flows came with its ports, as ``import-bfc
---flows`` writes them), else per sender from 49153 in start order; ``qindex`` is the flow id. A packet's ``size`` is min(flow size, MTU) - 2 (its
-"Received" line prints the UDP payload and headers of a packet: 998 for 1000 B).
+--flows`` writes them), else per sender from 49153 in start order; ``qindex`` is the flow id. A
+packet's ``size`` is min(flow size, MTU) - 2 (its "Received" line prints the UDP payload and
+headers of a packet: 998 for 1000 B).
 """
 
 from __future__ import annotations
@@ -26,10 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .bfc_files import FIRST_PORT, qbbid_of_host
-
-EPHEMERAL_FIRST = FIRST_PORT - 1
-"""ns-3's ephemeral ports are 49152-65535 (Ipv4EndPointDemux); hopsim's own start at 10000."""
+from .bfc_files import EPHEMERAL_FIRST, FIRST_PORT, qbbid_of_host
 from .errors import ScenarioError
 from .hpcc_export import _U64_MAX, _check_run, _read, _time_offset_ps, _write_all
 from .paths import why_unwritable
@@ -99,10 +97,11 @@ def stdout_lines(run_dir: Path | str, incast: tuple[int, int] | None = None) -> 
     rdone = f.get("finish_ps?", np.ones(len(fin), bool))
     for i in order:
         s, d, size, fid = int(f["src"][i]), int(f["dst"][i]), int(f["size_bytes"][i]), int(f["flow_id"][i])
-        port = nxt.get(s, FIRST_PORT)
-        nxt[s] = port + 1
         if own_ports:
             port = int(f["sport"][i])
+        else:
+            port = nxt.get(s, FIRST_PORT)
+            nxt[s] = port + 1
         start = int(f["start_ps"][i]) + offset
         q = qbbid_of_host(s)
         if duration is None or int(f["start_ps"][i]) <= duration:

@@ -34,7 +34,7 @@ from pathlib import Path
 from .errors import ScenarioError
 
 __all__ = ["FLOW_LINE", "drawn_flows", "read_drawn_flows", "priority_groups", "source_ports", "PG_SEED", "SERVER_PORT", "BfcFlow", "BfcRun", "parse_stdout", "is_bfc_stdout",
-           "host_of_qbbid", "qbbid_of_host", "FIRST_PORT", "HOSTS_PER_TOR"]
+           "host_of_qbbid", "qbbid_of_host", "FIRST_PORT", "EPHEMERAL_FIRST", "HOSTS_PER_TOR"]
 
 FLOW_LINE = re.compile(r"^New Flow Created Src (\d+) Dst (\d+) Size (\d+) Time (\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)\s*$")
 STARTING = re.compile(r"^Starting flow at \+(\d+)(?:\.\d+)?ns port (\d+) qbbid (\d+) qindex (\d+) IP \d+\.(\d+)\s*$")
@@ -45,8 +45,10 @@ BUFFER = re.compile(r"^T: \+(\d+)(?:\.\d+)?ns At (\d+) used = (\d+)\s*$")
 DATA_RATE = re.compile(r"^DATA_RATE\s+(\d+)Gbps\s*$")
 INCAST = re.compile(r"^Incast info- Packet size (\d+)Num of sources (\d+)\s*$")
 
-FIRST_PORT = 49153
-"""The first source port ns-3 gives a UDP socket of a node (its ephemeral range starts at 49152)."""
+EPHEMERAL_FIRST, EPHEMERAL_PORTS = 49152, 16384
+"""ns-3's ephemeral port range, 49152-65535 (Ipv4EndPointDemux); hopsim's own ports start at 10000."""
+FIRST_PORT = EPHEMERAL_FIRST + 1
+"""The first source port ns-3 gives a UDP socket of a node (incremented before use)."""
 HOSTS_PER_TOR = 16
 """nsdifinal.cc:483: host i hangs off ToR 128 + i / 16."""
 
@@ -111,7 +113,7 @@ def source_ports(flows: list[Flow]) -> list[int]:
     for s, *_ in flows:
         k = nxt.get(s, 0)
         nxt[s] = k + 1
-        out.append(49152 + (k + 1) % 16384)
+        out.append(EPHEMERAL_FIRST + (k + 1) % EPHEMERAL_PORTS)
     return out
 
 

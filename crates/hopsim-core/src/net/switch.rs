@@ -205,7 +205,7 @@ impl Simulation {
         let data = pkt.kind == crate::packet::PktKind::Data;
         if data && self.cfg.switch.ecn.enabled && !pkt.ecn() && self.cfg.switch.ecn_mark_at == crate::params::MarkAt::Dequeue {
             let (kmin, kmax) = sw.info.ecn[egress as usize];
-            let qlen = if self.ecn_on_port { sw.mmu.egress_port_bytes(egress as usize) } else { sw.mmu.egress_bytes(egress as usize, q) };
+            let qlen = marking_bytes(&sw.mmu, egress as usize, q, self.ecn_on_port);
             if red_mark(qlen, kmin, kmax, self.cfg.switch.ecn.pmax, &mut sw.rng) {
                 pkt.set_ecn();
                 marked = true;
@@ -233,6 +233,17 @@ impl Simulation {
     }
 }
 
+/// The bytes RED compares with its thresholds for queue `q` of `egress`: that queue's, or with
+/// `on_port` every data queue of the port (`Scheme::ecn_on_port`).
+#[inline]
+fn marking_bytes(mmu: &crate::queues::mmu::Mmu, egress: usize, q: usize, on_port: bool) -> u64 {
+    if on_port {
+        mmu.egress_port_bytes(egress)
+    } else {
+        mmu.egress_bytes(egress, q)
+    }
+}
+
 /// `ecn.mark_at = "enqueue"`: RED/step marking of an admitted data packet against the bytes its
 /// egress queue held when it arrived (DCTCP §3.1: "marked with the CE codepoint if the queue
 /// occupancy is greater than K upon its arrival"). ACKs riding data queues are not marked.
@@ -242,8 +253,7 @@ fn mark_on_arrival(pkt: &mut Packet, egress: usize, q: usize, sw: &mut Switch, c
         return false;
     }
     // the MMU has just counted the packet in: what it found is the rest
-    let held = if on_port { sw.mmu.egress_port_bytes(egress) } else { sw.mmu.egress_bytes(egress, q) };
-    let found = held.saturating_sub(pkt.size as u64);
+    let found = marking_bytes(&sw.mmu, egress, q, on_port).saturating_sub(pkt.size as u64);
     let (kmin, kmax) = sw.info.ecn[egress];
     let m = red_mark(found, kmin, kmax, cfg.ecn.pmax, &mut sw.rng);
     if m {
