@@ -99,6 +99,12 @@ class Reported(Strict):
     cause: str | None = Field(default=None, pattern=r"^[^:]+(:[0-9]+)?$")
     """Where the reason it does not hold is written: ``FILE`` or ``FILE:LINE``, a file of the
     paper's folder (a sweep's comment) or of the repository (a module's doc comment)."""
+    cause_class: Literal["mechanism", "setting", "unstated", "not_reproducible"] | None = None
+    """What kind of reason `cause` gives: hopsim's mechanism differs from the paper's text
+    (``mechanism``), the paper states a setting the scenario cannot apply (``setting``), the paper
+    leaves a setting unstated and a sweep shows the claim's dependence on it (``unstated``), or the
+    number cannot come from a simulator (testbed hardware, a value read off an unlabelled plot:
+    ``not_reproducible``)."""
 
     @model_validator(mode="after")
     def _one_of_each(self) -> "Reported":
