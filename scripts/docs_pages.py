@@ -147,7 +147,7 @@ def schemes_page() -> str:
 
 
 def changelog_page() -> str:
-    """CHANGELOG.md as it is (`scripts/changelog.py` writes it)."""
+    """CHANGELOG.md as it is."""
     return (REPO / "CHANGELOG.md").read_text()
 
 
