@@ -43,10 +43,10 @@ LABELS = ("<=3", "<=12", "<=48", "<=192", "<=768", "<=3072", "<=12288", "<=49152
 
 def metrics(ref: Path, run: Path, work: Path, timeout: float) -> tuple[list[tuple[str, float | None, float | None, str | None, int]], str]:
     """(metric, reference, hopsim, target kind or None, reference count) rows; a problem or ''."""
-    from hopsim.bfc_compare import buffer_stats
-    from hopsim.bfc_export import buffer_samples
-    from hopsim.bfc_files import parse_stdout
-    from hopsim.hpcc_export import _time_offset_ps
+    from hopsim.interop.bfc.compare import buffer_stats
+    from hopsim.interop.bfc.exporter import buffer_samples
+    from hopsim.interop.bfc.files import parse_stdout
+    from hopsim.interop.hpcc.exporter import _time_offset_ps
 
     out: list[tuple[str, float | None, float | None, str | None, int]] = []
     exported = work / "stdout-bfc.txt"
@@ -109,7 +109,7 @@ def one_run(ref: Path, work: Path, timeout: float, threads: int | None) -> base.
         row.result, row.problem = "run failed", base.last_error(p)
         return row
     ref_text = (ref / "stdout.txt").read_text()
-    from hopsim.bfc_files import parse_stdout
+    from hopsim.interop.bfc.files import parse_stdout
 
     inc = parse_stdout(ref_text, str(ref)).incast_packets
     p = base.hopsim("export-bfc", run, "--out", work / "stdout-bfc.txt",

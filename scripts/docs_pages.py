@@ -1,7 +1,7 @@
 """Pages of the documentation made from the code when the site is built, so they cannot drift:
 
 - ``reference/scenario-fields.md``: every scenario field from the pydantic schema
-  (`hopsim.schema.ScenarioModel`): its table, type, default and description;
+  (`hopsim.scenario.schema.ScenarioModel`): its table, type, default and description;
 - ``schemes.md``: each flow-control and congestion-control module's doc comment
   (``crates/hopsim-core/src/fc/*.rs``, ``cc/*.rs``): its paper, the sections it follows and the
   interpretation choices;
@@ -99,10 +99,10 @@ def _table(model: type, path: str, out: list[str], seen: set) -> None:
 
 
 def scenario_reference() -> str:
-    from hopsim.schema import ScenarioModel
+    from hopsim.scenario.schema import ScenarioModel
 
     out = ["# Scenario fields", "",
-           "Every field of a scenario file, made from the schema (`python/hopsim/schema.py`) when this site is "
+           "Every field of a scenario file, made from the schema (`python/hopsim/scenario/schema.py`) when this site is "
            "built. Sizes, times and rates take units (`12MB`, `1us`, `100Gbps`); fractions take `60%` or `0.6`. "
            "Every table refuses unknown keys.", ""]
     _table(ScenarioModel, "", out, set())

@@ -23,7 +23,7 @@ the incast's (compare-fct --flows incast, the incast hosts read from its standar
 and without Floodgate the ports' peaks in both queue monitors (sampled every 100 ns, 1 KB bins:
 its QLEN_MON_FILE against hopsim's qlen table), the pause frames and the time paused per hop
 class (its PFC file against hopsim's ports table) within 10%. What each
-file holds and how its devices map to hop classes: `hopsim.floodgate_outputs`.
+file holds and how its devices map to hop classes: `hopsim.interop.floodgate.outputs`.
 
 Exit code: 0 when every run passes, 1 when one does not, 2 when REF_ROOT holds no run.
 """
@@ -76,12 +76,12 @@ def one_run(ref: Path, tree: Path, work: Path, tol: float, timeout: float) -> ba
 
 def metrics(ref: Path, tree: Path, work: Path, run: Path, cmp_json: Path, row: base.Row, timeout: float):
     """The second table's rows of one run (module doc)."""
-    from hopsim import floodgate_outputs as O
-    from hopsim import hpcc_import as H
-    from hopsim.floodgate_files import read_topology
+    from hopsim.interop.floodgate import outputs as O
+    from hopsim.interop import ns3_config as C
+    from hopsim.interop.floodgate.files import read_topology
 
-    cfg = H.parse_config((ref / "config.ini").read_text())
-    topo_path = H._file(cfg, "TOPOLOGY_FILE", tree)
+    cfg = C.parse_config((ref / "config.ini").read_text())
+    topo_path = C._file(cfg, "TOPOLOGY_FILE", tree)
     topo = read_topology(topo_path, topo_path.read_text())
     o = json.loads(cmp_json.read_text())["overall"]
     out = [("slowdown mean", o["mean"]["ref"], o["mean"]["cand"], MEAN_TOL),
@@ -98,11 +98,11 @@ def metrics(ref: Path, tree: Path, work: Path, run: Path, cmp_json: Path, row: b
     (ref_port, ref_sw), (run_port, run_sw) = O.buffer_peaks(topo, O.buffer_logs(ref, topo)), O.run_buffer_peaks(run, topo)
     for c in sorted(set(ref_sw) | set(run_sw)):
         out.append((f"peak buffer {c} switch (KB)", ref_sw.get(c, 0) / 1e3, run_sw.get(c, 0) / 1e3, MEAN_TOL))
-    if H._one(cfg, "USE_FLOODGATE", int, 0) != 1:  # its ports leave VOQ bytes out (floodgate_outputs)
+    if C._one(cfg, "USE_FLOODGATE", int, 0) != 1:  # its ports leave VOQ bytes out (interop.floodgate.outputs)
         for c in sorted(set(ref_port) | set(run_port)):
             out.append((f"peak buffer {c} port (KB)", ref_port.get(c, 0) / 1e3, run_port.get(c, 0) / 1e3, MEAN_TOL))
         # its queue-length monitor, in the run folder under the name its config gives
-        qlen = ref / Path(H._one(cfg, "QLEN_MON_FILE")).name if "QLEN_MON_FILE" in cfg else None
+        qlen = ref / Path(C._one(cfg, "QLEN_MON_FILE")).name if "QLEN_MON_FILE" in cfg else None
         if qlen is not None and qlen.exists() and (run / "qlen.parquet").exists():
             ref_q, run_q = O.qlen_peaks(topo, qlen), O.run_qlen_peaks(run)
             for c in sorted(set(ref_q) | set(run_q)):

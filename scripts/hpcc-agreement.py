@@ -77,7 +77,7 @@ def line_count(path: Path) -> int | None:
 
 
 def mean_p99(fct: Path) -> tuple[float, float] | tuple[None, None]:
-    from hopsim.compare import quantile, read_fct
+    from hopsim.interop.compare import quantile, read_fct
 
     rows, _ = read_fct(fct)
     if not rows:

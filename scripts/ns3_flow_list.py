@@ -19,7 +19,7 @@ from __future__ import annotations
 import sys
 
 # flow_id src dst size start qp_id msg_seq; the start is printed with 10 significant digits
-from hopsim.floodgate_files import drawn_flows, hpcc_flows
+from hopsim.interop.floodgate.files import drawn_flows, hpcc_flows
 
 
 def flows(stdout: str) -> list[tuple[int, int, int, str]]:

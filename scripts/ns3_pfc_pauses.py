@@ -19,7 +19,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from hopsim.floodgate_outputs import paired, pfc_events
+from hopsim.interop.floodgate.outputs import paired, pfc_events
 
 
 def classes(topology: str) -> dict[int, str]:
@@ -49,7 +49,7 @@ def classes(topology: str) -> dict[int, str]:
 
 def paused_ns(trace: str, end_ns: int | None = None) -> tuple[dict[tuple[int, int], int], dict[tuple[int, int], int]]:
     """Paused time of each (node, ifindex), and of that the part still open at `end_ns`
-    (`hopsim.floodgate_outputs.paired` over the trace's frames)."""
+    (`hopsim.interop.floodgate.outputs.paired` over the trace's frames)."""
     return paired(pfc_events("PFC_FILE", trace), end_ns)
 
 

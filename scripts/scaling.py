@@ -80,8 +80,8 @@ def one(toml: str, out: str, threads: int) -> None:
     """Child mode: run one scenario as `hopsim run` does on `threads` threads, print its numbers
     as JSON."""
     from hopsim.run import run
-    from hopsim.scenario import load_scenario
-    from hopsim.store import write_run
+    from hopsim.scenario.model import load_scenario
+    from hopsim.results.store import write_run
 
     t0 = time.perf_counter()
     sc = load_scenario(toml, validate=True)

@@ -1,4 +1,4 @@
-"""Arrow columns built from NumPy buffers (`hopsim.arrow`) equal pyarrow's own conversion (that a
+"""Arrow columns built from NumPy buffers (`hopsim.results.arrow`) equal pyarrow's own conversion (that a
 `hopsim run` imports neither pandas nor pyarrow is tests/test_parquet_out.py's)."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from hopsim import arrow
+from hopsim.results import arrow
 
 DTYPES = [np.uint8, np.uint16, np.uint32, np.uint64, np.int32, np.int64, np.float32, np.float64, np.bool_]
 

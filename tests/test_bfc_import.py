@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from conftest import import_config
 
-from hopsim.bfc_compare import base_ns, buffer_stats, size_edges
-from hopsim.bfc_files import parse_stdout
+from hopsim.interop.bfc.compare import base_ns, buffer_stats, size_edges
+from hopsim.interop.bfc.files import parse_stdout
 
 CONFIG = """
 POISSON_DISTRIBUTION 0
@@ -225,7 +225,7 @@ def test_the_agreement_script_agrees_with_a_run_exported_in_its_format(ref, tmp_
 def test_its_source_ports_count_per_sending_host_in_start_order():
     """ns-3's ephemeral ports: a host's k-th flow binds 49153 + k, whatever its destination; past
     65535 the range starts again at 49152 (Ipv4EndPointDemux::AllocateEphemeralPort)."""
-    from hopsim.bfc_files import source_ports
+    from hopsim.interop.bfc.files import source_ports
 
     flows = [(0, 5, 1000, "1"), (3, 5, 1000, "1"), (0, 9, 1000, "1.1"), (0, 5, 1000, "1.2")]
     assert source_ports(flows) == [49153, 49153, 49154, 49155]

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 import hopsim
-from hopsim.reproduce import paper_dir, paper_sweeps
+from hopsim.papers.reproduce import paper_dir, paper_sweeps
 from hopsim.sweep import plan_sweep
 
 
@@ -62,7 +62,7 @@ def test_the_simulators_rules_keep_old_hashes_and_the_clos_files_take_them(repo,
     pseudo-code and text, §4), so BFC scenarios written before them keep their hash; the §6.2
     Clos files set the paper's simulator's rules, which their sweeps' BFC runs inherit."""
     from hopsim.errors import ScenarioError
-    from hopsim.scenario import load_scenario
+    from hopsim.scenario.model import load_scenario
 
     d = repo / "scenarios" / "papers" / "bfc"
     t1 = load_scenario(d / "table1-long-flow.toml")

@@ -80,7 +80,7 @@ def test_the_header_index_and_table_size_keep_old_hashes_and_name_their_errors(r
     the core's JSON at their defaults, so BFC scenarios written before them keep their hash; the
     BFC simulator's values reach the core; a bad value exits 2 naming the field and what is
     allowed."""
-    from hopsim.scenario import load_scenario
+    from hopsim.scenario.model import load_scenario
 
     t1 = load_scenario(repo / "scenarios" / "papers" / "bfc" / "table1-long-flow.toml")
     fc = t1.core["net"]["flow_control"]

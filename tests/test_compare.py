@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from hopsim.compare import FctRow, compare, match_flows, parse_fct, quantile, size_edges
+from hopsim.interop.compare import FctRow, compare, match_flows, parse_fct, quantile, size_edges
 from hopsim.errors import ScenarioError
-from hopsim.hpcc_export import node_ip
+from hopsim.interop.hpcc.exporter import node_ip
 
 
 def line(src, dst, size, start, fct, standalone=1000, sport=10000):

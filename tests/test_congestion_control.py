@@ -9,7 +9,7 @@ import pytest
 
 import hopsim
 from hopsim.errors import ScenarioError
-from hopsim.scenario import scenario_from_dict
+from hopsim.scenario.model import scenario_from_dict
 
 STAR = {"topology": {"kind": "star", "hosts": 3, "rate": "10Gbps", "delay": "10us"},
         "workload": {"kind": "flows", "flows": [{"src": 0, "dst": 2, "size": "200KB"}, {"src": 1, "dst": 2, "size": "200KB"}]}}

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from hopsim import _native
-from hopsim import schema as S
-from hopsim.scenario import _core, scenario_from_dict
+from hopsim.scenario import schema as S
+from hopsim.scenario.model import _core, scenario_from_dict
 
 CORE = json.loads(_native.defaults())
 NET = CORE["net"]

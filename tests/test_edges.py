@@ -17,10 +17,11 @@ import numpy as np
 import psutil
 import pytest
 
-from hopsim import _native, locks
+from hopsim import _native
+from hopsim.results import locks
 from hopsim.errors import RunInterrupted
-from hopsim.scenario import load_scenario
-from hopsim.spool import PREFIX, RAW, Spool, remove_abandoned
+from hopsim.scenario.model import load_scenario
+from hopsim.results.spool import PREFIX, RAW, Spool, remove_abandoned
 
 from conftest import TINY
 from test_run_ends import LONG, handles, ring_toml, wait_for
@@ -58,7 +59,7 @@ def test_a_spooled_run_has_the_pauses_of_an_unspooled_one(write):
 
 
 def test_the_estimate_counts_a_chunk_of_the_logs():
-    from hopsim.resources import estimate_memory
+    from hopsim.scenario.resources import estimate_memory
 
     sc = load_scenario(Path(__file__).parents[1] / "scenarios" / "small-incast-star.toml")
     parts = {p["name"]: p["bytes"] for p in estimate_memory(sc.core_json, spooled=True)["parts"]}
@@ -139,7 +140,7 @@ def test_ctrl_c_stops_an_endless_query(tmp_path):
     code = f"""
 import os, signal, threading, sys
 sys.path.insert(0, {str(Path(__file__).parent)!r})
-from hopsim.query import query
+from hopsim.results.query import query
 threading.Timer(1.0, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
 try:
     query({str(tmp_path / 'runs')!r}, "WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM t) SELECT max(n) FROM t")

@@ -12,7 +12,7 @@ import tomllib
 import pyarrow.parquet as pq
 import pytest
 
-from hopsim.scenario import load_scenario
+from hopsim.scenario.model import load_scenario
 
 LEAF_SPINE = """
 name = "faults"

@@ -41,7 +41,7 @@ watch_dst = 0
 
 
 def test_the_paper_folder_plans(repo):
-    from hopsim.reproduce import paper_sweeps
+    from hopsim.papers.reproduce import paper_sweeps
     from hopsim.sweep import plan_sweep
 
     d = repo / "scenarios" / "papers" / "floodgate"
@@ -98,7 +98,7 @@ def test_bad_floodgate_values_name_the_field(write, cli):
 def test_the_window_scope_reaches_the_core():
     import tomllib
 
-    from hopsim.scenario import scenario_from_dict
+    from hopsim.scenario.model import scenario_from_dict
 
     d = tomllib.loads(SMALL)
     default = scenario_from_dict(d)
@@ -115,7 +115,7 @@ def test_table2_reads_the_time_ports_were_paused_by_hop(repo, write, cli, tmp_pa
     files used before, counts a pause that a resume cut short in full, and is not it."""
     import tomllib
 
-    from hopsim.query import connect
+    from hopsim.results.query import connect
 
     text = SMALL.replace('scheme = "floodgate"', 'scheme = "pfc"').replace("[flow_control.floodgate]\nwatch_dst = 0\n", "")
     text += '[buffer]\nsize = "1MB"\n'  # 1.6 MB of incast into a 1 MB buffer: PFC pauses, hop by hop
@@ -162,7 +162,7 @@ def test_inter_rack_keeps_flows_and_incast_senders_out_of_their_rack(write):
     Unset, the pairs and senders are drawn among all other hosts, as before."""
     import tomllib
 
-    from hopsim.scenario import ScenarioError, scenario_from_dict
+    from hopsim.scenario.model import ScenarioError, scenario_from_dict
 
     mix = SMALL.replace('kind = "incast"\nbursts = 1', 'kind = "incast_mix"\ncdf = "FacebookWebServer_IntraCluster_HomaSim.txt"\n'
                         'load = "50%"\nduration = "20us"').replace(
@@ -225,7 +225,7 @@ def test_ecn_counting_voq_bytes_keeps_old_hashes_reaches_the_core_and_names_a_ba
     """`flow_control.floodgate.ecn_counts_voq` (Floodgate-NS3's ECN over a port's bytes from
     admission): left out of the core's JSON at its default (false), so Floodgate scenarios
     written before it keep their hash; true reaches the core; a bad value exits 2 naming it."""
-    from hopsim.scenario import load_scenario
+    from hopsim.scenario.model import load_scenario
 
     sc = load_scenario(write("fg.toml", SMALL))
     assert "ecn_counts_voq" not in sc.core["net"]["flow_control"]

@@ -10,7 +10,7 @@ import tomllib
 import pytest
 from conftest import import_config
 
-from hopsim.floodgate_import import credit_frame
+from hopsim.interop.floodgate.importer import credit_frame
 
 # 2 ToRs (4, 5) of 2 hosts, one core (6): its header `nodes switches hosts_per_rack racks cores links`
 TOPO = "7 3 2 2 1 6\n4\n5\n6\n0 4 100 600\n1 4 100 600\n2 5 100 600\n3 5 100 600\n4 6 400 600\n5 6 400 600\n"
@@ -184,7 +184,7 @@ def test_without_the_flows_it_drew_the_import_says_what_to_give(ns3, tmp_path, c
 
 
 def test_its_oracle_fct_by_hand():
-    from hopsim.floodgate_export import oracle_ns
+    from hopsim.interop.floodgate.exporter import oracle_ns
 
     # host 2 to host 0 over ToR, core, ToR: pd = 4 x 600 ns, td = 80 + 20 + 20 + 80; 35 full packets
     # of 1460 B: D(1538) + D(84) = 2.7076 + 2.4168 us, then 34 x 1538 B and 78 B at 12.5 GB/s

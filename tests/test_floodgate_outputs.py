@@ -1,4 +1,4 @@
-"""`hopsim.floodgate_outputs`: Floodgate-NS3's buffer logs, PFC file and standard output read by
+"""`hopsim.interop.floodgate.outputs`: Floodgate-NS3's buffer logs, PFC file and standard output read by
 hopsim's hop classes (hand-made files in its formats, on a 2-ToR, 1-core topology)."""
 
 from __future__ import annotations
@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from hopsim import floodgate_outputs as O
+from hopsim.interop.floodgate import outputs as O
 from hopsim.errors import ScenarioError
-from hopsim.floodgate_files import read_topology
+from hopsim.interop.floodgate.files import read_topology
 
 # hosts 0-3, ToRs 4 (hosts 0, 1) and 5 (hosts 2, 3), core 6; links in this order
 TOPO = "7 3 2 2 1 6\n4\n5\n6\n0 4 100 600\n1 4 100 600\n2 5 100 600\n3 5 100 600\n4 6 400 600\n5 6 400 600\n"

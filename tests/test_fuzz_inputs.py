@@ -32,10 +32,10 @@ from pydantic import BaseModel
 from typer.testing import CliRunner
 
 from conftest import REPO, TINY
-from hopsim import schema as S
+from hopsim.scenario import schema as S
 from hopsim.cli import app
 from hopsim.errors import ScenarioError
-from hopsim.scenario import load_scenario, scenario_from_dict
+from hopsim.scenario.model import load_scenario, scenario_from_dict
 
 EXAMPLES = int(os.environ.get("HOPSIM_FUZZ_EXAMPLES", "0"))
 """More examples, and new ones on every run, when set (a longer hunt by hand); CI leaves it unset."""

@@ -165,7 +165,7 @@ def test_a_signal_at_a_random_moment_of_start_up_ends_cleanly(write, tmp_path, t
     assert listing(tmp_path / "tmp") == set()  # the spool went with it
 
 
-@pytest.mark.parametrize("where", ["hopsim.scenario.load_scenario", "hopsim.store.write_run"])
+@pytest.mark.parametrize("where", ["hopsim.scenario.model.load_scenario", "hopsim.results.store.write_run"])
 def test_an_interrupt_leaving_a_command_ends_with_its_line(write, tmp_path, monkeypatch, capfd, where):
     """A KeyboardInterrupt that no command catches (Typer turns one into a silent exit code 130)
     still ends as the one line and exit code 130, with nothing written: the window a signal at
@@ -202,7 +202,8 @@ def test_an_interrupt_leaving_source_text_still_ends_with_exit_code_130(write, t
     interrupt from `exec`."""
     prog = (
         "import sys\n"
-        "from hopsim import cli, scenario\n"
+        "from hopsim import cli\n"
+        "from hopsim.scenario import model as scenario\n"
         "def interrupted(*a, **k):\n"
         "    exec('raise KeyboardInterrupt')\n"
         "scenario.load_scenario = interrupted\n"
@@ -222,7 +223,7 @@ def test_an_interrupt_leaving_source_text_still_ends_with_exit_code_130(write, t
 def test_an_interrupt_while_an_input_is_read_stays_an_interrupt_and_closes_the_file(tmp_path, monkeypatch):
     """A Ctrl-C landing while a scenario file is read is an interrupt, not "cannot read it" (bad
     input, exit code 2), and the file's descriptor is closed once."""
-    from hopsim import paths
+    from hopsim.scenario import paths
 
     f = tmp_path / "s.toml"
     f.write_text(TINY)
@@ -255,7 +256,7 @@ def test_a_signal_inside_a_serializer_is_an_interrupt_not_bad_input():
     from pydantic_core import PydanticSerializationError
 
     from hopsim import interrupts
-    from hopsim.schema import dump
+    from hopsim.scenario.schema import dump
 
     def fmt(v: int) -> str:
         signal.raise_signal(signal.SIGTERM)  # a signal while the formatter runs

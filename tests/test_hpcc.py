@@ -8,8 +8,8 @@ import tomllib
 
 import pytest
 
-from hopsim.hpcc_export import node_ip
-from hopsim.scenario import load_scenario
+from hopsim.interop.hpcc.exporter import node_ip
+from hopsim.scenario.model import load_scenario
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from hopsim.hpcc_export import node_ip
+from hopsim.interop.hpcc.exporter import node_ip
 
 OFFSET_PS = 2_000_000_000_000  # the flow file's 2 s
 U64 = pa.uint64()

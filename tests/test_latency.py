@@ -8,9 +8,9 @@ import pytest
 
 from hopsim import run
 from hopsim.errors import ScenarioError
-from hopsim.query import query
-from hopsim.scenario import scenario_from_dict
-from hopsim.store import load_run, write_run
+from hopsim.results.query import query
+from hopsim.scenario.model import scenario_from_dict
+from hopsim.results.store import load_run, write_run
 
 # one lone 40G flow across a star (2 hops of 1 us): every full packet (1000 B payload + 48 B
 # header) takes 2 x (1048 B / 40 Gb/s + 1 us) = 2 x 209.6 ns + 2 us = 2419.2 ns

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 
-from hopsim.query import connect
+from hopsim.results.query import connect
 
 from conftest import TINY
 

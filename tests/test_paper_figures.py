@@ -13,11 +13,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from hopsim.figstyle import SCHEMES, colours, has_unit, scheme_name, sort_key
-from hopsim.paper import Figure, check
-from hopsim.paper_page import cause_excerpt
-from hopsim.paper_plot import bar_groups, draw
-from hopsim.reproduce import all_papers, figure_values, paper_dir, paper_sweeps
+from hopsim.papers.figstyle import SCHEMES, colours, has_unit, scheme_name, sort_key
+from hopsim.papers.claims import Figure, check, figure_values
+from hopsim.papers.page import cause_excerpt
+from hopsim.papers.plot import bar_groups, draw
+from hopsim.papers.reproduce import all_papers, paper_dir, paper_sweeps
 
 from paper_claims import planned_labels
 

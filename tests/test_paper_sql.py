@@ -1,5 +1,5 @@
 """Every figure of every paper folder computes: its SQL (or named metric) binds to the tables a run
-writes, through the code the reproduce page uses (`reproduce._figure_values`, `_plot`, and each
+writes, through the code the reproduce page uses (`claims.figure_values`, `_plot`, and each
 reported number's own metric), so a renamed column cannot hide a figure behind "figure failed" or a
 claim behind "no number" on the page.
 
@@ -90,10 +90,10 @@ def _unrecorded(sql: str | None, points: list) -> list[str]:
 def test_every_figure_of_the_paper_computes(paper, repo, one_run, tmp_path):
     import matplotlib.pyplot as plt
 
-    from hopsim.paper import by_label, metric_by_run
-    from hopsim.query import connect
-    from hopsim.paper_plot import draw
-    from hopsim.reproduce import figure_values, paper_sweeps
+    from hopsim.papers.claims import by_label, figure_values, metric_by_run
+    from hopsim.results.query import connect
+    from hopsim.papers.plot import draw
+    from hopsim.papers.reproduce import paper_sweeps
 
     sweeps = paper_sweeps(repo / "scenarios" / "papers" / paper)
     failed, figures = [], 0

@@ -1,4 +1,4 @@
-"""Run tables written by the Rust Parquet writer (`hopsim.columns`, ``_native.TableWriter``) read
+"""Run tables written by the Rust Parquet writer (`hopsim.results.columns`, ``_native.TableWriter``) read
 back with pyarrow as the Arrow tables built in memory from the same columns — schema (names,
 types, nullability) and values, nulls included — and `hopsim run` never loads pyarrow (issue 14)."""
 
@@ -13,11 +13,12 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from hopsim import _native, columns
-from hopsim.arrow import from_columns
-from hopsim.columns import Masked, Strings
+from hopsim import _native
+from hopsim.results import columns
+from hopsim.results.arrow import from_columns
+from hopsim.results.columns import Masked, Strings
 from hopsim.run import TABLES
-from hopsim.scenario import load_scenario
+from hopsim.scenario.model import load_scenario
 
 from conftest import TINY
 

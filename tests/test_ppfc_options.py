@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from hopsim.errors import ScenarioError
-from hopsim.scenario import load_scenario
+from hopsim.scenario.model import load_scenario
 
 
 def test_defaults_leave_the_hash_alone_and_settings_reach_the_core(repo):
@@ -32,8 +32,8 @@ def test_bad_values_name_the_field(repo):
 def test_the_papers_sweeps_plan_and_every_claim_names_a_run(repo):
     """scenarios/papers/ppfc: every sweep validates, and each reported label or ratio names one of
     its runs (a typo would leave a claim unchecked on the reproduction page)."""
-    from hopsim.query import _varying_within_names, label_of, param_columns
-    from hopsim.reproduce import paper_sweeps
+    from hopsim.results.query import _varying_within_names, label_of, param_columns
+    from hopsim.papers.reproduce import paper_sweeps
     from hopsim.sweep import plan_sweep
 
     sweeps = paper_sweeps(repo / "scenarios" / "papers" / "ppfc")

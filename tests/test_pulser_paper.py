@@ -4,8 +4,8 @@ goes unchecked for a typo in a label."""
 
 from __future__ import annotations
 
-from hopsim.query import _varying_within_names, label_of, param_columns
-from hopsim.reproduce import paper_dir, paper_sweeps
+from hopsim.results.query import _varying_within_names, label_of, param_columns
+from hopsim.papers.reproduce import paper_dir, paper_sweeps
 from hopsim.sweep import plan_sweep
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pyarrow.parquet as pq
 
-from hopsim.scenario import load_scenario
+from hopsim.scenario.model import load_scenario
 
 LONE = """
 name = "lone"

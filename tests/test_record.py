@@ -9,11 +9,11 @@ import json
 import pytest
 
 from hopsim import _native, run
-from hopsim import schema as S
+from hopsim.scenario import schema as S
 from hopsim.errors import ScenarioError
 from hopsim.run import TABLES
-from hopsim.scenario import _core, scenario_from_dict
-from hopsim.store import load_run, write_run
+from hopsim.scenario.model import _core, scenario_from_dict
+from hopsim.results.store import load_run, write_run
 
 CORE = json.loads(_native.defaults())
 

@@ -10,7 +10,7 @@ import tempfile
 import pytest
 
 import hopsim
-from hopsim import plots
+from hopsim.papers import plots
 from conftest import TINY
 
 CHROMIUM_FLAGS = [
@@ -69,7 +69,7 @@ def test_each_figure_function(sweep_out):
         fig = fn(tables[table])
         assert fig.axes, key
     # every axis names its unit (or is an axis of hop classes), and a scheme has its one colour
-    from hopsim.figstyle import SCHEMES, has_unit
+    from hopsim.papers.figstyle import SCHEMES, has_unit
 
     for key, (_, fn, table) in plots.ALL_FIGURES.items():
         for ax in fn(tables[table]).axes:

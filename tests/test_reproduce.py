@@ -9,7 +9,7 @@ import math
 
 import pytest
 
-from hopsim.paper import Reported, check
+from hopsim.papers.claims import Reported, check
 
 from conftest import TINY
 
@@ -139,7 +139,7 @@ def test_quick_reproduction_runs_every_label_once_and_writes_the_page(paper, cli
     claims = json.loads((out / "claims.json").read_text())
     assert claims["held"] + claims["failed"] + claims["none"] == 4 and "§2.1" in claims["sections"]
     # a folder of reproductions (`reproduce all`) gets an index of its papers
-    from hopsim.paper_index import build_index
+    from hopsim.papers.index import build_index
 
     index = build_index(tmp_path).read_text()
     assert "rq/tiny.html" in index and f"<b>{claims['held']} of 4</b>" in index

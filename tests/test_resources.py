@@ -9,9 +9,10 @@ from __future__ import annotations
 import pytest
 
 import hopsim
-from hopsim import resources, sweep
+from hopsim import sweep
+from hopsim.scenario import resources
 from hopsim.errors import ScenarioError
-from hopsim.scenario import load_scenario
+from hopsim.scenario.model import load_scenario
 
 from conftest import TINY
 

@@ -20,7 +20,7 @@ from rich.console import Console
 
 from hopsim import _native
 from hopsim.progress import RunProgress, describe, fraction
-from hopsim.scenario import load_scenario
+from hopsim.scenario.model import load_scenario
 
 from conftest import TINY
 

@@ -9,7 +9,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import hopsim
-from hopsim.scenario import load_scenario
+from hopsim.scenario.model import load_scenario
 
 FILES = {
     "scenario.toml", "scenario.json", "scenario.sha256", "params.json", "summary.json",

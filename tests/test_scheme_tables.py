@@ -2,7 +2,7 @@
 
 The core declares its schemes and algorithms (``crates/hopsim-core/src/registry.rs``); the
 schema's models of their tables are written by hand or generated from that declaration
-(``hopsim.registry``). These tests set every parameter of every table, one at a time, to a value
+(``hopsim.scenario.registry``). These tests set every parameter of every table, one at a time, to a value
 other than its default, in a scenario as a user writes it, and check that the core read exactly
 that value (``_native.read_tables`` writes back what it read): a field the front forgets to hand
 over comes back as the core's default and fails here, instead of a run silently using the default
@@ -19,9 +19,9 @@ from typing import Any
 
 import pytest
 
-from hopsim import registry
-from hopsim import schema as S
-from hopsim.scenario import _core, read_tables, scenario_from_dict
+from hopsim.scenario import registry
+from hopsim.scenario import schema as S
+from hopsim.scenario.model import _core, read_tables, scenario_from_dict
 
 MINIMAL = {"topology": {"kind": "star", "hosts": 2},
            "workload": {"kind": "flows", "flows": [{"src": 0, "dst": 1, "size": 1}]}}
@@ -162,7 +162,7 @@ def test_every_parameter_of_every_table_is_covered():
 def test_a_field_left_out_of_the_hand_over_fails(monkeypatch):
     """The check notices a front that drops one field on the way to the core (here the example
     scheme's `k`), as the scheme lists of old did for schemes they did not name."""
-    import hopsim.scenario as sc_mod
+    import hopsim.scenario.model as sc_mod
 
     real = sc_mod._scheme_core
 

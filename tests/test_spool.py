@@ -1,4 +1,4 @@
-"""The spool (`hopsim.spool`): a run whose time-growing tables leave the core in many small
+"""The spool (`hopsim.results.spool`): a run whose time-growing tables leave the core in many small
 chunks and wait on disk gives the same tables, row for row, as one kept whole in memory, and
 leaves no raw file behind once they are made."""
 
@@ -8,8 +8,8 @@ import importlib
 import json
 
 from hopsim import _native
-from hopsim.scenario import load_scenario
-from hopsim.spool import RAW, Spool
+from hopsim.scenario.model import load_scenario
+from hopsim.results.spool import RAW, Spool
 
 run_mod = importlib.import_module("hopsim.run")
 
@@ -22,7 +22,7 @@ OVERRIDES = {
 
 
 def test_spooled_tables_equal_unspooled(repo, monkeypatch):
-    monkeypatch.setattr("hopsim.spool.READ_ROWS", 97)  # batches that cut the core's chunks
+    monkeypatch.setattr("hopsim.results.spool.READ_ROWS", 97)  # batches that cut the core's chunks
     sc = load_scenario(repo / "scenarios" / "small-incast-star.toml").with_overrides(OVERRIDES)
     whole = run_mod.results_from_native(_native.run(sc.core_json))
     sp = Spool()
@@ -45,7 +45,7 @@ def test_hopsim_run_spooled_flows_equal_unspooled(repo, cli, tmp_path, monkeypat
     started at the end."""
     import pyarrow.parquet as pq
 
-    from hopsim.store import write_run
+    from hopsim.results.store import write_run
 
     scenario = repo / "scenarios" / "leaf-spine-incastmix.toml"
     sc = load_scenario(scenario).with_overrides({"duration": "300us"})
@@ -62,7 +62,7 @@ def test_hopsim_run_spooled_flows_equal_unspooled(repo, cli, tmp_path, monkeypat
         return native_run(core_json, *args, on_spill=spill if on_spill else None, **{**kw, "spill_rows": 7})
 
     monkeypatch.setattr(_native, "run", small_chunks)
-    monkeypatch.setattr("hopsim.spool.READ_ROWS", 97)  # batches that cut the core's chunks
+    monkeypatch.setattr("hopsim.results.spool.READ_ROWS", 97)  # batches that cut the core's chunks
     # (one thread: a run split over threads keeps its tables whole to merge them, and does not spool)
     code, out = cli("run", scenario, "--set", "duration=300us", "--threads", "1", "--out", tmp_path / "spooled")
     assert code == 0, out

@@ -9,8 +9,8 @@ import json
 import pyarrow.parquet as pq
 
 from hopsim import _native
-from hopsim import schema as S
-from hopsim.scenario import load_scenario
+from hopsim.scenario import schema as S
+from hopsim.scenario.model import load_scenario
 
 from conftest import TINY
 

@@ -9,7 +9,8 @@ import pyarrow.parquet as pq
 import pytest
 
 import hopsim
-from hopsim import store, sweep
+from hopsim import sweep
+from hopsim.results import store
 from conftest import TINY
 
 SWEEP = """

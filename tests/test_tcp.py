@@ -10,7 +10,7 @@ import json
 
 import pyarrow.parquet as pq
 
-from hopsim.scenario import load_scenario
+from hopsim.scenario.model import load_scenario
 
 INCAST = """
 name = "tcp-incast"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 import hopsim
-from hopsim import plots
+from hopsim.papers import plots
 
 
 def test_incast_receiver_port_runs_at_line_rate(repo):

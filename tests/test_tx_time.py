@@ -34,7 +34,7 @@ def test_whole_ns_times_finish_a_lone_flow_earlier_at_its_ideal_fct(write):
 
 def test_exact_keeps_the_hash_and_a_bad_value_names_the_field(repo, cli):
     from hopsim.errors import ScenarioError
-    from hopsim.scenario import load_scenario
+    from hopsim.scenario.model import load_scenario
 
     s = load_scenario(repo / "scenarios" / "hpcc-4to1.toml")
     assert "tx_time" not in s.core["net"]
@@ -51,7 +51,7 @@ def test_exact_keeps_the_hash_and_a_bad_value_names_the_field(repo, cli):
 
 
 def test_bitmap_frame_keeps_old_hashes_and_reaches_the_core(repo):
-    from hopsim.scenario import load_scenario
+    from hopsim.scenario.model import load_scenario
 
     t1 = load_scenario(repo / "scenarios" / "papers" / "bfc" / "table1-long-flow.toml")
     assert "bitmap_frame" not in t1.core["net"]["flow_control"]

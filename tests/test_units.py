@@ -1,6 +1,6 @@
 import pytest
 
-from hopsim.units import UnitError, fmt_rate, fmt_size, fmt_time, parse_fraction, parse_rate, parse_size, parse_time
+from hopsim.scenario.units import UnitError, fmt_rate, fmt_size, fmt_time, parse_fraction, parse_rate, parse_size, parse_time
 
 
 @pytest.mark.parametrize("text,value", [

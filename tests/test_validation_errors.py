@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import TINY
-from hopsim import registry
+from hopsim.scenario import registry
 
 _NAMES = registry.names("flow_control")
 SCHEMES = ", ".join(repr(n) for n in _NAMES[:-1]) + f" or {_NAMES[-1]!r}"
@@ -167,7 +167,7 @@ def test_integers_stay_good_numbers(write, cli):
     types (numpy's, from a sweep script) where an integer is."""
     import numpy as np
 
-    from hopsim.scenario import scenario_from_dict
+    from hopsim.scenario.model import scenario_from_dict
 
     path = write("ok.toml", STAR + FLOW + "\n[buffer]\nalpha = 1\n[ecn]\npmax = 1\n")
     code, msg = cli("validate", path)

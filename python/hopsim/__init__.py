@@ -6,10 +6,15 @@
     res.summary["pause_frames"]
 
 Also: `run_sweep`, `write_run`, `load_run`, `query`, `connect`, `build_report`, `import_hpcc`,
-`export_fct`, and the figures in `hopsim.plots`. Most names are imported on first use, so that
-`import hopsim` (and every sweep worker) stays cheap. `run` and `query` are bound eagerly: they
-share their names with their modules, and importing a submodule rebinds the package attribute of
-its name to the module unless the function was bound after it.
+`export_fct`, and the figures in `hopsim.plots` (`hopsim.papers.plots`). Most names are imported
+on first use, so that `import hopsim` (and every sweep worker) stays cheap. `run` and `query` are
+bound eagerly: `run` shares its name with its module, and importing a submodule rebinds the package
+attribute of its name to the module unless the function was bound after it.
+
+The modules stand in layers, each importing only from its own layer and those below (tests/test_layering.py
+keeps them): errors, progress and interrupts; `scenario`; `results`; `interop` (the seed
+simulators); the claims of a sweep file's ``[paper]`` table (`papers.claims`, `papers.figstyle`);
+`run` and `sweep`; `papers`; the CLI.
 """
 
 from __future__ import annotations
@@ -25,31 +30,31 @@ from typing import Any  # noqa: E402
 
 # Arrow's memory pool: jemalloc unless the program chose one. Why: Arrow's default (mimalloc)
 # keeps the memory of freed buffers, and a run hands its samples over in hundreds of chunks
-# (`hopsim.spool`); with jemalloc `hopsim run` on the standard benchmark peaks about 45 MB lower.
+# (`hopsim.results.spool`); with jemalloc `hopsim run` on the standard benchmark peaks about 45 MB lower.
 # Arrow's C++ side (the Parquet reader and writer) takes the choice from the environment when
 # pyarrow first loads, so it is made here, before that; `pyarrow.set_memory_pool` would reach only
 # the Python side. A program that loaded pyarrow first, or set the variable, keeps its pool.
 os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "jemalloc")
 
-from .query import query  # noqa: F401  (re-exported; see __all__)
+from .results.query import query  # noqa: F401  (re-exported; see __all__)
 from .run import Results, run  # noqa: F401
 
 __version__ = "0.1.0"
 
 _EXPORTS = {
-    "Scenario": "scenario",
-    "load_scenario": "scenario",
+    "Scenario": "scenario.model",
+    "load_scenario": "scenario.model",
     "ScenarioError": "errors",
     "run_sweep": "sweep",
     "plan_sweep": "sweep",
-    "write_run": "store",
-    "load_run": "store",
-    "find_runs": "store",
-    "connect": "query",
-    "runs_frame": "query",
-    "build_report": "report",
-    "import_hpcc": "hpcc_import",
-    "export_fct": "hpcc_export",
+    "write_run": "results.store",
+    "load_run": "results.store",
+    "find_runs": "results.store",
+    "connect": "results.query",
+    "runs_frame": "results.query",
+    "build_report": "papers.report",
+    "import_hpcc": "interop.hpcc.importer",
+    "export_fct": "interop.hpcc.exporter",
 }
 
 __all__ = sorted([*_EXPORTS, "Results", "run", "query", "plots"])
@@ -57,7 +62,7 @@ __all__ = sorted([*_EXPORTS, "Results", "run", "query", "plots"])
 
 def __getattr__(name: str) -> Any:
     if name == "plots":
-        return importlib.import_module(".plots", __name__)
+        return importlib.import_module(".papers.plots", __name__)
     mod = _EXPORTS.get(name)
     if mod is None:
         raise AttributeError(f"module 'hopsim' has no attribute {name!r}")

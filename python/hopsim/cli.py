@@ -63,7 +63,7 @@ _ARGUMENTS = {"scenario": "SCENARIO", "sweep": "SWEEP", "config": "CONFIG", "roo
 def _path_error(e: OSError, paths: dict[str, Optional[Path]]) -> str:
     """One line for a file-system refusal: the option whose path it concerns (the path given, or
     a path inside it or leading to it), the file, and the system's reason."""
-    from .paths import why_unwritable
+    from .scenario.paths import why_unwritable
 
     name = str(e.filename) if e.filename else ""
     why = e.strerror or str(e)
@@ -123,7 +123,7 @@ ThreadsOpt = typer.Option(None, "--threads", min=1, help="Threads for the run: t
 
 
 def _threads(threads: Optional[int]) -> int:
-    from .resources import default_threads
+    from .scenario.resources import default_threads
 
     return default_threads() if threads is None else threads
 
@@ -143,10 +143,10 @@ def run(
     from .errors import RunInterrupted
     from .progress import RunProgress
     from .run import run as run_scenario
-    from .resources import check_disk
-    from .scenario import load_scenario
+    from .scenario.resources import check_disk
+    from .scenario.model import load_scenario
     from . import interrupts
-    from .store import check_writable, is_complete, write_run
+    from .results.store import check_writable, is_complete, write_run
 
     with _bad_input(scenario=scenario, out=out):
         sc = load_scenario(scenario, _parse_set(set_), validate=True, max_memory=max_memory)
@@ -208,7 +208,7 @@ def _frames(s: dict[str, Any]) -> str:
 def _write(write_run: Callable[..., Path], res: Any, sc: Any, out: Path, force: bool) -> Path:
     """Write a run folder; a file-system error (full disk, permissions) is bad output, not a
     traceback, and leaves nothing behind (`write_run` removes its temporary folder)."""
-    from .paths import why_unwritable
+    from .scenario.paths import why_unwritable
 
     try:
         return write_run(res, sc, out, overwrite=force)
@@ -227,10 +227,10 @@ def validate(
     threads: Optional[int] = ThreadsOpt,
 ) -> None:
     """Check a scenario (schema, files, topology, flows, memory) without running it."""
-    from .resources import check_disk, estimate_memory, with_process
-    from .scenario import load_scenario
+    from .scenario.resources import check_disk, estimate_memory, with_process
+    from .scenario.model import load_scenario
 
-    from .paths import write_text_atomic
+    from .scenario.paths import write_text_atomic
 
     with _bad_input(scenario=scenario, core_json=core_json):
         sc = load_scenario(scenario, _parse_set(set_), validate=True, max_memory=max_memory)
@@ -244,7 +244,7 @@ def validate(
 
 
 def _print_estimate(est: dict[str, Any]) -> None:
-    from .resources import fmt_bytes
+    from .scenario.resources import fmt_bytes
 
     disk = f"; samples spooled to disk: about {fmt_bytes(est['disk'])}" if est.get("disk") else ""
     t = Table(title=f"estimated memory: about {fmt_bytes(est['total'])}{disk}", show_lines=False)
@@ -271,7 +271,7 @@ def sweep(
                                "(its base scenario, grid or seeds changed); without it they stop the sweep."),
 ) -> None:
     """Run a grid of scenario variants x seeds, locally or on a Dask cluster; resumes."""
-    from .store import check_writable
+    from .results.store import check_writable
     from .sweep import run_sweep
 
     from .progress import SweepProgress
@@ -302,7 +302,7 @@ def query(
     fmt: str = typer.Option("table", "--format", "-f", help="table, csv or json."),
 ) -> None:
     """Answer SQL over every run in a folder (DuckDB)."""
-    from .query import query as run_query
+    from .results.query import query as run_query
 
     if fmt not in ("table", "csv", "json"):
         _error(f"--format: {fmt!r} is not allowed; allowed: table, csv, json")
@@ -343,9 +343,9 @@ def report(
     """Build one HTML page with the figures and summary tables (for a `hopsim reproduce` folder:
     the paper's page, each figure beside the paper's numbers; for `reproduce all`'s: the pages and
     their index, whatever --out says)."""
-    from .paper_index import build_index
-    from .report import build_report
-    from .reproduce import build_paper_page, is_reproduction
+    from .papers.index import build_index
+    from .papers.report import build_report
+    from .papers.reproduce import build_paper_page, is_reproduction
 
     try:
         with _bad_input(root=root, out=out), _spinner("building report") as say:
@@ -374,9 +374,9 @@ def reproduce(
     """Run a paper's scenarios as sweeps and write one HTML page: each figure redrawn from hopsim's
     runs beside the numbers the paper reports; resumes when run again. `all`: every paper, each in
     a folder of --out, and an index page of them."""
-    from .paper_index import build_index
-    from .reproduce import all_papers
-    from .store import check_writable
+    from .papers.index import build_index
+    from .papers.reproduce import all_papers
+    from .results.store import check_writable
 
     if paper != "all":
         _reproduce_one(paper, out, quick, jobs)
@@ -391,9 +391,9 @@ def reproduce(
 
 def _reproduce_one(paper: str, out: Optional[Path], quick: bool, jobs: Optional[int]) -> None:
     from .progress import SweepProgress
-    from .reproduce import expected_wall, paper_dir, paper_sweeps
-    from .reproduce import reproduce as run_paper
-    from .store import check_writable
+    from .papers.reproduce import expected_wall, paper_dir, paper_sweeps
+    from .papers.reproduce import reproduce as run_paper
+    from .results.store import check_writable
 
     with _bad_input(out=out):
         d = paper_dir(paper)
@@ -425,7 +425,7 @@ def import_hpcc_cmd(
     out: Path = typer.Option(..., "--out", "-o", help="Scenario TOML to write."),
 ) -> None:
     """Turn an HPCC ns-3 simulator config into a hopsim scenario."""
-    from .hpcc_import import import_hpcc
+    from .interop.hpcc.importer import import_hpcc
 
     with _bad_input(config=config, out=out):
         path, warnings = import_hpcc(config, out)
@@ -440,7 +440,7 @@ def import_floodgate_cmd(
     flows: Optional[Path] = typer.Option(None, "--flows", help="The flows it drew (FLOW_FROM_FILE 0): its standard output, or scripts/ns3_flow_list.py's output."),
 ) -> None:
     """Turn a Floodgate-NS3 config into a hopsim scenario."""
-    from .floodgate_import import import_floodgate
+    from .interop.floodgate.importer import import_floodgate
 
     with _bad_input(config=config, out=out):
         path, warnings = import_floodgate(config, out, flows)
@@ -456,7 +456,7 @@ def import_bfc_cmd(
                                          "lines), run flow for flow; without, hopsim draws the same kind of traffic."),
 ) -> None:
     """Turn a BFC simulator (BFC_NS3_NSDI2022) config into a hopsim scenario."""
-    from .bfc_import import import_bfc
+    from .interop.bfc.importer import import_bfc
 
     with _bad_input(config=config, out=out):
         path, warnings = import_bfc(config, out, flows)
@@ -476,7 +476,7 @@ def export_floodgate_cmd(
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="File to write (default RUN_DIR/fct-floodgate.txt)."),
 ) -> None:
     """Write per-flow results in Floodgate-NS3's fct format (its qp_finish lines, its oracle FCT)."""
-    from .floodgate_export import export_floodgate
+    from .interop.floodgate.exporter import export_floodgate
 
     with _bad_input(run_dir=run_dir, out=out):
         path, n, notes = export_floodgate(run_dir, out)
@@ -493,7 +493,7 @@ def export_bfc_cmd(
     incast_sources: int = typer.Option(100, "--incast-sources", min=1, help="Senders per incast, with --incast-packets."),
 ) -> None:
     """Write per-flow and buffer results as the BFC simulator prints them (for its calculate_fct_slowdown.py)."""
-    from .bfc_export import export_bfc
+    from .interop.bfc.exporter import export_bfc
 
     with _bad_input(run_dir=run_dir, out=out):
         path, n, notes = export_bfc(run_dir, out, None if incast_packets is None else (incast_packets, incast_sources))
@@ -507,7 +507,7 @@ def export_fct_cmd(
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="File to write (default RUN_DIR/fct.txt)."),
 ) -> None:
     """Write per-flow results in the HPCC simulator's fct.txt format (fct.txt only; see export-hpcc)."""
-    from .hpcc_export import export_fct
+    from .interop.hpcc.exporter import export_fct
 
     with _bad_input(run_dir=run_dir, out=out):
         path, n = export_fct(run_dir, out)
@@ -521,7 +521,7 @@ def export_hpcc_cmd(
 ) -> None:
     """Write the HPCC simulator's output files (fct.txt, pfc.txt, qlen.txt) for a run; a file whose
     table the run lacks is skipped with a note saying what writes it."""
-    from .hpcc_export import export_hpcc
+    from .interop.hpcc.exporter import export_hpcc
 
     with _bad_input(run_dir=run_dir, out=out):
         files = export_hpcc(run_dir, out)
@@ -549,10 +549,10 @@ def compare_fct_cmd(
     incast_dsts: str = typer.Option("", "--incast-dsts", help="Comma-separated hosts whose incoming flows are the incast "
                                     "(Floodgate-NS3: the first host of each rack that received one)."),
 ) -> None:
-    """Compare FCT slowdowns of two runs flow by flow, in 10 flow-size buckets (see hopsim.compare).
+    """Compare FCT slowdowns of two runs flow by flow, in 10 flow-size buckets (see hopsim.interop.compare).
     Exit 0 when the worst gap is within --tol, 1 when it is not, 2 on bad input or no matching flow."""
-    from .compare import BFC_TAG, PLOT_FORMATS, compare, plot, read_fct, render, summary_lines, write_json
-    from .paths import why_unwritable
+    from .interop.compare import BFC_TAG, PLOT_FORMATS, compare, plot, read_fct, render, summary_lines, write_json
+    from .scenario.paths import why_unwritable
 
     with _bad_input(ref=ref, cand=cand, plot=plot_, json=json_):
         if plot_ is not None and plot_.suffix.lstrip(".").lower() not in PLOT_FORMATS:
@@ -566,7 +566,7 @@ def compare_fct_cmd(
             raise ScenarioError(f"--incast-dsts {incast_dsts!r}: expected host ids separated by commas, e.g. 0,16,32") from None
         edges = None
         if ref_name.endswith(BFC_TAG):
-            from .bfc_compare import size_edges
+            from .interop.bfc.compare import size_edges
 
             edges = size_edges()
         cmp = compare(ref_rows, cand_rows, tol, ref_name, cand_name, basis=basis, flows=flows, incast_dsts=dsts, edges=edges)
@@ -630,20 +630,20 @@ def _forget_escaped_interrupts() -> None:
 
 
 _MODULES = {
-    "run": ("scenario", "run", "store", "progress", "resources", "spool"),
-    "validate": ("scenario", "resources", "store", "spool", "run", "progress"),
-    "sweep": ("scenario", "run", "store", "progress", "sweep"),
-    "reproduce": ("scenario", "run", "store", "progress", "sweep", "reproduce"),
-    "query": ("query", "duckdb", "pandas"),
-    "report": ("report", "reproduce", "plots"),
-    "import-hpcc": ("hpcc_import",),
-    "import-floodgate": ("floodgate_import",),
-    "export-fct": ("hpcc_export",),
-    "export-floodgate": ("floodgate_export",),
-    "import-bfc": ("bfc_import",),
-    "export-bfc": ("bfc_export",),
-    "export-hpcc": ("hpcc_export",),
-    "compare-fct": ("compare",),
+    "run": ("scenario.model", "run", "results.store", "progress", "scenario.resources", "results.spool"),
+    "validate": ("scenario.model", "scenario.resources", "results.store", "results.spool", "run", "progress"),
+    "sweep": ("scenario.model", "run", "results.store", "progress", "sweep"),
+    "reproduce": ("scenario.model", "run", "results.store", "progress", "sweep", "papers.reproduce"),
+    "query": ("results.query", "duckdb", "pandas"),
+    "report": ("papers.report", "papers.reproduce", "papers.plots"),
+    "import-hpcc": ("interop.hpcc.importer",),
+    "import-floodgate": ("interop.floodgate.importer",),
+    "export-fct": ("interop.hpcc.exporter",),
+    "export-floodgate": ("interop.floodgate.exporter",),
+    "import-bfc": ("interop.bfc.importer",),
+    "export-bfc": ("interop.bfc.exporter",),
+    "export-hpcc": ("interop.hpcc.exporter",),
+    "compare-fct": ("interop.compare",),
 }
 """The modules each command loads (besides this one), by command name."""
 

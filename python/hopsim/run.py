@@ -1,7 +1,7 @@
 """Running one scenario: `hopsim.run(scenario) -> Results`.
 
 The core hands back columns as raw little-endian buffers (see ``crates/hopsim-py/src/lib.rs``);
-here they become tables of NumPy columns (`hopsim.columns`; Arrow tables on first access) with the
+here they become tables of NumPy columns (`hopsim.results.columns`; Arrow tables on first access) with the
 units users read: times in nanoseconds as floats
 (``start_ns``, ``fct_ns``; exact to the picosecond up to about 100 days), with the integer
 picosecond columns kept beside them (``start_ps``) for exact arithmetic.
@@ -14,28 +14,26 @@ from collections import Counter
 import math
 import time
 from pathlib import Path
-from dataclasses import dataclass, field
-from functools import cached_property
-from typing import TYPE_CHECKING, Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
-from .columns import Masked, Strings, Table, strings
+from .results.columns import Masked, Strings, Table, strings
 from .errors import RunInterrupted, ScenarioError
-from .spool import FLOWS, RAW, Spool, Tables, _np, column
+from .results.spool import FLOWS, RAW, Spool, Tables, _np, column
+from .results.tables import TABLES, Results
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
     import pyarrow as pa
 
-    from .scenario import Scenario
+    from .scenario.model import Scenario
 
 __all__ = ["Results", "run", "execute", "results_from_native", "TABLES"]
 
 FRAME_KINDS = ("pfc", "queue_pause", "credit", "dst_pause", "flow_pause", "other")
 """Kinds of control frame (the core's `packet::ctrl::CtrlKind`), as the summary counts them."""
 
-TABLES = ("flows", "pauses", "control", "buffer", "queues", "ports", "pfc_received", "qlen", "trace", "module_samples", "latency", "cwnd")
 _U64_MAX = np.uint64(2**64 - 1)
 _SWITCH_WIDE = np.uint16(0xFFFF)  # a module sample of the whole switch (crate::fc::SWITCH_WIDE)
 
@@ -64,10 +62,10 @@ def execute(
     handler raised while the core ran (Ctrl-C; SIGTERM where the program makes it raise), and
     ValueError, before anything is built, when the scenario's memory estimate exceeds
     `max_memory` (a size, ``"off"``, or ``"auto"``: ``HOPSIM_MAX_MEMORY``, else the memory
-    available on the machine that runs it; see `hopsim.resources`).
+    available on the machine that runs it; see `hopsim.scenario.resources`).
     """
     from . import _native
-    from .resources import native_limit
+    from .scenario.resources import native_limit
 
     limit = native_limit(max_memory)
     t0 = time.perf_counter()
@@ -91,7 +89,7 @@ def _ns(ps: np.ndarray) -> np.ndarray:
 def results_from_native(raw: dict[str, Any], scenario_hash: str = "", name: str = "", spool: Spool | None = None) -> "Results":
     """The tables and the summary from `execute`'s output; with `spool` (the one that took the
     run's chunks), the time-growing tables are made a row group at a time into files there.
-    The tables are NumPy columns (`hopsim.columns`) until one is read as Arrow (`Tables`).""" 
+    The tables are NumPy columns (`hopsim.results.columns`) until one is read as Arrow (`Tables`).""" 
     t = raw["tables"]
     counters = dict(raw["counters"])
 
@@ -376,69 +374,6 @@ def _trace_events() -> tuple[str, ...]:
     return tuple(_native.TRACE_EVENTS)
 
 
-@dataclass
-class Results:
-    """One run's measurements: Arrow tables (``tables``) and whole-run numbers (``summary``).
-    The table properties give pandas DataFrames."""
-
-    # a run's `spool.Tables` (NumPy columns until read, spooled tables in files), or a dict (a
-    # run folder read back)
-    tables: "Mapping[str, pa.Table]"
-    summary: dict[str, Any] = field(default_factory=dict)
-
-    def df(self, name: str) -> "pd.DataFrame":
-        return self._frames[name]
-
-    @cached_property
-    def _frames(self) -> dict[str, "pd.DataFrame"]:
-        return {k: v.to_pandas() for k, v in self.tables.items()}
-
-    @property
-    def flows(self) -> "pd.DataFrame":
-        return self.df("flows")
-
-    @property
-    def pauses(self) -> "pd.DataFrame":
-        return self.df("pauses")
-
-    @property
-    def buffer(self) -> "pd.DataFrame":
-        return self.df("buffer")
-
-    @property
-    def queues(self) -> "pd.DataFrame":
-        return self.df("queues")
-
-    @property
-    def ports(self) -> "pd.DataFrame":
-        return self.df("ports")
-
-    @property
-    def pfc_received(self) -> "pd.DataFrame":
-        return self.df("pfc_received")
-
-    @property
-    def qlen(self) -> "pd.DataFrame":
-        return self.df("qlen")
-
-    @property
-    def trace(self) -> "pd.DataFrame":
-        return self.df("trace")
-
-    @property
-    def module_samples(self) -> "pd.DataFrame":
-        return self.df("module_samples")
-
-    @property
-    def latency(self) -> "pd.DataFrame":
-        return self.df("latency")
-
-    def __repr__(self) -> str:
-        s = self.summary
-        return (f"Results({s.get('flows_finished')}/{s.get('flows')} flows finished, "
-                f"{s.get('pause_frames')} pauses, {s.get('drops')} drops, {s.get('events')} events)")
-
-
 def run(
     scenario: "Scenario | str",
     overrides: dict[str, Any] | None = None,
@@ -449,7 +384,7 @@ def run(
 ) -> Results:
     """Run a scenario (a `Scenario` or a path to a TOML file) and return its results.
 
-    A scenario whose memory estimate exceeds `max_memory` (see `hopsim.resources`; default: the
+    A scenario whose memory estimate exceeds `max_memory` (see `hopsim.scenario.resources`; default: the
     memory available) raises ScenarioError before anything is built.
 
     ``summary["stopped"]`` says why it ended: ``done``, ``duration``, ``no_progress`` or
@@ -458,13 +393,13 @@ def run(
 
     With `spool` (the default), the tables that grow with simulated time (buffer, queues, trace)
     and the flows table go to a temporary folder in chunks while the core runs, so memory stays
-    bounded however long the run and however many its flows (`hopsim.spool`); the results read
+    bounded however long the run and however many its flows (`hopsim.results.spool`); the results read
     them back on access.
 
-    `threads` (default: the machine's cores, `hopsim.resources.default_threads`): the network is
+    `threads` (default: the machine's cores, `hopsim.scenario.resources.default_threads`): the network is
     split into that many partitions run side by side, with the same tables as on one thread."""
-    from .resources import default_threads
-    from .scenario import Scenario, load_scenario
+    from .scenario.resources import default_threads
+    from .scenario.model import Scenario, load_scenario
 
     sc = scenario if isinstance(scenario, Scenario) else load_scenario(scenario)
     if overrides:
@@ -472,7 +407,7 @@ def run(
     if spool:
         import tempfile
 
-        from .resources import check_disk
+        from .scenario.resources import check_disk
 
         check_disk(sc.core_json, [(Path(tempfile.gettempdir()), "the spool")],
                    source=str(sc.source) if sc.source else None)
@@ -487,7 +422,7 @@ def run(
     except ScenarioError:
         raise  # a bad max_memory
     except ValueError as e:
-        from .scenario import core_error_lines
+        from .scenario.model import core_error_lines
 
         raise ScenarioError(core_error_lines(str(e), sc.model), source=str(sc.source) if sc.source else None) from None
     return results_from_native(raw, sc.hash, sc.name, sp)

@@ -39,13 +39,13 @@ from typing import Any, Callable, Iterator
 from pydantic import Field, ValidationError
 
 from .errors import RunInterrupted, ScenarioError
-from .paper import PaperModel
-from .resources import AUTO, memory_limit
+from .papers.claims import PaperModel
+from .scenario.resources import AUTO, memory_limit
 from .run import execute, results_from_native
-from .scenario import Scenario, apply_overrides, format_validation_error, read_toml, scenario_from_dict
-from .schema import Int, Strict
-from .store import SUMMARY, clean_stale, is_complete, read_summary, write_run
-from .paths import read_bounded, resolve, why_unwritable
+from .scenario.model import Scenario, apply_overrides, format_validation_error, read_toml, scenario_from_dict
+from .scenario.schema import Int, Strict
+from .results.store import SUMMARY, clean_stale, is_complete, read_summary, write_run
+from .scenario.paths import read_bounded, resolve, why_unwritable
 
 __all__ = ["SweepModel", "RunPoint", "plan_sweep", "run_sweep", "check_out", "SweepReport", "MANIFEST"]
 
@@ -59,7 +59,7 @@ class SweepModel(Strict):
     seeds: list[Int] = Field(default_factory=list)
     grid: dict[str, list[Any]] = Field(default_factory=dict)
     runs: list[dict[str, Any]] = Field(default_factory=list)
-    # the figures of a paper these runs reproduce (`hopsim reproduce`; see `hopsim.paper`)
+    # the figures of a paper these runs reproduce (`hopsim reproduce`; see `hopsim.papers.claims`)
     paper: PaperModel | None = None
 
 
@@ -115,7 +115,7 @@ def read_sweep(path: Path | str) -> SweepModel:
 
 def plan_sweep(path: Path | str, max_memory: Any = AUTO, quick: bool = False) -> tuple[SweepModel, list[RunPoint]]:
     """Read a sweep file and validate every run point (schema and core, the memory estimate
-    against `max_memory` included: see `hopsim.resources`). `quick`: the reduced version its
+    against `max_memory` included: see `hopsim.scenario.resources`). `quick`: the reduced version its
     ``[paper.quick]`` table gives (those overrides on every point, the first seed only)."""
     p = resolve(path)
     m = read_sweep(p)
@@ -293,9 +293,9 @@ def _complete(d: Path) -> bool:
 
 
 def _hold(out: Path) -> Any:
-    """This sweep's lock on its folder (`hopsim.locks`): a second sweep into it refuses, naming
+    """This sweep's lock on its folder (`hopsim.results.locks`): a second sweep into it refuses, naming
     the first, rather than running the same points twice."""
-    from .locks import Held, hold, owner_text
+    from .results.locks import Held, hold, owner_text
 
     try:
         return hold(out)
@@ -334,7 +334,7 @@ def _run(todo: list[RunPoint], out: Path, report: SweepReport, jobs: int | None,
         if on_done:
             on_done(rp.run_id)
 
-    from .resources import default_threads
+    from .scenario.resources import default_threads
 
     if client is not None:
         _run_dask(client, todo, finish, max_memory)
@@ -370,7 +370,7 @@ def _run_pool(jobs: int, todo: list[RunPoint], finish: Callable[[RunPoint, dict[
     ctx = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
     workers = min(jobs, len(todo))
     # jobs x threads within the cores: each run gets its share of them
-    from .resources import default_threads
+    from .scenario.resources import default_threads
 
     threads = default_threads(workers)
     ex = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_worker_signals)

@@ -4,7 +4,7 @@
 //! (SIGABRT, a core dump, no word of what to change). Reached only with the memory guard off
 //! (`--max-memory off`) or when the estimate falls short (`hopsim_core::footprint`); nothing
 //! has been written then (a run folder is written after the run), and the spool folder it
-//! leaves is removed by the next run (`hopsim.spool`).
+//! leaves is removed by the next run (`hopsim.results.spool`).
 
 use std::alloc::{GlobalAlloc, Layout, System};
 

@@ -23,7 +23,7 @@
 //! (`"<u8"`, `"<f8"`, `"|b1"`, ...), so the Python side wraps it with `numpy.frombuffer` without
 //! creating one Python object per value. Text columns are lists of `str`. The scenario itself
 //! arrives as the core's serde JSON (`hopsim_core::scenario::Scenario`), produced by
-//! `python/hopsim/scenario.py` from a validated TOML file.
+//! `python/hopsim/scenario/model.py` from a validated TOML file.
 
 use hopsim_core::progress::{Hook, Progress, Watch};
 use hopsim_core::scenario::Scenario;
@@ -428,7 +428,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(defaults, m)?)?;
     m.add_function(wrap_pyfunction!(read_tables, m)?)?;
-    // run folders' tables, written without pyarrow (`hopsim.columns`)
+    // run folders' tables, written without pyarrow (`hopsim.results.columns`)
     m.add_class::<parquet_out::TableWriter>()?;
     // the core's limits, so the schema's can be checked against them
     m.add("MAX_QUEUES", hopsim_core::queues::port::MAX_QUEUES)?;

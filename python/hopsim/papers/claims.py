@@ -1,0 +1,285 @@
+"""A paper's figures as data: the ``[paper]`` table of a sweep file, the metrics a figure shows,
+and the check of each number the paper reports against hopsim's.
+
+Why in the sweep file: a figure compares runs (schemes, loads), and the sweep is what names them.
+Each ``[[runs]]`` entry sets ``name = "floodgate"``; that name is the run's label (see
+`query.label_of`), and the claims below refer to labels. The paper's numbers are written once,
+here, with the figure and the page they come from::
+
+    [paper.quick]                    # overrides for `hopsim reproduce --quick` (first seed only)
+    "workload.duration" = "100us"
+    [[paper.figures]]
+    id = "fig8a"
+    title = "Fig. 8a: p99 FCT slowdown of Poisson flows, Memcached incastmix"
+    page = 9
+    claim = "Floodgate cuts the p99 FCT of Poisson flows 2-4x against DCQCN"
+    plot = "bars"                    # bars | lines | series | slowdown_by_size | buffer_cdf | table
+    metric = "slowdown_p99"          # a named metric, or sql = "SELECT label, ... AS value ..."
+                                     # with y = "what the value is" and unit = "us" (`figstyle.UNITS`)
+    flows = "NOT incast"             # SQL filter on `flows` for the named flow metrics
+    [[paper.figures.reported]]
+    ratio = ["dcqcn", "floodgate"]   # metric(dcqcn) / metric(floodgate) ...
+    range = [2.0, 4.0]               # ... is 2-4 in the paper (or value = 3.0)
+    note = "Fig. 8a, Memcached"
+    cause = "fig8-memcached.toml:12"  # where a claim that does not hold is explained (optional)
+
+A claim *holds* when hopsim's number is on the same side of 1 as the paper's (ratios: the same
+scheme wins, by more than 5%: a ratio of 1.0003 is no win) and within a factor of 2 of it (of the
+nearer end of a range); a value claim has no direction, only the factor. Seeds are averaged: a named metric is computed per run and the runs
+of a label are averaged; an SQL metric's rows of one label are averaged.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import Field, model_validator
+
+from .figstyle import UNITS
+from ..scenario.schema import Int, Strict
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["PaperModel", "Figure", "Reported", "FLOW_METRICS", "SUMMARY_METRICS", "METRIC_AXES", "y_axis", "metric_by_run",
+           "by_label", "Verdict", "check", "figure_values", "MANIFEST"]
+
+# named metrics over the flows table: SQL aggregate of the finished flows that pass `flows`
+MANIFEST = "paper.json"
+"""The file in a reproduction's folder that says what ran, quick or full, and how long it took."""
+
+FLOW_METRICS = {
+    "slowdown_mean": "avg(slowdown)",
+    "slowdown_p50": "quantile_cont(slowdown, 0.5)",
+    "slowdown_p95": "quantile_cont(slowdown, 0.95)",
+    "slowdown_p99": "quantile_cont(slowdown, 0.99)",
+    "fct_us_mean": "avg(fct_ns) / 1000",
+    "fct_us_p99": "quantile_cont(fct_ns, 0.99) / 1000",
+    "flows_done": "count(*)",
+}
+# named metrics from the run summary (the `runs` table)
+SUMMARY_METRICS = ("pause_frames", "pause_time_ns", "drops", "max_switch_buffer_bytes", "flows_finished",
+                   "wall_time_s", "events", "end_time_ns")
+
+# what each named metric is on an axis: (quantity, unit of its values)
+METRIC_AXES = {
+    "slowdown_mean": ("mean FCT slowdown", "slowdown"),
+    "slowdown_p50": ("median FCT slowdown", "slowdown"),
+    "slowdown_p95": ("p95 FCT slowdown", "slowdown"),
+    "slowdown_p99": ("p99 FCT slowdown", "slowdown"),
+    "fct_us_mean": ("mean FCT", "us"),
+    "fct_us_p99": ("p99 FCT", "us"),
+    "flows_done": ("flows finished", "count"),
+    "pause_frames": ("pause frames", "count"),
+    "pause_time_ns": ("pause time", "ns"),
+    "drops": ("packets dropped", "count"),
+    "max_switch_buffer_bytes": ("peak switch buffer", "B"),
+    "flows_finished": ("flows finished", "count"),
+    "wall_time_s": ("wall time", "s"),
+    "events": ("events", "count"),
+    "end_time_ns": ("simulated time", "ns"),
+}
+
+# ratios within this factor of 1 have no direction (`check`)
+DEAD_BAND = 1.05
+
+PLOTS = ("bars", "lines", "series", "slowdown_by_size", "buffer_cdf", "table")
+
+
+class Reported(Strict):
+    """One number the paper reports: a label's value, or the ratio of two labels' values."""
+
+    label: str | None = None
+    ratio: list[str] | None = Field(default=None, min_length=2, max_length=2)
+    value: float | None = None
+    range: list[float] | None = Field(default=None, min_length=2, max_length=2)
+    metric: str | None = None
+    flows: str | None = None
+    note: str = ""
+    cause: str | None = Field(default=None, pattern=r"^[^:]+(:[0-9]+)?$")
+    """Where the reason it does not hold is written: ``FILE`` or ``FILE:LINE``, a file of the
+    paper's folder (a sweep's comment) or of the repository (a module's doc comment)."""
+    cause_class: Literal["mechanism", "setting", "unstated", "not_reproducible"] | None = None
+    """What kind of reason `cause` gives: hopsim's mechanism differs from the paper's text
+    (``mechanism``), the paper states a setting the scenario cannot apply (``setting``), the paper
+    leaves a setting unstated and a sweep shows the claim's dependence on it (``unstated``), or the
+    number cannot come from a simulator (testbed hardware, a value read off an unlabelled plot:
+    ``not_reproducible``)."""
+
+    @model_validator(mode="after")
+    def _one_of_each(self) -> "Reported":
+        if (self.label is None) == (self.ratio is None):
+            raise ValueError("give exactly one of label (a value claim) and ratio (a ratio claim)")
+        if (self.value is None) == (self.range is None):
+            raise ValueError("give exactly one of value and range")
+        if self.range is not None and not (0 < self.range[0] <= self.range[1]):
+            raise ValueError(f"range must be two positive numbers, low first; got {self.range}")
+        if self.value is not None and self.value <= 0:
+            raise ValueError(f"value must be positive (claims are compared as ratios); got {self.value}")
+        return self
+
+
+class Figure(Strict):
+    id: str = Field(pattern=r"^[A-Za-z0-9_.-]+$")
+    title: str
+    page: Int | None = None
+    claim: str = ""
+    plot: Literal["bars", "lines", "series", "slowdown_by_size", "buffer_cdf", "table"] = "bars"
+    metric: str | None = None
+    sql: str | None = None
+    flows: str | None = None
+    x: str | None = None
+    x_label: str | None = None
+    y: str | None = None
+    unit: str | None = None
+    logy: bool = False
+    reported: list[Reported] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _metric(self) -> "Figure":
+        if self.metric is not None and self.sql is not None:
+            raise ValueError("give metric or sql, not both")
+        if self.metric is not None and self.metric not in FLOW_METRICS and self.metric not in SUMMARY_METRICS:
+            raise ValueError(f"metric {self.metric!r} is not a named metric; allowed: "
+                             f"{', '.join([*FLOW_METRICS, *SUMMARY_METRICS])} (or use sql)")
+        if self.plot in ("bars", "lines") and self.metric is None and self.sql is None:
+            raise ValueError(f"plot = {self.plot!r} needs a metric or sql")
+        if self.plot == "series" and self.sql is None:
+            raise ValueError("plot = 'series' needs sql returning label, x, y")
+        if self.sql is not None and self.plot != "table" and (self.y is None or self.unit is None):
+            raise ValueError("a figure drawn from sql needs y (what its value is) and unit (one of "
+                             f"{', '.join(UNITS)}, or slowdown)")
+        if self.unit is not None and self.unit not in (*UNITS, "slowdown"):
+            raise ValueError(f"unit {self.unit!r} is not one of {', '.join(UNITS)}, slowdown")
+        if self.plot == "series" and self.x_label is None:
+            raise ValueError("plot = 'series' needs x_label (the quantity on the x axis, with its unit)")
+        if self.plot == "lines" and self.x is None:
+            raise ValueError("plot = 'lines' needs x (the swept parameter on the x axis)")
+        for r in self.reported:
+            m = r.metric or self.metric
+            if m is None and self.sql is None:
+                raise ValueError("a reported number needs the figure's metric or sql, or its own metric")
+            if m is not None and m not in FLOW_METRICS and m not in SUMMARY_METRICS:
+                raise ValueError(f"reported metric {m!r} is not a named metric; allowed: "
+                                 f"{', '.join([*FLOW_METRICS, *SUMMARY_METRICS])}")
+        return self
+
+
+class PaperModel(Strict):
+    quick: dict[str, Any] = Field(default_factory=dict)
+    figures: list[Figure] = Field(min_length=1)
+    wall_full_s: float | None = Field(default=None, gt=0)
+    wall_quick_s: float | None = Field(default=None, gt=0)
+
+
+def flows_in_words(sql: str) -> str:
+    """A flow filter as an axis says it: ``NOT incast AND size_bytes < 3000`` -> ``non-incast flows < 3 KB``."""
+    from ..scenario.units import fmt_size
+
+    words = []
+    for part in re.split(r"\s+AND\s+", sql.strip(), flags=re.I):
+        m = re.fullmatch(r"size_bytes\s*([<>]=?)\s*([0-9]+)", part.strip())
+        if part.strip() == "NOT incast":
+            words.append("non-incast")
+        elif part.strip() == "incast":
+            words.append("incast")
+        elif m:
+            words.append(f"{m.group(1)} {fmt_size(int(m.group(2))).replace('KB', ' KB').replace('MB', ' MB')}")
+        elif part.strip() != "finished":
+            words.append(part.strip())
+    kind = [w for w in words if w in ("non-incast", "incast")]
+    return " ".join([*kind, "flows", *(w for w in words if w not in kind)])
+
+
+def y_axis(fig: Figure, metric: str | None = None, flows: str | None = None) -> tuple[str, str]:
+    """(quantity, unit) of a figure's values, or of a claim's own `metric` on it."""
+    m = metric or fig.metric
+    if m is not None and (metric is not None or fig.sql is None):
+        q, unit = METRIC_AXES[m]
+        f = flows if flows is not None else fig.flows
+        return (f"{q}, {flows_in_words(f)}" if f and m in FLOW_METRICS else q), unit
+    return fig.y or "value", fig.unit or ""
+
+
+def metric_by_run(con: Any, metric: str | None, sql: str | None = None, flows: str | None = None) -> "pd.DataFrame":
+    """(run, label, value) per run for a named metric, or (label, value) rows from `sql`."""
+    if sql is not None:
+        df = con.execute(sql).fetchdf()
+        if "label" not in df or "value" not in df:
+            raise ValueError(f"the figure's sql must return columns label and value; it returned {list(df.columns)}")
+        return df
+    assert metric is not None
+    if metric in SUMMARY_METRICS:
+        return con.execute(f'SELECT run, label, CAST("{metric}" AS DOUBLE) AS value FROM runs').fetchdf()
+    where = f"finished AND ({flows})" if flows else "finished"
+    return con.execute(
+        f"SELECT r.run, r.label, f.value FROM runs r LEFT JOIN "
+        f"(SELECT run, {FLOW_METRICS[metric]} AS value FROM flows WHERE {where} GROUP BY run) f ON f.run = r.run"
+    ).fetchdf()
+
+
+def by_label(df: "pd.DataFrame") -> dict[str, float]:
+    """Mean value per label (seeds averaged), in first-seen order."""
+    out: dict[str, float] = {}
+    for lab, g in df.groupby("label", sort=False):
+        v = g["value"].astype(float).dropna()
+        out[str(lab)] = float(v.mean()) if len(v) else math.nan
+    return out
+
+
+@dataclass
+class Verdict:
+    paper: str
+    hopsim: float
+    holds: bool | None  # None: hopsim has no number (a label missing, no finished flow)
+    why: str
+
+
+def _paper_text(r: Reported) -> str:
+    return f"{r.range[0]:g}-{r.range[1]:g}" if r.range else f"{r.value:g}"
+
+
+def check(r: Reported, values: dict[str, float]) -> Verdict:
+    """Compare one reported number with hopsim's values by label."""
+    lo, hi = (r.range[0], r.range[1]) if r.range else (r.value, r.value)
+    assert lo is not None and hi is not None
+    if r.ratio:
+        a, b = values.get(r.ratio[0], math.nan), values.get(r.ratio[1], math.nan)
+        h = a / b if b and not math.isnan(b) else math.nan
+    else:
+        h = values.get(r.label or "", math.nan)
+    missing = [x for x in (r.ratio or [r.label]) if x not in values]
+    if missing:
+        return Verdict(_paper_text(r), math.nan, None, f"no run labelled {', '.join(map(repr, missing))}")
+    if not math.isfinite(h) or h <= 0:
+        return Verdict(_paper_text(r), h, None, "hopsim has no positive number here")
+    # factor: how far hopsim is outside the paper's range (1 inside it)
+    factor = lo / h if h < lo else (h / hi if h > hi else 1.0)
+    within = factor <= 2.0
+    if r.ratio:
+        # a direction is a difference: within 5% of 1 hopsim sees none (a 1.0003 is no win)
+        if lo > 1:
+            same = h > DEAD_BAND
+        elif hi < 1:
+            same = h < 1 / DEAD_BAND
+        else:
+            same = True
+        holds = same and within
+        tie = 1 / DEAD_BAND <= h <= DEAD_BAND
+        why = ("same direction, within 2x" if holds else
+               "no difference in hopsim" if not same and tie else
+               "opposite direction" if not same else f"right direction, {factor:.2g}x off")
+    else:
+        holds = within
+        why = "within 2x" if within else f"{factor:.2g}x off"
+    return Verdict(_paper_text(r), h, holds, why)
+
+
+def figure_values(con: Any, fig: Figure) -> dict[str, float]:
+    """A figure's value per label (seeds averaged); none for a series, whose sql gives points over x."""
+    if fig.metric is None and (fig.sql is None or fig.plot == "series"):
+        return {}
+    return by_label(metric_by_run(con, fig.metric, fig.sql, fig.flows))

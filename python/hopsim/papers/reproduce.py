@@ -1,0 +1,140 @@
+"""`hopsim reproduce PAPER`: run a paper's sweeps and write one HTML page that redraws each of its
+figures from hopsim's runs beside the numbers the paper reports.
+
+A paper is a folder, ``scenarios/papers/PAPER/``: base scenarios and sweep files; every sweep file
+with a ``[paper]`` table (`hopsim.papers.claims`) is part of the reproduction. The output folder holds one
+sweep folder per sweep file (named by the file), ``paper.json`` (what ran, quick or full, and
+how long it took) and ``PAPER.html``. Sweeps resume as `hopsim sweep` does, so a reproduction
+that was interrupted picks up where it stopped; quick and full runs never share a folder.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from ..errors import ScenarioError
+from .claims import MANIFEST
+from .page import build_paper_page
+from ..sweep import SweepModel, read_sweep, run_sweep
+from ..scenario.paths import resolve
+
+__all__ = ["paper_dir", "paper_sweeps", "reproduce", "build_paper_page", "is_reproduction",
+           "all_papers", "MANIFEST", "PAPERS_DIR"]
+
+PAPERS_DIR = Path("scenarios") / "papers"
+
+
+def _papers_roots() -> list[Path]:
+    """Where paper folders are looked for: the working directory's scenarios/papers, then the
+    repository's this package was installed from (an editable install)."""
+    here = Path(__file__).resolve().parents[3] / PAPERS_DIR
+    roots = [Path.cwd() / PAPERS_DIR]
+    return roots + ([here] if resolve(here) != resolve(roots[0]) else [])
+
+
+def paper_dir(paper: str) -> Path:
+    """The folder of `paper`: a path to a folder, or a name under scenarios/papers/."""
+    p = Path(paper)
+    if p.is_dir():
+        return resolve(p)
+    known: set[str] = set()
+    for root in _papers_roots():
+        if (root / paper).is_dir():
+            return resolve(root / paper)
+        if root.is_dir():
+            known |= {d.name for d in root.iterdir() if d.is_dir() and paper_sweeps(d, quiet=True)}
+    raise ScenarioError(f"PAPER: no paper {paper!r}; allowed: {', '.join(sorted(known)) or 'none found'} "
+                        f"(folders of {PAPERS_DIR} with sweep files that have a [paper] table), or a path to such a folder")
+
+
+def all_papers() -> list[str]:
+    """The papers `hopsim reproduce all` runs: the folders of scenarios/papers with [paper] sweeps."""
+    for root in _papers_roots():
+        if root.is_dir():
+            names = sorted(d.name for d in root.iterdir() if d.is_dir() and paper_sweeps(d, quiet=True))
+            if names:
+                return names
+    return []
+
+
+def paper_sweeps(d: Path, quiet: bool = False) -> list[tuple[Path, SweepModel]]:
+    """The sweep files of paper folder `d` that have a [paper] table, by file name."""
+    from ..scenario.model import read_toml
+
+    found = []
+    for f in sorted(d.glob("*.toml")):
+        try:
+            raw = read_toml(f)
+        except ScenarioError:
+            if quiet:
+                continue
+            raise
+        if "paper" in raw and "base" in raw:
+            found.append((f, read_sweep(f)))
+    if not found and not quiet:
+        raise ScenarioError(f"PAPER: {d} has no sweep file with a [paper] table")
+    return found
+
+
+@dataclass
+class Reproduction:
+    out: Path
+    page: Path
+    sweeps: list[str] = field(default_factory=list)
+    ran: int = 0
+    skipped: int = 0
+
+
+def expected_wall(sweeps: list[tuple[Path, SweepModel]], quick: bool) -> float | None:
+    """The wall time the sweeps' [paper] tables record (measured on 2 cores), if all do."""
+    total = 0.0
+    for _, m in sweeps:
+        assert m.paper is not None
+        w = m.paper.wall_quick_s if quick else m.paper.wall_full_s
+        if w is None:
+            return None
+        total += w
+    return total
+
+
+def reproduce(paper: str, out: Path | str, quick: bool = False, jobs: int | None = None,
+              on_sweep: Callable[[int, int, str], None] | None = None,
+              on_plan: Callable[[int, int], None] | None = None,
+              on_done: Callable[[str], None] | None = None) -> Reproduction:
+    """Run every [paper] sweep of `paper` into `out` (resuming), then write its page."""
+    d = paper_dir(paper)
+    sweeps = paper_sweeps(d)
+    out = resolve(out)
+    man_path = out / MANIFEST
+    if man_path.exists():
+        old = json.loads(man_path.read_text())
+        if bool(old.get("quick")) != quick or old.get("paper") != d.name:
+            raise ScenarioError(f"--out {out}: holds the {'quick' if old.get('quick') else 'full'} reproduction of "
+                                f"{old.get('paper')!r}; give another folder")
+    rep = Reproduction(out=out, page=out / f"{d.name}.html")
+    t0 = time.perf_counter()
+    walls: dict[str, float] = {}
+    for i, (f, _) in enumerate(sweeps):
+        if on_sweep:
+            on_sweep(i + 1, len(sweeps), f.stem)
+        s0 = time.perf_counter()
+        r = run_sweep(f, out / f.stem, jobs=jobs, on_plan=on_plan, on_done=on_done, quick=quick)
+        walls[f.stem] = time.perf_counter() - s0
+        rep.sweeps.append(f.stem)
+        rep.ran += len(r.ran)
+        rep.skipped += len(r.skipped)
+    manifest = {"paper": d.name, "folder": str(d), "quick": quick, "sweeps": rep.sweeps,
+                "wall_s": time.perf_counter() - t0, "sweep_wall_s": walls,
+                "finished": time.strftime("%Y-%m-%d %H:%M:%S")}
+    out.mkdir(parents=True, exist_ok=True)
+    man_path.write_text(json.dumps(manifest, indent=2) + "\n")
+    build_paper_page(out, rep.page)
+    return rep
+
+
+def is_reproduction(d: Path | str) -> bool:
+    return (Path(d) / MANIFEST).exists()
