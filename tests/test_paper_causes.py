@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from hopsim.reproduce import paper_dir, paper_sweeps
+from hopsim.papers.reproduce import paper_dir, paper_sweeps
 
 PAPERS = ("flowsail", "floodgate", "bfc")
 
