@@ -1,12 +1,14 @@
 """How far hopsim agrees with Floodgate-NS3 on its reference runs.
 
-    python scripts/floodgate-agreement.py REF_ROOT --tree TREE [--tol 0.10] [--keep DIR] [--only NAME ...]
+    python scripts/floodgate-agreement.py REF_ROOT --tree TREE [--tol 0.10] [--keep DIR] [--only NAME ...] [--seeds N]
 
 (`bash scripts/floodgate-agreement.sh` runs this with the repository's .venv.) REF_ROOT holds one
 folder per run of Floodgate-NS3 (built outside this repository), each with the config it ran
-(`config.ini`), its standard output (`stdout.txt`: the flows it drew), its fct file
-(`*-fct.txt`) and its PFC file (`*-pfc.txt`; time.txt too, optionally: its wall time). TREE is
-the Floodgate-NS3 source tree the configs' relative paths (`mix/`, `distribution/`) start from.
+(`config.ini`), its fct file (`fct.txt` or `*-fct.txt`), its PFC file (`pfc.txt` or `*-pfc.txt`)
+and the flows it drew as it printed them (its standard output as `stdout.txt`, or any other
+`.txt` there holding its flow lines, such as `scripts/ns3_flow_list.py`'s output); its buffer
+logs, queue monitor and time.txt (its wall time) when it has them. TREE is the Floodgate-NS3
+source tree the configs' relative paths (`mix/`, `distribution/`) start from.
 
 For each run, with the `hopsim` CLI (as a user would): import-floodgate its config with the
 flows it drew, run it, and compare-fct against its fct file at --tol, both sides' FCTs over its
@@ -18,14 +20,20 @@ PFC frames to the hosts) beside hopsim's PFC and destination-pause frames (`summ
 
 A second table compares metric by metric, each with its limit: mean slowdown of all flows and of
 the incast's (compare-fct --flows incast, the incast hosts read from its standard output) within
-10%, their p99s within 20%; the largest sampled port occupancy per hop class (its buffer logs,
+10%, their p99s within 20% (as compare-fct judges them: its 95% bootstrap interval against the
+range over hopsim's seeds 1..N, `--seeds N`); the largest sampled port occupancy per hop class (its buffer logs,
 `*-buffer<k>.log`, against hopsim's buffer table, both sampled every 10 us) and per switch class,
 and without Floodgate the ports' peaks in both queue monitors (sampled every 100 ns, 1 KB bins:
 its QLEN_MON_FILE against hopsim's qlen table), the pause frames and the time paused per hop
-class (its PFC file against hopsim's ports table) within 10%. What each
-file holds and how its devices map to hop classes: `hopsim.interop.floodgate.outputs`.
+class within 10%. Time paused is counted by its own rule on both sides (`paused_count`: a device
+is paused once per paused class, the destination under dstPause, so a host's time is the sum over
+destinations of each one's pause to resume), from its PFC file and from hopsim's ports and
+control tables. A metric the reference folder has no file for (no buffer logs, no queue monitor,
+no incast in its flows) reads "not available" and is not judged. What each file holds and how
+its devices map to hop classes: `hopsim.interop.floodgate.outputs`.
 
-Exit code: 0 when every run passes, 1 when one does not, 2 when REF_ROOT holds no run.
+Exit code: 0 when every run passes (compare-fct within --tol and every metric with a value on
+both sides within its limit), 1 when one does not, 2 when REF_ROOT holds no run.
 """
 
 from __future__ import annotations
@@ -41,19 +49,41 @@ _spec = importlib.util.spec_from_file_location("hpcc_agreement", Path(__file__).
 base = sys.modules["hpcc_agreement"] = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(base)  # (its Row, runner and table: one agreement table for every simulator)
 
-RUN_FILES = ("config.ini", "stdout.txt", "*-fct.txt", "*-pfc.txt")
+RUN_FILES = ("config.ini", "*fct.txt", "*pfc.txt")
+NOT_FLOW_LISTS = ("fct.txt", "pfc.txt", "time.txt")
 MEAN_TOL, P99_TOL = 0.10, 0.20
 METRICS: dict[str, list[tuple[str, float | None, float | None, float]]] = {}
 """Per run: (metric, reference, hopsim, limit) for the second table."""
 
 
-def one_run(ref: Path, tree: Path, work: Path, tol: float, timeout: float) -> base.Row:
+def run_file(ref: Path, name: str) -> Path:
+    """Its `name` file (`fct.txt`, `pfc.txt`): by that name, else the one `*-name` its config names."""
+    return ref / name if (ref / name).is_file() else next(ref.glob(f"*-{name}"))
+
+
+def flow_list(ref: Path) -> Path | None:
+    """The flows the run drew as it printed them: `stdout.txt`, else the other `.txt` holding flow lines."""
+    from hopsim.interop.floodgate.files import drawn_flows
+
+    if (ref / "stdout.txt").is_file():
+        return ref / "stdout.txt"
+    for f in sorted(ref.glob("*.txt")):
+        if not f.name.endswith(NOT_FLOW_LISTS) and drawn_flows(f.read_text(errors="replace")):
+            return f
+    return None
+
+
+def one_run(ref: Path, tree: Path, work: Path, tol: float, timeout: float, seeds: int = 1) -> base.Row:
     row = base.Row(ref.name, ns3_wall=base.ns3_wall(ref))
-    fct, pfc = next(ref.glob("*-fct.txt")), next(ref.glob("*-pfc.txt"))
+    fct, pfc, flows = run_file(ref, "fct.txt"), run_file(ref, "pfc.txt"), flow_list(ref)
+    if flows is None:
+        row.result, row.problem = "no flow list", (f"{ref}: no flow list (stdout.txt, or a .txt with the flow lines "
+                                                   "`flow_id src dst size start qp_id msg_seq` it printed)")
+        return row
     row.pfc_ref = base.line_count(pfc)
     sc, run, cmp_json = work / "scenario.toml", work / "run", work / "compare.json"
     p = base.hopsim("import-floodgate", (ref / "config.ini").resolve(), "--out", sc.resolve(), "--flows",
-                    (ref / "stdout.txt").resolve(), timeout=timeout, cwd=tree)
+                    flows.resolve(), timeout=timeout, cwd=tree)
     if p.returncode != 0:
         row.result, row.problem = "import failed", base.last_error(p)
         return row
@@ -65,16 +95,38 @@ def one_run(ref: Path, tree: Path, work: Path, tol: float, timeout: float) -> ba
         return row
     frames = json.loads((run / "summary.json").read_text()).get("control_frames", {})
     row.pfc = frames.get("pfc", 0) + frames.get("dst_pause", 0)
-    p = base.hopsim("compare-fct", fct, run, "--tol", tol, "--basis", "ref", "--json", cmp_json, timeout=timeout)
+    extra = base.seed_args(base.more_seeds(sc, work, seeds, timeout))
+    p = base.hopsim("compare-fct", fct, run, "--tol", tol, "--basis", "ref", "--json", cmp_json, *extra, timeout=timeout)
     if p.returncode not in (0, 1):
         row.result, row.problem = "compare failed", base.last_error(p)
         return row
     base.fill_from_compare(row, cmp_json, p.returncode)
-    METRICS[ref.name] = metrics(ref, tree, work, run, cmp_json, row, timeout)
+    METRICS[ref.name] = metrics(ref, tree, work, run, cmp_json, row, timeout, extra)
+    outside = [m[0] for m in METRICS[ref.name] if verdict(*m[1:]) is False]
+    if outside:
+        row.result = "FAIL"
+        row.notes.append("outside its limit: " + ", ".join(outside))
     return row
 
 
-def metrics(ref: Path, tree: Path, work: Path, run: Path, cmp_json: Path, row: base.Row, timeout: float):
+def gap(a: float | None, b: float | None) -> float | None:
+    """|hopsim - ref| / ref; None when either has no value or the reference is 0 (no ratio)."""
+    return None if a is None or b is None or a == 0 else abs(b - a) / a
+
+
+def verdict(a: float | None, b: float | None, limit: float, range_gap: float | None = None) -> bool | None:
+    """Within `limit`, outside it, or None (not available: a side without a value). A reference
+    of 0 holds only against 0. A p99 carries compare-fct's `range_gap` (its bootstrap interval
+    against hopsim's seeds), which is judged in place of the two values' gap."""
+    if a is None or b is None:
+        return None
+    if range_gap is not None:
+        return range_gap <= limit
+    return b == 0 if a == 0 else abs(b - a) / a <= limit
+
+
+def metrics(ref: Path, tree: Path, work: Path, run: Path, cmp_json: Path, row: base.Row, timeout: float,
+            extra: list[object] = ()):
     """The second table's rows of one run (module doc)."""
     from hopsim.interop.floodgate import outputs as O
     from hopsim.interop import ns3_config as C
@@ -85,30 +137,34 @@ def metrics(ref: Path, tree: Path, work: Path, run: Path, cmp_json: Path, row: b
     topo = read_topology(topo_path, topo_path.read_text())
     o = json.loads(cmp_json.read_text())["overall"]
     out = [("slowdown mean", o["mean"]["ref"], o["mean"]["cand"], MEAN_TOL),
-           ("slowdown p99", o["p99"]["ref"], o["p99"]["cand"], P99_TOL)]
-    dsts = O.incast_dsts(topo, (ref / "stdout.txt").read_text())
+           ("slowdown p99", o["p99"]["ref"], o["p99"]["cand"], P99_TOL, o["p99"].get("range_gap"))]
+    dsts = O.incast_dsts(topo, flow_list(ref).read_text(errors="replace"))
+    inc: dict[str, tuple[float | None, ...]] = {"mean": (None, None), "p99": (None, None, None)}
     if dsts:
         inc_json = work / "compare-incast.json"
-        p = base.hopsim("compare-fct", next(ref.glob("*-fct.txt")), run, "--flows", "incast", "--incast-dsts",
-                        ",".join(map(str, dsts)), "--basis", "ref", "--json", inc_json, timeout=timeout)
+        p = base.hopsim("compare-fct", run_file(ref, "fct.txt"), run, "--flows", "incast", "--incast-dsts",
+                        ",".join(map(str, dsts)), "--basis", "ref", "--json", inc_json, *extra, timeout=timeout)
         if p.returncode in (0, 1):
             o = json.loads(inc_json.read_text())["overall"]
-            out += [("incast slowdown mean", o["mean"]["ref"], o["mean"]["cand"], MEAN_TOL),
-                    ("incast slowdown p99", o["p99"]["ref"], o["p99"]["cand"], P99_TOL)]
-    (ref_port, ref_sw), (run_port, run_sw) = O.buffer_peaks(topo, O.buffer_logs(ref, topo)), O.run_buffer_peaks(run, topo)
+            inc = {"mean": (o["mean"]["ref"], o["mean"]["cand"]), "p99": (o["p99"]["ref"], o["p99"]["cand"], o["p99"].get("range_gap"))}
+    out += [("incast slowdown mean", *inc["mean"], MEAN_TOL), ("incast slowdown p99", *inc["p99"][:2], P99_TOL, inc["p99"][2])]
+    logs = O.buffer_logs(ref, topo)
+    (ref_port, ref_sw), (run_port, run_sw) = O.buffer_peaks(topo, logs), O.run_buffer_peaks(run, topo)
+    kb = (lambda d, c: d[c] / 1e3 if c in d else (0.0 if logs else None))  # no logs: not available
     for c in sorted(set(ref_sw) | set(run_sw)):
-        out.append((f"peak buffer {c} switch (KB)", ref_sw.get(c, 0) / 1e3, run_sw.get(c, 0) / 1e3, MEAN_TOL))
+        out.append((f"peak buffer {c} switch (KB)", kb(ref_sw, c), run_sw.get(c, 0) / 1e3, MEAN_TOL))
     if C._one(cfg, "USE_FLOODGATE", int, 0) != 1:  # its ports leave VOQ bytes out (interop.floodgate.outputs)
         for c in sorted(set(ref_port) | set(run_port)):
-            out.append((f"peak buffer {c} port (KB)", ref_port.get(c, 0) / 1e3, run_port.get(c, 0) / 1e3, MEAN_TOL))
+            out.append((f"peak buffer {c} port (KB)", kb(ref_port, c), run_port.get(c, 0) / 1e3, MEAN_TOL))
         # its queue-length monitor, in the run folder under the name its config gives
         qlen = ref / Path(C._one(cfg, "QLEN_MON_FILE")).name if "QLEN_MON_FILE" in cfg else None
-        if qlen is not None and qlen.exists() and (run / "qlen.parquet").exists():
-            ref_q, run_q = O.qlen_peaks(topo, qlen), O.run_qlen_peaks(run)
+        if (run / "qlen.parquet").exists():
+            have = qlen is not None and qlen.exists()
+            ref_q, run_q = O.qlen_peaks(topo, qlen) if have else {}, O.run_qlen_peaks(run)
             for c in sorted(set(ref_q) | set(run_q)):
-                out.append((f"peak qlen {c} port (KB, 100 ns)", ref_q.get(c, 0), run_q.get(c, 0), MEAN_TOL))
+                out.append((f"peak qlen {c} port (KB, 100 ns)", ref_q.get(c, 0) if have else None, run_q.get(c, 0), MEAN_TOL))
     out.append(("pause frames", row.pfc_ref, row.pfc, MEAN_TOL))
-    pfc = next(ref.glob("*-pfc.txt"))
+    pfc = run_file(ref, "pfc.txt")
     ref_paused = O.paused_ns(topo, pfc)
     run_paused = O.run_paused_ns(run)
     for c in sorted(set(ref_paused) | set(run_paused)):
@@ -123,11 +179,14 @@ def metric_table(rows: list[base.Row]):
     for c in ("run", "metric", "ref", "hopsim", "gap", "limit", "within"):
         t.add_column(c, justify="left" if c in ("run", "metric", "within") else "right")
     for r in rows:
-        for name, a, b, lim in METRICS.get(r.name, []):
-            gap = None if a is None or b is None else (abs(b - a) / a if a else (0.0 if b == 0 else float("inf")))
-            ok = "-" if gap is None else "[green]yes[/]" if gap <= lim else "[red]no[/]"
-            fmt = (lambda v: "-" if v is None else f"{v:.3f}" if v < 1000 else f"{v:.0f}")
-            t.add_row(r.name, name, fmt(a), fmt(b), "-" if gap is None else f"{100 * gap:.1f}%", f"{100 * lim:.0f}%", ok)
+        for name, a, b, lim, *rg in METRICS.get(r.name, []):
+            g, ok = gap(a, b), verdict(a, b, lim, *rg)
+            fmt = (lambda v: "not available" if v is None else f"{v:.3f}" if v < 1000 else f"{v:.0f}")
+            shown = f"{100 * g:.1f}%" if g is not None else "-"
+            if rg and rg[0] is not None:
+                shown += f" (ranges {100 * rg[0]:.1f}%)"
+            t.add_row(r.name, name, fmt(a), fmt(b), shown, f"{100 * lim:.0f}%",
+                      "not available" if ok is None else "[green]yes[/]" if ok else "[red]no[/]")
     return t
 
 
@@ -144,7 +203,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--tree", type=Path, required=True, help="the Floodgate-NS3 source tree the configs name files in")
     base.add_common(ap)
     a = ap.parse_args(argv)
-    return base.run_all(a, a.ref_root, RUN_FILES, lambda d, work: one_run(d, a.tree, work, a.tol, a.timeout),
+    return base.run_all(a, a.ref_root, RUN_FILES, lambda d, work: one_run(d, a.tree, work, a.tol, a.timeout, a.seeds),
                         "import, run, compare", tables)
 
 

@@ -218,6 +218,12 @@ def test_the_agreement_script_agrees_with_a_run_exported_in_its_format(ref, tmp_
     assert p.returncode == 0, p.stdout + p.stderr
     assert "tiny: hopsim vs the BFC simulator (pass)" in p.stdout, p.stdout
     assert "buffer tor peak (KB)" in p.stdout and "+0.0%" in p.stdout, p.stdout
+    # over two hopsim seeds: its p99s against the reference's bootstrap interval, both ranges shown
+    p = subprocess.run([sys.executable, script, tmp_path / "refs", "--seeds", "2", "--keep", tmp_path / "kept"],
+                       capture_output=True, text=True)
+    assert p.returncode in (0, 1), p.stdout + p.stderr
+    assert (tmp_path / "kept" / "tiny" / "stdout-bfc-seed2.txt").exists()
+    assert "ranges (ref; hopsim)" in p.stdout and "slowdown incast p99" in p.stdout, p.stdout
     p = subprocess.run([sys.executable, script, tmp_path / "run"], capture_output=True, text=True)
     assert p.returncode == 2 and "no reference run folders" in p.stderr, p.stderr
 

@@ -179,3 +179,55 @@ def test_cli_bad_input_exits_2_and_writes_nothing(fct, tmp_path, cli, case, need
     assert code == 2, msg
     assert needle in msg
     assert not (tmp_path / "c.json").exists()
+
+
+def cliff(stuck, n=500, size=1000, high=5.0):
+    """`n` flows of one size: `stuck` of them (spread over the run) at slowdown `high`, the rest at
+    1.2: the p99 (the 5th slowest) is 1.2 with 4 stuck and `high` with 5."""
+    out = []
+    every = n // max(stuck, 1)
+    for i in range(n):
+        sd = high if stuck and i % every == 0 and i // every < stuck else 1.2
+        out.append(line(i % 7, 7 + i % 5, size, 2_000_000_000 + 1000 * i, round(1000 * sd)))
+    return rows("\n".join(out) + "\n")
+
+
+def test_a_p99_on_a_cliff_is_judged_against_the_references_interval_not_its_one_value():
+    """One stuck flow more or less moves a p99 on a cliff from 1.2 to 5 (gap 317%): the reference's
+    bootstrap interval (one run) holds both, so that is no failure; a candidate whose flows are all
+    stuck is outside it. With several runs a side's p99 is the range over them."""
+    ref = cliff(4)
+    c = compare(ref, cliff(5))
+    b = next(b for b in c.buckets if b["n"])
+    assert b["ref_p99"] == pytest.approx(1.2) and b["cand_p99"] == pytest.approx(5.0)
+    assert b["p99_gap"] > 3 and b["ref_p99_range"] == pytest.approx([1.2, 5.0])
+    assert b["p99_range_gap"] == 0.0 and c.passed
+    far = compare(ref, cliff(5, high=9.0))
+    assert far.worst["stat"] == "p99" and far.worst["gap"] == pytest.approx((9.0 - 5.0) / 5.0) and not far.passed
+    # seeds: the reference's runs 1.2, 1.2 and the candidate's 5, 5: the ranges do not meet
+    seeds = compare(ref, cliff(5), ref_more=[cliff(3)], cand_more=[cliff(7)])
+    b = next(b for b in seeds.buckets if b["n"])
+    assert b["ref_p99_range"] == pytest.approx([1.2, 1.2]) and b["cand_p99_range"] == pytest.approx([5.0, 5.0])
+    assert b["p99_range_gap"] == pytest.approx((5.0 - 1.2) / 1.2) and not seeds.passed
+    assert seeds.runs == {"ref": 2, "cand": 2}
+
+
+def test_cli_takes_more_seeds_of_each_side(tmp_path, cli):
+    """--ref-seed and --cand-seed: each side's p99 a range over its runs (here 1.2-5 on both)."""
+    def write(name, stuck):
+        text = []
+        n, every = 500, 500 // stuck
+        for i in range(n):
+            sd = 5.0 if i % every == 0 and i // every < stuck else 1.2
+            text.append(line(i % 7, 7 + i % 5, 1000, 2_000_000_000 + 1000 * i, round(1000 * sd)))
+        (tmp_path / name).write_text("\n".join(text) + "\n")
+    for name, stuck in (("r1.txt", 5), ("r2.txt", 6), ("c1.txt", 6), ("c2.txt", 4)):
+        write(name, stuck)
+    code, msg = cli("compare-fct", tmp_path / "r1.txt", tmp_path / "c1.txt", "--ref-seed", tmp_path / "r2.txt",
+                    "--cand-seed", tmp_path / "c2.txt", "--json", tmp_path / "c.json")
+    assert code == 0, msg
+    assert "over its 2 runs" in msg
+    j = json.loads((tmp_path / "c.json").read_text())
+    assert j["runs"] == {"ref": 2, "cand": 2}
+    code, msg = cli("compare-fct", tmp_path / "r1.txt", tmp_path / "c1.txt", "--ref-seed", tmp_path / "nope.txt")
+    assert code == 2 and "nope.txt" in msg, msg

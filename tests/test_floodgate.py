@@ -234,3 +234,23 @@ def test_ecn_counting_voq_bytes_keeps_old_hashes_reaches_the_core_and_names_a_ba
     assert on.core["net"]["flow_control"]["ecn_counts_voq"] is True and on.hash != sc.hash
     code, msg = cli("validate", write("bad.toml", SMALL.replace("watch_dst = 0", 'ecn_counts_voq = "yes"')))
     assert code == 2 and "flow_control.floodgate.ecn_counts_voq" in msg, msg
+
+
+def test_voq_service_and_window_fit_keep_old_hashes_reach_the_core_and_name_a_bad_value(write, cli):
+    """`flow_control.floodgate.voq_service` and `window_fit` (Floodgate-NS3's VOQ order and
+    window test): left out of the core's JSON at their defaults, so older Floodgate scenarios keep
+    their hash; set, they reach the core; a value outside the allowed ones, or one the core cannot
+    honour with the per-port VOQ pool, exits 2 naming the field."""
+    from hopsim.scenario.model import load_scenario
+
+    sc = load_scenario(write("fg.toml", SMALL))
+    fc = sc.core["net"]["flow_control"]
+    assert "voq_service" not in fc and "window_fit" not in fc
+    assert sc.with_overrides({"flow_control.floodgate.voq_service": "strict", "flow_control.floodgate.window_fit": "mtu"}).hash == sc.hash
+    on = sc.with_overrides({"flow_control.floodgate.voq_pool": "shared", "flow_control.floodgate.voq_service": "egress_fifo",
+                            "flow_control.floodgate.window_unit": "bytes", "flow_control.floodgate.window_fit": "own_size"})
+    assert (on.core["net"]["flow_control"]["voq_service"], on.core["net"]["flow_control"]["window_fit"]) == ("egress_fifo", "own_size")
+    code, msg = cli("validate", write("bad.toml", SMALL.replace("watch_dst = 0", 'voq_service = "fifo"')))
+    assert code == 2 and "flow_control.floodgate.voq_service" in msg, msg
+    code, msg = cli("validate", write("perport.toml", SMALL.replace("watch_dst = 0", 'voq_service = "egress_fifo"')))
+    assert code == 2 and "voq_service" in msg and "shared" in msg and "Traceback" not in msg, msg

@@ -5,7 +5,10 @@ line naming the file, line and field, exit 2, and nothing written."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import tomllib
+from pathlib import Path
 
 import pytest
 from conftest import import_config
@@ -113,6 +116,10 @@ def test_the_practical_config_sets_its_window_multiplier_byte_counter_credit_fra
     assert sc["queues"]["count"] == 101
     # its ECN reads a port's bytes from admission, VOQ packets included
     assert fg["ecn_counts_voq"] is True
+    # a packet goes while its own size fits, and a credit moves VOQ packets into the egress FIFO
+    assert (fg["window_fit"], fg["voq_service"]) == ("own_size", "egress_fifo")
+    head = out.read_text().split("\n[")[0]
+    assert "Not expressible" not in head and "voq_service" in head and "window_fit" in head
     # m_th_ack = 400 Gb/s x 600 ns x 2 x 1.5 = 90,000 B over the 400 Gb/s hop's BDP (60,000 + 1,532 B)
     assert fg["thre_credit_bdp"] == pytest.approx(90_000 / 61_532, rel=1e-5)
     # IPv4 20 + PPP 38, and per destination entry bits(min(ceil(50 GB/s x 10 us / 1460) x 1460, 10240)) = 14
@@ -129,6 +136,9 @@ def test_its_dcqcn_config_routes_acks_back_along_their_data_and_numbers_ports_pe
     sc = tomllib.loads(out.read_text())
     assert sc["flow_control"]["scheme"] == "pfc"
     assert sc["routing"] == {"ecmp": "hpcc", "ack_path": "reverse", "neighbour_order": "descending"}
+    # no Floodgate in this run: its header says nothing of Floodgate's options
+    head = out.read_text().split("\n[")[0]
+    assert "Not expressible" not in head and "flow_control.floodgate" not in head and "VOQ" not in head, head
     assert sc["workload"]["source_ports"] == "per_source_host"
     assert sc["tx_time"] == "whole_ns"
     code, msg = cli("run", out, "--out", tmp_path / "run")
@@ -220,28 +230,55 @@ def test_export_in_its_fct_format_and_compare_on_its_oracle_with_the_incast_spli
     assert code == 2 and "allowed: own, ref" in msg, msg
 
 
+AGREEMENT = Path(__file__).resolve().parents[1] / "scripts" / "floodgate-agreement.py"
+
+
+def _reference_of_own_run(ns3, tmp_path, cli, config: str, name: str, fct: str, pfc: str) -> Path:
+    """A "reference run" folder `refs/name` that is hopsim's own run of `config`, exported in its
+    fct format as `fct` with an empty PFC file `pfc`."""
+    code, msg, out = _import(cli, ns3, config, tmp_path, "--flows", ns3 / "stdout.txt")
+    assert code == 0, msg
+    run = tmp_path / "run"
+    assert cli("run", out, "--out", run)[0] == 0
+    ref = tmp_path / "refs" / name
+    ref.mkdir(parents=True)
+    (ref / "config.ini").write_text(config)
+    assert cli("export-floodgate", run, "--out", ref / fct)[0] == 0
+    (ref / pfc).write_text("")
+    return ref
+
+
+def _agreement(*args):
+    return subprocess.run([sys.executable, AGREEMENT, *args], capture_output=True, text=True)
+
+
 def test_the_agreement_script_agrees_with_a_run_exported_in_its_format(ns3, tmp_path, cli):
     """`scripts/floodgate-agreement.sh` on a folder holding one "reference run" that is hopsim's
     own run exported in its formats: one row, every flow matched, a pass; and a folder with no
     run in it is exit 2."""
-    import subprocess
-    import sys
-    from pathlib import Path
-
-    code, msg, out = _import(cli, ns3, IDEAL, tmp_path, "--flows", ns3 / "stdout.txt")
-    assert code == 0, msg
-    run = tmp_path / "run"
-    assert cli("run", out, "--out", run)[0] == 0
-    ref = tmp_path / "refs" / "ideal"
-    ref.mkdir(parents=True)
-    (ref / "config.ini").write_text(IDEAL)
+    ref = _reference_of_own_run(ns3, tmp_path, cli, IDEAL, "ideal", "its-fct.txt", "its-pfc.txt")
     (ref / "stdout.txt").write_text(STDOUT)
-    assert cli("export-floodgate", run, "--out", ref / "its-fct.txt")[0] == 0
-    (ref / "its-pfc.txt").write_text("")
-    script = Path(__file__).resolve().parents[1] / "scripts" / "floodgate-agreement.py"
-    p = subprocess.run([sys.executable, script, tmp_path / "refs", "--tree", ns3], capture_output=True, text=True)
+    p = _agreement(tmp_path / "refs", "--tree", ns3)
     assert p.returncode == 0, p.stdout + p.stderr
     row = next(l for l in p.stdout.splitlines() if l.startswith("│ ideal"))
     assert "4/4" in row and "pass" in row, row
-    p = subprocess.run([sys.executable, script, tmp_path / "run", "--tree", ns3], capture_output=True, text=True)
+    p = _agreement(tmp_path / "run", "--tree", ns3)
     assert p.returncode == 2 and "no reference run folders" in p.stderr, p.stderr
+
+
+def test_the_agreement_script_takes_a_users_files_and_fails_on_any_metric_outside_its_limit(ns3, tmp_path, cli):
+    """A folder of the files a user has (config.ini, fct.txt, pfc.txt and the flow list it
+    printed, under another name) is a run; a metric whose file the folder lacks (buffer logs:
+    switch peaks) reads "not available" and is not judged; a metric with a value on both sides
+    outside its limit (its PFC file with 40 pause frames, hopsim's run with none) fails the run
+    and the exit status, though every flow agrees."""
+    ref = _reference_of_own_run(ns3, tmp_path, cli, PRACTICAL, "practical", "fct.txt", "pfc.txt")
+    (ref / "printed-flows.txt").write_text("\n".join(STDOUT.splitlines()[1:]) + "\n")
+    p = _agreement(tmp_path / "refs", "--tree", ns3)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "not available" in p.stdout and "inf" not in p.stdout, p.stdout
+    # 40 pauses and resumes of ToR 4's port to the core: frames and paused time outside their limits
+    (ref / "pfc.txt").write_text("".join(f"{2_000_000_000 + 100 * i} 4 1 3 {1 - i % 2}\n" for i in range(80)))
+    p = _agreement(tmp_path / "refs", "--tree", ns3)
+    assert p.returncode == 1, p.stdout + p.stderr
+    assert "outside its limit: pause frames" in p.stdout, p.stdout

@@ -48,15 +48,33 @@ def test_buffer_peaks_per_port_class_and_per_switch_class(topo, tmp_path):
         O.buffer_peaks(topo, logs)
 
 
-def test_paused_time_pairs_each_pause_with_the_next_resume_of_that_device(topo, tmp_path):
+def test_paused_time_counts_each_paused_class_of_a_device_as_the_simulator_keeps_them(topo, tmp_path):
     pfc = tmp_path / "pfc.txt"
-    # core 6 paused on its link to ToR 4 twice (100 + 50 ns), a repeated pause changes nothing;
-    # host 0 paused at 1000 and never resumed: to the end given (1500)
-    pfc.write_text("100 6 1 1 1\n150 6 1 1 1\n200 6 1 1 0\n300 6 1 1 1\n350 6 1 1 0\n1000 0 0 1 1\n")
-    assert O.paused_ns(topo, pfc, 1500) == {"agg-down": 150, "host-up": 500}
+    # core 6 paused on its link to ToR 4 twice (100 + 50 ns), a resume without a pause counts
+    # nothing; host 0 paused for one destination at 1000, a second at 1100, one resumed at 1200,
+    # the other never: 100 + 2 x 100 + 300 to the end given (1500), the sum over destinations
+    # (first pause to first resume would say 200)
+    pfc.write_text("50 6 1 1 0\n100 6 1 1 1\n200 6 1 1 0\n300 6 1 1 1\n350 6 1 1 0\n"
+                   "1000 0 0 1 1\n1100 0 0 1 1\n1200 0 0 1 0\n")
+    assert O.paused_ns(topo, pfc, 1500) == {"agg-down": 150, "host-up": 600}
     pfc.write_text("100 6 1 7 1\n")
     with pytest.raises(ScenarioError, match="node 6 has no device 7"):
         O.paused_ns(topo, pfc, 0)
+
+
+def test_a_runs_destination_pauses_are_counted_by_the_same_rule_as_its_pfc_file(tmp_path):
+    """hopsim's side: the host port's destination pauses from the control table, summed over
+    destinations exactly as `paused_ns` sums its PFC file's (one rule on both sides)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    run = tmp_path / "run"
+    run.mkdir()
+    pq.write_table(pa.table({"hop_class": ["agg-down"], "paused_ns": [150.0]}), run / "ports.parquet")
+    # host 0's port 0: destination 9 paused 1000-1200, destination 10 paused 1100-1500
+    pq.write_table(pa.table({"node": [4, 4, 4, 4], "port": [0, 0, 0, 0], "target": [9, 10, 9, 10], "value": [1, 1, 0, 0],
+                             "time_ns": [1000, 1100, 1200, 1500], "kind": ["dst_pause"] * 4}), run / "control.parquet")
+    assert O.run_paused_ns(run) == {"agg-down": 150.0, "host-up": 600.0}
 
 
 def test_the_incast_hosts_come_from_its_incast_time(topo):

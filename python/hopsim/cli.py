@@ -548,8 +548,13 @@ def compare_fct_cmd(
                               "of the side that is a hopsim run folder)."),
     incast_dsts: str = typer.Option("", "--incast-dsts", help="Comma-separated hosts whose incoming flows are the incast "
                                     "(Floodgate-NS3: the first host of each rack that received one)."),
+    ref_seed: list[Path] = typer.Option([], "--ref-seed", help="Another run of the reference, same flows, another seed "
+                                        "(repeatable): its p99s are a range over its runs, not a bootstrap interval."),
+    cand_seed: list[Path] = typer.Option([], "--cand-seed", help="Another run of the candidate, same flows, another seed "
+                                         "(repeatable): its p99s are a range over its runs."),
 ) -> None:
     """Compare FCT slowdowns of two runs flow by flow, in 10 flow-size buckets (see hopsim.interop.compare).
+    p99s are judged as ranges: over each side's runs, or a bootstrap interval for a reference of one run.
     Exit 0 when the worst gap is within --tol, 1 when it is not, 2 on bad input or no matching flow."""
     from .interop.compare import BFC_TAG, PLOT_FORMATS, compare, plot, read_fct, render, summary_lines, write_json
     from .scenario.paths import why_unwritable
@@ -569,7 +574,10 @@ def compare_fct_cmd(
             from .interop.bfc.compare import size_edges
 
             edges = size_edges()
-        cmp = compare(ref_rows, cand_rows, tol, ref_name, cand_name, basis=basis, flows=flows, incast_dsts=dsts, edges=edges)
+        ref_more = [read_fct(p, "--ref-seed")[0] for p in ref_seed]
+        cand_more = [read_fct(p, "--cand-seed")[0] for p in cand_seed]
+        cmp = compare(ref_rows, cand_rows, tol, ref_name, cand_name, basis=basis, flows=flows, incast_dsts=dsts, edges=edges,
+                      ref_more=ref_more, cand_more=cand_more)
         for opt, path, write in (("--json", json_, write_json), ("--plot", plot_, plot)):
             if path is not None:
                 try:

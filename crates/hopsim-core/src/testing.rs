@@ -6,7 +6,7 @@
 //! active queues, rates, delays, HRTT), and a packet keeps the tags `on_enqueue` wrote until it
 //! departs, where `stamp` writes the ones the next hop reads. [`Sw::arrive`] and [`Sw::depart`]
 //! call the hooks in the engine's order (`crate::fc` lists it); [`Sw::apply`] carries out the gate
-//! actions a module returns and hands back the frames it sent.
+//! and join actions a module returns and hands back the frames it sent.
 //!
 //! Why not a whole `Simulation`: a scheme's defining behaviour ("pause at K, resume below K/2")
 //! is a statement about hooks and queues; testing it through topology, workload and timing would
@@ -141,7 +141,7 @@ impl Sw {
         }
     }
 
-    /// Carries out the gate actions in `out` (as the engine does) and returns the frames sent,
+    /// Carries out the gate and join actions in `out` (as the engine does) and returns the frames sent,
     /// as (local port, frame), in order; `out` is emptied.
     pub fn apply(&mut self, now: Time, out: &mut Actions) -> Vec<(u16, CtrlMsg)> {
         let mut sent = vec![];
@@ -149,6 +149,16 @@ impl Sw {
             match a {
                 FcAction::Send { port, msg, .. } => sent.push((port, msg)),
                 FcAction::Gate { port, queue, until } => self.ports[port as usize].set_gate(queue as usize, now, until),
+                FcAction::Join { port, from, to } => {
+                    let (a, b) = (self.slot(port, from), self.slot(port, to));
+                    if let Some(id) = self.ports[port as usize].move_head(from as usize, to as usize, &mut self.slab) {
+                        let mut h = self.held[a].pop_front().expect("the port's queue and the held packets agree");
+                        debug_assert_eq!(h.id, id);
+                        h.meta.queue = to;
+                        self.mmu.move_egress(port as usize, from as usize, to as usize, h.meta.size);
+                        self.held[b].push_back(h);
+                    }
+                }
                 FcAction::Kick { .. } | FcAction::Markers { .. } => {}
             }
         }

@@ -28,6 +28,16 @@ the buckets between are empty, shown as such and left out of the worst gap.
 Gap: |cand - ref| / ref of a statistic. The worst gap is the largest over the buckets' medians
 and p99s; the comparison passes when it is at most `tol`. Overall mean, median and p99 (and
 their gaps) are reported beside, not judged.
+
+Tails over seeds. A p99 sits on a cliff where few flows are slow: one flow more or less above it
+moves it far (a bucket of 3,600 flows has its p99 at the 36th slowest), so one run's p99 against
+another's is no verdict. Each side's p99 is therefore a range: over its runs where it has
+several (`ref_more`, `cand_more`: runs of the same flows with other seeds, each matched to the
+reference), and for a reference of one run the 95% bootstrap interval of its p99 (its flows in
+the bucket drawn with replacement `BOOTSTRAP` times, a fixed generator seed so the interval is
+the same every time). A p99 is judged by the gap between the two ranges (0 where they overlap,
+else the distance from the nearer end over that end), not by the two points; the points and
+their gap are reported beside.
 """
 
 from __future__ import annotations
@@ -50,12 +60,14 @@ from .floodgate.exporter import is_floodgate_fct, parse_fct_floodgate
 from .hpcc.exporter import _read, _time_offset_ps, fct_lines
 
 __all__ = [
-    "FctRow", "parse_fct", "read_fct", "match_flows", "size_edges", "quantile", "compare", "Comparison",
+    "FctRow", "parse_fct", "read_fct", "match_flows", "size_edges", "quantile", "range_gap", "bootstrap_p99", "compare", "Comparison",
     "render", "summary_lines", "plot", "write_json", "START_TOL_NS", "N_BUCKETS", "PLOT_FORMATS",
 ]
 
 START_TOL_NS = 1
 N_BUCKETS = 10
+BOOTSTRAP = 1000
+"""Resamples of a one-run reference's bucket for its p99's interval (see the module doc)."""
 BFC_TAG = "(BFC simulator)"
 """How `read_fct` names a side that is the BFC simulator's standard output (`hopsim.interop.bfc.compare`:
 its slowdown basis, its size buckets and incast flows)."""
@@ -169,6 +181,66 @@ def _gap(ref: float | None, cand: float | None) -> float | None:
     return abs(cand - ref) / ref
 
 
+def range_gap(ref: Sequence[float] | None, cand: Sequence[float] | None) -> float | None:
+    """The gap between two ranges `(lo, hi)`: 0 where they overlap, else the distance from the
+    candidate's nearer end to the reference's over that reference end."""
+    if ref is None or cand is None:
+        return None
+    (rl, rh), (cl, ch) = ref, cand
+    if cl > rh:
+        return (cl - rh) / rh
+    if ch < rl:
+        return (rl - ch) / rl
+    return 0.0
+
+
+def bootstrap_p99(values: Sequence[float], draws: int = BOOTSTRAP, seed: int = 0) -> tuple[float, float]:
+    """The 95% interval of `quantile(values, 0.99)` over `draws` resamples with replacement."""
+    import numpy as np
+
+    v = np.asarray(values, dtype=float)
+    n = len(v)
+    k = min(int(0.99 * n), n - 1)
+    idx = np.random.default_rng(seed).integers(0, n, size=(draws, n))
+    p99 = np.sort(np.partition(v[idx], k, axis=1)[:, k])
+    return float(p99[int(0.025 * draws)]), float(p99[min(int(0.975 * draws), draws - 1)])
+
+
+def _select(pairs: list[tuple[FctRow, FctRow]], basis: str, flows: str, incast_dsts: Sequence[int]) -> list[tuple[FctRow, FctRow]]:
+    """The pairs `compare` judges: over the basis asked, the flows asked (see `compare`)."""
+    if basis == "ref":
+        from dataclasses import replace
+
+        pairs = [(r, replace(x, standalone_ns=r.standalone_ns)) for r, x in pairs]
+    if flows != "all":
+        dsts = set(incast_dsts)
+        tags = [r.dst in dsts if dsts else r.incast if r.incast is not None else x.incast for r, x in pairs]
+        if any(t is None for t in tags):
+            raise ScenarioError(f"--flows {flows}: needs the flows' incast tags, which only a hopsim run folder on one "
+                                "side carries (give REF or CAND as a run folder), or --incast-dsts")
+        pairs = [p for p, t in zip(pairs, tags) if t == (flows == "incast")]
+    return pairs
+
+
+def _p99s(ref: Sequence[FctRow], runs: Sequence[Sequence[FctRow]], edges: Sequence[int], nb: int, basis: str,
+          flows: str, incast_dsts: Sequence[int]) -> tuple[list[list[float]], list[float]]:
+    """Per run of `runs` (each matched to the reference `ref`), its p99 slowdown in each bucket
+    (by the reference's sizes) and overall: per bucket and overall, the list over the runs."""
+    per: list[list[float]] = [[] for _ in range(nb)]
+    overall: list[float] = []
+    for run in runs:
+        pairs = _select(match_flows(ref, run)[0], basis, flows, incast_dsts)
+        by: list[list[float]] = [[] for _ in range(nb)]
+        for r, x in pairs:
+            by[bisect.bisect_right(edges, r.size)].append(x.slowdown)
+        for k, v in enumerate(by):
+            if v:
+                per[k].append(quantile(v, 0.99))
+        if pairs:
+            overall.append(quantile([x.slowdown for _, x in pairs], 0.99))
+    return per, overall
+
+
 @dataclass
 class Comparison:
     ref: str
@@ -182,6 +254,7 @@ class Comparison:
     buckets: list[dict[str, Any]] = field(default_factory=list)
     overall: dict[str, dict[str, float | None]] = field(default_factory=dict)
     worst: dict[str, Any] = field(default_factory=dict)
+    runs: dict[str, int] = field(default_factory=dict)
 
     @property
     def passed(self) -> bool:
@@ -193,7 +266,8 @@ class Comparison:
 
 def compare(ref: Sequence[FctRow], cand: Sequence[FctRow], tol: float = 0.10, ref_name: str = "REF",
             cand_name: str = "CAND", buckets: int = N_BUCKETS, basis: str = "own", flows: str = "all",
-            incast_dsts: Sequence[int] = (), edges: Sequence[int] | None = None) -> Comparison:
+            incast_dsts: Sequence[int] = (), edges: Sequence[int] | None = None,
+            ref_more: Sequence[Sequence[FctRow]] = (), cand_more: Sequence[Sequence[FctRow]] = ()) -> Comparison:
     """Match, bucket and compare (see the module doc). Raises ScenarioError when no flow matches.
 
     `basis`: "own" (each side's slowdown over its own standalone FCT) or "ref" (both over the
@@ -203,23 +277,14 @@ def compare(ref: Sequence[FctRow], cand: Sequence[FctRow], tol: float = 0.10, re
     keep Poisson flows off them), else by the incast tag of the side that has it (a hopsim run
     folder, or the BFC simulator's output, whose incast flows are those of its incast size).
     `edges`: fixed size edges (bytes; a flow of size s is in bucket 1 + the number of edges <= s)
-    instead of the deciles: the BFC simulator's packet buckets (`bfc.compare.size_edges`)."""
+    instead of the deciles: the BFC simulator's packet buckets (`bfc.compare.size_edges`).
+    `ref_more`, `cand_more`: more runs of each side (other seeds), for the p99s' ranges (module doc)."""
     pairs, ur, uc = match_flows(ref, cand)
     if basis not in ("own", "ref"):
         raise ScenarioError(f"--basis {basis!r}; allowed: own, ref")
     if flows not in ("all", "incast", "background"):
         raise ScenarioError(f"--flows {flows!r}; allowed: all, incast, background")
-    if basis == "ref":
-        from dataclasses import replace
-
-        pairs = [(r, replace(x, standalone_ns=r.standalone_ns)) for r, x in pairs]
-    if flows != "all":
-        dsts = set(incast_dsts)
-        tags = [r.dst in dsts if dsts else r.incast if r.incast is not None else x.incast for r, x in pairs]
-        if any(t is None for t in tags):
-            raise ScenarioError(f"--flows {flows}: needs the flows' incast tags, which only a hopsim run folder on one "
-                                "side carries (give REF or CAND as a run folder), or --incast-dsts")
-        pairs = [p for p, t in zip(pairs, tags) if t == (flows == "incast")]
+    pairs = _select(pairs, basis, flows, incast_dsts)
     if not pairs:
         raise ScenarioError(
             f"no flow of {cand_name} ({len(cand)} flows) matches one of {ref_name} ({len(ref)} flows) by "
@@ -232,18 +297,32 @@ def compare(ref: Sequence[FctRow], cand: Sequence[FctRow], tol: float = 0.10, re
     by: list[list[tuple[FctRow, FctRow]]] = [[] for _ in range(buckets)]
     for p in pairs:
         by[bisect.bisect_right(edges, p[0].size)].append(p)
+    more = (_p99s(ref, ref_more, edges, buckets, basis, flows, incast_dsts),
+            _p99s(ref, cand_more, edges, buckets, basis, flows, incast_dsts))
+    c.runs = {"ref": 1 + len(ref_more), "cand": 1 + len(cand_more)}
+
+    def ranges(rs: list[float], cs: list[float], ref_extra: list[float], cand_extra: list[float]):
+        rv, cv = quantile(rs, 0.99), quantile(cs, 0.99)
+        rr = (min([rv, *ref_extra]), max([rv, *ref_extra])) if ref_extra else bootstrap_p99(rs)
+        cr = (min([cv, *cand_extra]), max([cv, *cand_extra]))
+        return list(rr), list(cr), range_gap(rr, cr)
+
     worst: dict[str, Any] = {"gap": None}
     for k, ps in enumerate(by, 1):
         b: dict[str, Any] = {"bucket": k, "n": len(ps), "size_min": None, "size_max": None}
         rs, cs = [r.slowdown for r, _ in ps], [x.slowdown for _, x in ps]
         rm, cm = (sum(rs) / len(rs), sum(cs) / len(cs)) if ps else (None, None)
         b["ref_mean"], b["cand_mean"], b["mean_gap"] = rm, cm, _gap(rm, cm)
+        b["ref_p99_range"], b["cand_p99_range"], b["p99_range_gap"] = \
+            ranges(rs, cs, more[0][0][k - 1], more[1][0][k - 1]) if ps else (None, None, None)
         for stat, q in (("median", 0.5), ("p99", 0.99)):
             rv, cv = (quantile(rs, q), quantile(cs, q)) if ps else (None, None)
             b[f"ref_{stat}"], b[f"cand_{stat}"], b[f"{stat}_gap"] = rv, cv, _gap(rv, cv)
-            g = b[f"{stat}_gap"]
+            g = b["p99_range_gap"] if stat == "p99" else b[f"{stat}_gap"]
             if g is not None and (worst["gap"] is None or g > worst["gap"]):
                 worst = {"gap": g, "bucket": k, "stat": stat, "ref": rv, "cand": cv}
+                if stat == "p99":
+                    worst.update(ref_range=b["ref_p99_range"], cand_range=b["cand_p99_range"])
         if ps:
             b["size_min"], b["size_max"] = min(r.size for r, _ in ps), max(r.size for r, _ in ps)
         c.buckets.append(b)
@@ -253,6 +332,8 @@ def compare(ref: Sequence[FctRow], cand: Sequence[FctRow], tol: float = 0.10, re
                      ("p99", lambda v: quantile(v, 0.99))):
         rv, cv = fn(rs), fn(cs)
         c.overall[stat] = {"ref": rv, "cand": cv, "gap": _gap(rv, cv)}
+    rr, cr, g = ranges(rs, cs, more[0][1], more[1][1])
+    c.overall["p99"].update(ref_range=rr, cand_range=cr, range_gap=g)
     return c
 
 
@@ -285,31 +366,44 @@ def render(c: Comparison):
     from rich.table import Table
 
     t = Table(title=f"slowdown by flow size: REF {c.ref} vs CAND {c.cand}", title_justify="left")
-    for col in ("bucket", "sizes", "n", "median ref", "median cand", "gap", "p99 ref", "p99 cand", "gap"):
+    ref_how = f"over {c.runs.get('ref', 1)} runs" if c.runs.get("ref", 1) > 1 else "95% bootstrap"
+    cand_how = f"over {c.runs.get('cand', 1)} runs" if c.runs.get("cand", 1) > 1 else "one run"
+    for col in ("bucket", "sizes", "n", "median ref", "median cand", "gap", "p99 ref", "p99 cand", "gap",
+                f"p99 ref ({ref_how})", f"p99 cand ({cand_how})", "range gap"):
         t.add_column(col, justify="left" if col in ("bucket", "sizes") else "right")
     for b in c.buckets:
         sizes = f"{_size(b['size_min'])}-{_size(b['size_max'])}" if b["n"] else "(empty)"
         t.add_row(str(b["bucket"]), sizes, str(b["n"]), _num(b["ref_median"]), _num(b["cand_median"]),
-                  _pct(b["median_gap"], c.tol), _num(b["ref_p99"]), _num(b["cand_p99"]), _pct(b["p99_gap"], c.tol))
+                  _pct(b["median_gap"], c.tol), _num(b["ref_p99"]), _num(b["cand_p99"]), _pct(b["p99_gap"], float("inf")),
+                  _range(b["ref_p99_range"]), _range(b["cand_p99_range"]), _pct(b["p99_range_gap"], c.tol))
     t.add_section()
     o = c.overall
     t.add_row("all", "", str(c.matched), _num(o["median"]["ref"]), _num(o["median"]["cand"]),
               _pct(o["median"]["gap"], float("inf")), _num(o["p99"]["ref"]), _num(o["p99"]["cand"]),
-              _pct(o["p99"]["gap"], float("inf")))
+              _pct(o["p99"]["gap"], float("inf")), _range(o["p99"]["ref_range"]), _range(o["p99"]["cand_range"]),
+              _pct(o["p99"]["range_gap"], float("inf")))
     t.add_row("mean", "", "", _num(o["mean"]["ref"]), _num(o["mean"]["cand"]), _pct(o["mean"]["gap"], float("inf")),
-              "", "", "")
+              "", "", "", "", "", "")
     return t
+
+
+def _range(r: Sequence[float] | None) -> str:
+    return "-" if r is None else f"{r[0]:.3f}-{r[1]:.3f}"
 
 
 def summary_lines(c: Comparison) -> list[str]:
     """The matching counts and the verdict, as printed under the table."""
     w = c.worst
     verdict = "ok" if c.passed else "FAIL"
+    at = (f"ref {_range(w['ref_range'])}, cand {_range(w['cand_range'])}" if "ref_range" in w
+          else f"ref {w['ref']:.3f}, cand {w['cand']:.3f}")
     return [
         f"matched {c.matched} flows; unmatched: {c.unmatched_ref} of {c.ref_flows} in REF, "
         f"{c.unmatched_cand} of {c.cand_flows} in CAND",
-        f"worst gap: {100 * w['gap']:.1f}% (bucket {w['bucket']} {w['stat']}: ref {w['ref']:.3f}, "
-        f"cand {w['cand']:.3f}); tolerance {100 * c.tol:.1f}%: {verdict}",
+        f"worst gap: {100 * w['gap']:.1f}% (bucket {w['bucket']} {w['stat']}: {at}); tolerance {100 * c.tol:.1f}%: {verdict}",
+        "p99s judged as ranges: the reference's " + (f"over its {c.runs['ref']} runs" if c.runs.get("ref", 1) > 1
+                                                     else "95% bootstrap interval (one run)")
+        + ", the candidate's " + (f"over its {c.runs['cand']} runs" if c.runs.get("cand", 1) > 1 else "one run"),
     ]
 
 

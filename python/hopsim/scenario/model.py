@@ -490,7 +490,7 @@ UNSET_AT_DEFAULT = {
     "floodgate": {"delay_credit": True, "voq_pool": "per_port", "ideal": False, "m": 1.5, "watch_dst": None,
                   "ideal_delay_credit": False,
                   "dst_pause_on": "voq", "win_m": 1.0, "byte_counter": None, "window_unit": "packets",
-                  "ecn_counts_voq": False},
+                  "ecn_counts_voq": False, "voq_service": "strict", "window_fit": "mtu"},
     "bfc": {"lone_packet_pauses": True, "assign_paused_queues": True, "queue_search": "rotating",
             "collision_queue": "random", "bitmap_frame": "per_64", "flow_index": "fid_hash", "table_entries": None},
 }

@@ -956,6 +956,13 @@ class Floodgate(Strict):
         default=False, description="ECN marking at a port reads all its data queues, its VOQs included (Floodgate-NS3's "
         "ShouldSendCN reads egress_bytes per port and priority, counted from admission, switch-mmu.cc:138-156, "
         "switch-node.cc:277-301); false: the packet's own queue")
+    voq_service: Literal["strict", "egress_fifo"] = Field(
+        default="strict", description="strict: VOQs served after the non-incast queue (paper §4.2); egress_fifo: a VOQ "
+        "packet joins its egress FIFO once its window allows (Floodgate-NS3: switch-mmu.cc:361-385, voq.cc:100-129; "
+        "needs voq_pool shared or grouped)")
+    window_fit: Literal["mtu", "own_size"] = Field(
+        default="mtu", description="with window_unit bytes, a packet goes while an MTU-sized packet (mtu) or its own "
+        "size (own_size, Floodgate-NS3's CheckDstWin, switch-mmu.cc:252-263; needs voq_pool shared or grouped) fits")
 
 
 class PfcTag(Strict):

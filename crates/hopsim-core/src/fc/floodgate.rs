@@ -17,7 +17,8 @@
 //!   the egress queue while its destination has window, else it goes to that destination's VOQ (a free one from the bitmap; when all are in
 //!   use, a hash of the destination picks one); the non-incast queue is served strictly before
 //!   the VOQs, which are served round robin only while their destination has window; a credit
-//!   refills the window and wakes the VOQ. The last-hop ToR keeps no window (its egress faces
+//!   refills the window and wakes the VOQ. (`voq_service = "egress_fifo"`: Floodgate-NS3's order
+//!   instead, a VOQ packet joining the egress FIFO once its window allows.) The last-hop ToR keeps no window (its egress faces
 //!   a host) and hosts send no credits.
 //! - VOQ groups (§4.2): up- and down-going traffic must not share a VOQ (Fig. 4's deadlock).
 //!   `voq_pool` chooses the pool: per egress port (default), or the paper's switch-wide pool
@@ -36,7 +37,8 @@
 //! - Windows count packets, as the paper's ("decreased by one"); the initial window is
 //!   `ceil((rate x HRTT + rate x T) / MTU)` with HRTT the next hop's round trip plus one MTU.
 //!   `window_unit = "bytes"` counts bytes instead, as Floodgate-NS3 does: the PSN then numbers
-//!   bytes and a packet goes while an MTU-sized one still fits.
+//!   bytes and a packet goes while an MTU-sized one still fits (`window_fit = "own_size"`: while
+//!   its own size fits, as there).
 //! - The window is the PSN difference itself (§4.3): a packet sent direct is charged when it is
 //!   queued (the paper's "forwarded to the egress queue") and gets its PSN when it leaves; a VOQ
 //!   packet is charged when it leaves. So no separate counter can drift from the PSNs.
@@ -133,6 +135,41 @@ pub enum WindowUnit {
     Bytes,
 }
 
+/// How a VOQ's packets reach the wire once their destination has window.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum VoqService {
+    /// The VOQs are queues of the egress port, served strictly after its non-incast queue
+    /// (§4.2: "the non-incast queue is served strictly before the VOQs"; §7.2's switch).
+    #[default]
+    Strict,
+    /// A VOQ packet joins its egress port's FIFO, behind what is queued there and ahead of what
+    /// comes later, the moment its destination's window allows, and is charged to the window
+    /// then: Floodgate-NS3, where a credit restores the window and moves the VOQ's packets to
+    /// their egress while the head's window allows (`ResumeVOQWin`, switch-node.cc lines 586-619:
+    /// `UpdateWin` then `CheckAndSendVOQ(dst)`; switch-mmu.cc lines 361-385: `CheckAndSendAll`,
+    /// the window spent in `VOQDequeueCallback`; voq.cc lines 100-129: `while (CheckAndSendOne())`,
+    /// each head tested with `m_checkWinCallback`), into the queue a direct packet takes
+    /// (`DoDequeueVOQ` -> `SwitchSend(qIndex, ...)`, switch-node.cc lines 301-303, 309-311,
+    /// 712-714). Needs the switch-wide pool (`voq_pool` shared or grouped), its one FIFO per VOQ.
+    EgressFifo,
+}
+
+/// What must fit in the destination's window for a packet to go (with `window_unit = "bytes"`).
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum WindowFit {
+    /// An MTU-sized packet, whatever the packet's size.
+    #[default]
+    Mtu,
+    /// The packet's own bytes: Floodgate-NS3's `CheckDstWin(dst, pktSize)` (switch-mmu.cc lines
+    /// 252-263: `GetInflightBytes(dst) + pktSize > m_wins[dst]` or `m_wins[dst] < pktSize`
+    /// refuse), asked with the arriving packet's size (switch-node.cc line 553) and the VOQ head's
+    /// (voq.cc line 110). The packet's size is known where it is tested: at arrival and at the
+    /// head of a switch-wide VOQ, so this needs the switch-wide pool.
+    OwnSize,
+}
+
 /// Floodgate parameters.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
@@ -207,6 +244,12 @@ pub struct FloodgateConfig {
     /// whose VOQs hold an incast marks the other flows leaving it (Floodgate runs one class:
     /// every data queue of a port is that priority).
     pub ecn_counts_voq: bool,
+    /// VOQs served strictly after the non-incast queue (default) or their packets joining the
+    /// egress FIFO once window allows (Floodgate-NS3).
+    pub voq_service: VoqService,
+    /// A byte window lets a packet go while an MTU-sized one fits (default) or while its own
+    /// size fits (Floodgate-NS3).
+    pub window_fit: WindowFit,
 }
 
 impl Default for FloodgateConfig {
@@ -232,6 +275,8 @@ impl Default for FloodgateConfig {
             watch_dst: None,
             pfc: false,
             ecn_counts_voq: false,
+            voq_service: VoqService::Strict,
+            window_fit: WindowFit::Mtu,
         }
     }
 }
@@ -260,6 +305,12 @@ impl FloodgateConfig {
         }
         if !(self.m.is_finite() && self.m > 0.0 && self.m <= 1e6) {
             return Err(format!("flow_control.floodgate.m: {} must be a number of BDPs above 0 (the paper's 1.5)", self.m));
+        }
+        if self.voq_service == VoqService::EgressFifo && self.voq_pool == VoqPool::PerPort {
+            return Err("flow_control.floodgate.voq_service: \"egress_fifo\" needs voq_pool = \"shared\" or \"grouped\" (one FIFO per VOQ); allowed with \"per_port\": \"strict\"".into());
+        }
+        if self.window_fit == WindowFit::OwnSize && (self.window_unit != WindowUnit::Bytes || self.voq_pool == VoqPool::PerPort) {
+            return Err("flow_control.floodgate.window_fit: \"own_size\" needs window_unit = \"bytes\" and voq_pool = \"shared\" or \"grouped\"; allowed otherwise: \"mtu\"".into());
         }
         if self.voq_pool == VoqPool::Grouped && self.max_voq < 2 {
             return Err(format!("flow_control.floodgate.max_voq: {} is too few for voq_pool = \"grouped\" (one VOQ per group); allowed: 2 or more", self.max_voq));
@@ -540,6 +591,47 @@ impl Floodgate {
         self.used_for(p, dst) < init
     }
 
+    /// Whether a packet of `size` bytes for `dst` may go by `p` now: its window has room for an
+    /// MTU-sized packet, or with `window_fit = "own_size"` for its own bytes (`initial` is the
+    /// window less one MTU, plus one, so `used + size <= window` reads `used + size < initial +
+    /// mtu`).
+    fn fits(&mut self, view: &SwitchView, p: u16, dst: u32, size: u32) -> bool {
+        match self.cfg.window_fit {
+            WindowFit::Mtu => self.has_window(view, p, dst),
+            WindowFit::OwnSize => {
+                let init = self.initial(view, p) as u64;
+                (self.used_for(p, dst) as u64 + size as u64) < init + view.info.mtu_bytes as u64
+            }
+        }
+    }
+
+    /// `voq_service = "egress_fifo"`: the heads of switch-wide VOQ `v` whose destination's window
+    /// fits them join their egress port's non-incast queue, charged to the window as a direct
+    /// packet is; the first that does not fit stops the VOQ (one FIFO, voq.cc lines 100-129). A
+    /// VOQ left empty is released.
+    fn join_ready(&mut self, now: Time, view: &SwitchView, v: u16, out: &mut Actions) {
+        while let Some((hp, hd, size)) = self.pool.as_ref().and_then(|pl| pl.head_sized(v)) {
+            if Self::windowed(view, hp) {
+                if !self.fits(view, hp, hd, size) {
+                    return;
+                }
+                let cost = match self.cfg.window_unit {
+                    WindowUnit::Packets => 1,
+                    WindowUnit::Bytes => size,
+                };
+                self.win_entry(now, hp, hd).queued += cost;
+                self.arm(now);
+            }
+            let pl = self.pool.as_mut().expect("read above");
+            pl.pop(v, hp, hd);
+            out.push(FcAction::Join { port: hp, from: v, to: 0 });
+            if pl.is_empty(v) {
+                pl.release(v);
+                return;
+            }
+        }
+    }
+
     /// Open or close VOQ `q` of port `p`: open while any destination using it has window.
     fn update_gate(&mut self, now: Time, view: &SwitchView, p: u16, q: u16, out: &mut Actions) {
         let init = self.initial(view, p);
@@ -556,8 +648,11 @@ impl Floodgate {
     /// Switch-wide pool: only the head of VOQ `v` may leave, by its port, while its destination
     /// has window there (§7.3).
     fn update_head(&mut self, now: Time, view: &SwitchView, v: u16, out: &mut Actions) {
-        let Some((hp, hd)) = self.pool.as_ref().and_then(|pl| pl.head(v)) else { return };
-        let open = !Self::windowed(view, hp) || self.has_window(view, hp, hd);
+        if self.cfg.voq_service == VoqService::EgressFifo {
+            return self.join_ready(now, view, v, out);
+        }
+        let Some((hp, hd, size)) = self.pool.as_ref().and_then(|pl| pl.head_sized(v)) else { return };
+        let open = !Self::windowed(view, hp) || self.fits(view, hp, hd, size);
         Self::gate(now, view, hp, v, open, out);
         if open {
             out.push(FcAction::Kick { port: hp });
@@ -638,7 +733,7 @@ impl Floodgate {
         if let Some(v) = self.pool(view).voq_of(pkt.dst) {
             return v;
         }
-        if !Self::windowed(view, p) || self.has_window(view, p, pkt.dst) {
+        if !Self::windowed(view, p) || self.fits(view, p, pkt.dst, pkt.size) {
             return 0;
         }
         let up = Self::up(view, p);
@@ -776,8 +871,14 @@ impl FlowControl for Floodgate {
         if self.shared() && pkt.queue != 0 {
             // the switch-wide FIFO: behind the head, a packet waits whatever its port
             let v = pkt.queue;
-            let head = self.pool(view).push(v, p, pkt.dst);
-            if head {
+            let head = self.pool(view).push(v, p, pkt.dst, pkt.size);
+            if self.cfg.voq_service == VoqService::EgressFifo {
+                // its packets leave only by joining the egress FIFO: the queue itself never sends
+                Self::gate(now, view, p, v, false, out);
+                if head {
+                    self.join_ready(now, view, v, out);
+                }
+            } else if head {
                 self.update_head(now, view, v, out);
             } else if self.pool.as_ref().and_then(|pl| pl.head(v)).is_some_and(|(hp, _)| hp != p) {
                 Self::gate(now, view, p, v, false, out);
@@ -810,7 +911,7 @@ impl FlowControl for Floodgate {
         if self.shared() && pkt.queue != 0 {
             let v = pkt.queue;
             if Self::windowed(view, p) {
-                if !self.has_window(view, p, pkt.dst) {
+                if !self.fits(view, p, pkt.dst, pkt.size) {
                     self.sent_without_window += 1;
                 }
                 self.charge_sent(pkt);

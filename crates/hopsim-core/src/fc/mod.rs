@@ -117,6 +117,12 @@ pub enum FcAction {
     /// marker at the tail of queue `hold`, which then waits at its head until the release marker
     /// has left (FlowSail's order marks, §III-D).
     Markers { port: u16, hold: u16, release: u16 },
+    /// Move the head packet of data queue `from` of local port `port` to the tail of its data
+    /// queue `to`, with its bytes (queue and MMU egress counts): a packet a module held back joins
+    /// the queue other traffic takes, behind what is there now and ahead of what comes later
+    /// (Floodgate-NS3's VOQ packets entering the egress FIFO once their window allows). Its buffer
+    /// charge stays (the same egress port); an empty `from` or a marker at its head is left.
+    Join { port: u16, from: u16, to: u16 },
 }
 
 pub type Actions = Vec<FcAction>;

@@ -1,6 +1,6 @@
 //! Control frames and flow-control actions: sending a frame of any kind, delivering it to the node
 //! at the far end (switch or host), carrying out what modules ask for (frames, gates, kicks,
-//! markers), and each switch's single module timer.
+//! markers, packets joining another queue), and each switch's single module timer.
 //!
 //! Why link-level pauses are applied here and not by modules: a PFC frame pauses a priority of the
 //! port it arrives on, and a queue-pause frame closes one queue of it, whatever scheme the receiver
@@ -229,6 +229,21 @@ impl Simulation {
                             if (hold as usize) < n && (release as usize) < n {
                                 pt.insert_markers(hold as usize, release as usize, &mut self.slab);
                                 self.kick(p);
+                            }
+                        }
+                    }
+                    FcAction::Join { port, from, to } => {
+                        if let (Some(p), Some(NodeRef::Switch(s))) = (self.port_of(node, port), self.node_ref.get(node as usize).copied()) {
+                            let pt = &mut self.ports[p as usize];
+                            let n = pt.nqueues();
+                            if (from as usize) < n && (to as usize) < n {
+                                if let Some(id) = pt.move_head(from as usize, to as usize, &mut self.slab) {
+                                    let size = self.slab.get(id).size;
+                                    self.switches[s as usize].mmu.move_egress(port as usize, from as usize, to as usize, size);
+                                    if !kicks.contains(&p) {
+                                        kicks.push(p);
+                                    }
+                                }
                             }
                         }
                     }

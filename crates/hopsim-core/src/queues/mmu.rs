@@ -290,6 +290,14 @@ impl Mmu {
         self.used -= s;
     }
 
+    /// A queued packet of `size` bytes moved from queue `from` to queue `to` of `egress`
+    /// (`FcAction::Join`): its ingress and shared charges stay as they are.
+    pub fn move_egress(&mut self, egress: usize, from: usize, to: usize, size: u32) {
+        let n = self.nqueue as usize;
+        self.egress_bytes[egress * n + from] -= size as u64;
+        self.egress_bytes[egress * n + to] += size as u64;
+    }
+
     /// HPCC's `CheckShouldPause`: headroom in use, or the shared share at the threshold.
     #[inline]
     pub fn should_pause(&self, port: usize, prio: usize) -> bool {

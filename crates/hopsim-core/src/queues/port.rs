@@ -364,6 +364,30 @@ impl Port {
         id
     }
 
+    /// Move the head packet of data queue `from` to the tail of data queue `to` (`FcAction::Join`),
+    /// returning its id; `None` when `from` is empty or its head is an order marker (a marker
+    /// keeps its place).
+    pub fn move_head(&mut self, from: usize, to: usize, slab: &mut Slab) -> Option<PacketId> {
+        let &id = self.queues[from].front()?;
+        let pkt = slab.get_mut(id);
+        if pkt.kind == PktKind::Marker {
+            return None;
+        }
+        pkt.queue = to as u16;
+        let size = pkt.size as u64;
+        let src = &mut self.queues[from];
+        src.ids.pop_front();
+        src.bytes -= size;
+        if src.ids.is_empty() {
+            self.nonempty.clear(from);
+        }
+        let dst = &mut self.queues[to];
+        dst.ids.push_back(id);
+        dst.bytes += size;
+        self.nonempty.set(to);
+        Some(id)
+    }
+
     /// Whether order markers sit in any data queue.
     #[inline]
     pub fn has_markers(&self) -> bool {

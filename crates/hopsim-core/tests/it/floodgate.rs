@@ -4,7 +4,7 @@
 
 use crate::common::*;
 use hopsim_core::config::NetConfig;
-use hopsim_core::fc::floodgate::{Floodgate, FloodgateConfig, VoqPool, WindowScope};
+use hopsim_core::fc::floodgate::{Floodgate, FloodgateConfig, VoqPool, VoqService, WindowScope};
 use hopsim_core::fc::pfc_tag::PfcTagConfig;
 use hopsim_core::fc::{AnyFc, FcConfig};
 use hopsim_core::params::{LinkLoss, WindowConfig};
@@ -413,7 +413,8 @@ fn acks_in_the_data_queues_under_floodgate_run_and_the_incast_still_waits_upstre
 /// The ideal design (§3.2: "a packet is forwarded only when its destination has window") on the
 /// paper's leaf-spine shape under successive incasts (a burst every 5 us, each to the first host
 /// of the next rack): no VOQ packet leaves a switch while its destination's window is spent, with
-/// either VOQ pool. A packet arriving for a destination without window makes it a new VOQ that
+/// either VOQ pool, and with VOQ packets joining the egress FIFO (`voq_service = "egress_fifo"`,
+/// the engine moving them between queues) every window comes back whole. A packet arriving for a destination without window makes it a new VOQ that
 /// the module closes at once; the port must not pick that packet before the close takes effect
 /// (it did: a packet arriving at an idle uplink went out before the close took effect, and a
 /// credit that freed one packet of window opened the destination's VOQs on every uplink, each
@@ -427,11 +428,12 @@ fn no_voq_packet_leaves_without_window_in_the_ideal_design_under_successive_inca
     let mut spec = IncastSpec::new(63, IncastSize::PerFlowRange { min: 43_800, max: 58_400 }, IncastTiming::Period(Time::from_us(5)));
     (spec.dst, spec.dst_stride) = (Some(0), 16);
     let f = incast_flows(&spec, &t.host_ids(), Time::ZERO, Limit::Count(4), 1, 0).unwrap();
-    for pool in [VoqPool::PerPort, VoqPool::Shared] {
-        let r = run(&t, &f, paper_net(FcConfig::Floodgate(FloodgateConfig { ideal: true, voq_pool: pool, pfc: true, ..Default::default() })));
+    for (pool, voq_service) in [(VoqPool::PerPort, VoqService::Strict), (VoqPool::Shared, VoqService::Strict), (VoqPool::Shared, VoqService::EgressFifo)] {
+        let r = run(&t, &f, paper_net(FcConfig::Floodgate(FloodgateConfig { ideal: true, voq_pool: pool, voq_service, pfc: true, ..Default::default() })));
         assert_conserved(&r);
         assert!(r.modules["floodgate_voq_allocs"] > 0);
-        assert_eq!(r.modules["floodgate_sent_without_window"], 0, "{pool:?}: {:?}", r.modules);
+        assert_eq!(r.modules["floodgate_sent_without_window"], 0, "{pool:?} {voq_service:?}: {:?}", r.modules);
+        assert_eq!(r.modules["floodgate_in_flight"], 0, "{pool:?} {voq_service:?}: every window credited back");
     }
 }
 

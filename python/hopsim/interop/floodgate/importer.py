@@ -175,21 +175,28 @@ def _import(config: Path, cfg: C.Config, out: Path, flows: Path | str | None, to
     for key in cfg:
         if key in IGNORED:
             notes.append(f"{key}: ignored ({IGNORED[key]})")
+    floodgate = sc["flow_control"]["scheme"] == "floodgate"
     header = [
         f"# Imported by `hopsim import-floodgate` from {config}",
         "# It runs Floodgate-NS3's model: its 38 B PPP header (transport.header 72, ack 70, ack_min 84,",
-        "# control.pfc 70, control.credit), its MMU (buffer.alpha 0.25 by rate, headroom 'floodgate'), the HPCC",
-        "# simulator's conventions it shares (see `hopsim import-hpcc`), and the Floodgate options below",
-        "# (flow_control.floodgate: ideal, m / win_m, T, byte_counter, thre_credit_bdp, voq_pool, max_voq,",
-        "# window_unit, dst_pause_on, pfc, ecn_counts_voq; routing.ack_path). Delete a line to get hopsim's",
-        "# paper-following default.",
+        "# control.pfc 70" + (", control.credit" if floodgate else "") + "), its MMU (buffer.alpha 0.25 by rate, "
+        "headroom 'floodgate'), the HPCC",
+        "# simulator's conventions it shares (see `hopsim import-hpcc`)"
+        + (", and the Floodgate options below" if floodgate else "") + ".",
+    ]
+    if floodgate:
+        header += [
+            "# Floodgate options (flow_control.floodgate): ideal, m / win_m, T, byte_counter, thre_credit_bdp,",
+            "# voq_pool, max_voq, window_unit, window_fit, voq_service, dst_pause_on, pfc, ecn_counts_voq.",
+            "# Its VOQ packets join the egress FIFO once their window allows (voq_service); a packet goes while its",
+            "# own size fits the window (window_fit); its ideal design's delayCredit is floodgate.ideal_delay_credit.",
+        ]
+    header += [
+        "# Delete a line to get hopsim's paper-following default.",
         "# Keys honoured: " + ", ".join(sorted(used)),
-        "# Not expressible in hopsim (differences that remain): VOQs served strictly after the non-incast queue",
-        "# (there they join the egress FIFO once window allows); a packet leaves while an MTU-sized one fits the",
-        "# window (there its own size).",
-        "# Its ideal design's delayCredit is floodgate.ideal_delay_credit; its source ports count per source host",
-        "# (workload.source_ports); its route computation meets neighbours in descending node id",
-        "# (routing.neighbour_order); its windows count bytes (floodgate.window_unit).",
+        "# Its source ports count per source host (workload.source_ports); its route computation meets",
+        "# neighbours in descending node id (routing.neighbour_order)"
+        + ("; ACKs return along their data's path (routing.ack_path)." if sc.get("routing", {}).get("ack_path") == "reverse" else "."),
     ]
     return H.with_header(header, notes, sc, out, cfg), notes
 
@@ -246,6 +253,11 @@ def _floodgate_model(sc: dict[str, Any], cfg: C.Config, topo: Any, fg_cfg: Any, 
     voqs = fg_cfg.voqs if fg_cfg else 100
     # windows in bytes (switch-mmu.cc lines 252-263: `m_wins[dst] < pktSize`)
     fg.update({"voq_pool": "shared", "max_voq": voqs, "window_unit": "bytes"})
+    # a packet goes while its own size fits (switch-mmu.cc lines 252-263, asked with the arriving
+    # packet's size in switch-node.cc line 553 and the VOQ head's in voq.cc line 110), and a credit
+    # moves a VOQ's packets into the egress FIFO while they fit (switch-node.cc lines 586-619,
+    # switch-mmu.cc lines 361-385, voq.cc lines 100-129)
+    fg.update({"window_fit": "own_size", "voq_service": "egress_fifo"})
     # its ECN reads egress_bytes per port and priority, which counts a packet from admission,
     # before it waits in a VOQ (switch-node.cc:277-301, 386; switch-mmu.cc:138-156)
     fg["ecn_counts_voq"] = True

@@ -41,7 +41,7 @@ from typing import Any
 from ...errors import ScenarioError
 from .files import Topology
 
-__all__ = ["hop_classes", "buffer_peaks", "qlen_peaks", "paired", "paused_ns", "incast_dsts", "run_buffer_peaks",
+__all__ = ["hop_classes", "buffer_peaks", "qlen_peaks", "paired", "paused_count", "paused_ns", "incast_dsts", "run_buffer_peaks",
            "run_qlen_peaks", "run_paused_ns"]
 
 
@@ -65,6 +65,33 @@ def paired(events: Iterable[tuple[Any, Hashable, bool]], end: Any = None) -> tup
     for key, t in still_open.items():
         total[key] += t
     return dict(total), still_open
+
+
+def paused_count(events: Iterable[tuple[Any, Hashable, bool]], end: Any = None) -> dict[Hashable, Any]:
+    """Time paused per key from `(time, key, pause)` events in time order, by Floodgate-NS3's own
+    rule for a device paused per destination: its device keeps one paused flag per PFC class
+    (`m_paused[qIndex]`, qbb-net-device.cc lines 360-370), and dstPause's class is the destination
+    (switch-node.cc line 277: `pfc_fine = hostIp2IdMap[ch.dip]`), so a host's device is paused
+    once for each destination paused. The file names the device, not the class, but the ToR sends
+    a class's pause only while it is not paused and its resume only while it is (switch-mmu.cc
+    lines 110-118), so a pause adds one paused class and a resume removes one: the time paused is
+    the integral of that count, the sum over destinations of each one's pause to resume (with one
+    class, as PFC between switches, just pause to resume). A count still open at the end runs to
+    `end` (default: the last event's time)."""
+    count: dict[Hashable, int] = defaultdict(int)
+    since: dict[Hashable, Any] = {}
+    total: dict[Hashable, Any] = defaultdict(int)
+    last = 0
+    for t, key, pause in events:
+        last = max(last, t)
+        if key in since:
+            total[key] += count[key] * (t - since[key])
+        since[key] = t
+        count[key] = count[key] + 1 if pause else max(0, count[key] - 1)
+    end = last if end is None else end
+    for key, t0 in since.items():
+        total[key] += count[key] * max(0, end - t0)
+    return {k: v for k, v in total.items() if v}
 
 
 def _tors(topo: Topology) -> set[int]:
@@ -172,14 +199,14 @@ def pfc_events(path: Path | str, text: str) -> list[tuple[int, tuple[int, int], 
 
 
 def paused_ns(topo: Topology, pfc: Path, end_ns: int | None = None) -> dict[str, float]:
-    """Time paused per hop class, summed over devices (`paired` over its PFC file's frames)."""
+    """Time paused per hop class, summed over devices (`paused_count` over its PFC file's frames)."""
     _, by_if = hop_classes(topo)
     events = pfc_events(pfc, pfc.read_text())
     for t, (node, dev), _ in events:
         if (node, dev) not in by_if:
             raise ScenarioError(f"{pfc}: node {node} has no device {dev} in the topology (a frame at {t} ns)")
     total: dict[str, float] = defaultdict(float)
-    for key, t in paired(events, end_ns)[0].items():
+    for key, t in paused_count(events, end_ns).items():
         total[by_if[key]] += t
     return dict(total)
 
@@ -219,16 +246,17 @@ def run_qlen_peaks(run: Path) -> dict[str, int]:
 
 
 def run_paused_ns(run: Path) -> dict[str, float]:
-    """Time paused per hop class of a hopsim run folder: its ports table's paused time (PFC), and
-    hosts' time under a destination pause (its control table, pause to resume per port and
-    destination, as Floodgate-NS3 logs them: the host's device)."""
+    """Time paused per hop class of a hopsim run folder: its ports table's paused time (PFC, one
+    class: pause to resume), and hosts' time under destination pauses by the same rule as its PFC
+    file's (`paused_count` over the frames each host port received, whatever the destination:
+    the sum over destinations of each one's pause to resume)."""
     import duckdb
 
     rows = duckdb.sql(f"select hop_class, sum(paused_ns) from read_parquet('{run / 'ports.parquet'}') group by 1").fetchall()
     out = {c: float(t) for c, t in rows if t}
     ctrl = duckdb.sql(f"select node, port, target, value, time_ns from read_parquet('{run / 'control.parquet'}') "
                       "where kind = 'dst_pause' order by time_ns").fetchall()
-    total = sum(paired((t, (node, port, target), bool(value)) for node, port, target, value, t in ctrl)[0].values())
+    total = sum(paused_count((t, (node, port), bool(value)) for node, port, _target, value, t in ctrl).values())
     if total:
         out["host-up"] = out.get("host-up", 0.0) + total
     return out

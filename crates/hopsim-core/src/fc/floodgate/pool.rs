@@ -34,8 +34,9 @@ use std::collections::{HashMap, VecDeque};
 /// The switch-wide pool of `n` VOQs.
 #[derive(Debug, Default)]
 pub(super) struct Pool {
-    /// Per VOQ `v` (index `v - 1`): its packets' (egress port, destination) in arrival order.
-    fifo: Vec<VecDeque<(u16, u32)>>,
+    /// Per VOQ `v` (index `v - 1`): its packets' (egress port, destination, bytes) in arrival
+    /// order.
+    fifo: Vec<VecDeque<(u16, u32, u32)>>,
     /// Per VOQ: the destinations mapped to it.
     dsts: Vec<Vec<u32>>,
     /// Destination -> its VOQ.
@@ -90,15 +91,21 @@ impl Pool {
         (v, was_free)
     }
 
-    /// A packet for `dst` leaving by `port` joined VOQ `v`: whether it is the head now.
-    pub(super) fn push(&mut self, v: u16, port: u16, dst: u32) -> bool {
+    /// A packet of `size` bytes for `dst` leaving by `port` joined VOQ `v`: whether it is the
+    /// head now.
+    pub(super) fn push(&mut self, v: u16, port: u16, dst: u32, size: u32) -> bool {
         let f = &mut self.fifo[v as usize - 1];
-        f.push_back((port, dst));
+        f.push_back((port, dst, size));
         f.len() == 1
     }
 
-    /// The head of VOQ `v`.
+    /// The head of VOQ `v`: its port and destination.
     pub(super) fn head(&self, v: u16) -> Option<(u16, u32)> {
+        self.fifo[v as usize - 1].front().map(|&(p, d, _)| (p, d))
+    }
+
+    /// The head of VOQ `v` with its bytes.
+    pub(super) fn head_sized(&self, v: u16) -> Option<(u16, u32, u32)> {
         self.fifo[v as usize - 1].front().copied()
     }
 
@@ -106,9 +113,9 @@ impl Pool {
     /// a port whose link went down (it empties port by port), hence the search.
     pub(super) fn pop(&mut self, v: u16, port: u16, dst: u32) {
         let f = &mut self.fifo[v as usize - 1];
-        if f.front() == Some(&(port, dst)) {
+        if f.front().is_some_and(|&(p, d, _)| (p, d) == (port, dst)) {
             f.pop_front();
-        } else if let Some(i) = f.iter().position(|&e| e == (port, dst)) {
+        } else if let Some(i) = f.iter().position(|&(p, d, _)| (p, d) == (port, dst)) {
             f.remove(i);
         }
     }
@@ -140,11 +147,11 @@ mod tests {
         let mut p = Pool::new(4, true);
         // down group 1..=2, up group 3..=4
         assert_eq!(p.alloc(10, false, |_| 0), (1, true));
-        p.push(1, 0, 10);
+        p.push(1, 0, 10, 1000);
         assert_eq!(p.alloc(11, true, |_| 0), (3, true));
-        p.push(3, 5, 11);
+        p.push(3, 5, 11, 1000);
         assert_eq!(p.alloc(12, false, |_| 0), (2, true));
-        p.push(2, 0, 12);
+        p.push(2, 0, 12, 1000);
         // the down group is full: hashed within 1..=2, never into the up group
         assert_eq!(p.alloc(13, false, |_| 1), (2, false));
         assert_eq!(p.voq_of(13), Some(2));
@@ -153,7 +160,7 @@ mod tests {
         for d in 0..4 {
             let (v, free) = s.alloc(d, d % 2 == 0, |_| 0);
             assert!(free);
-            s.push(v, 0, d);
+            s.push(v, 0, d, 1000);
         }
         assert_eq!(s.alloc(9, true, |_| 2), (3, false));
     }
@@ -162,8 +169,9 @@ mod tests {
     fn fifo_order_spans_ports_and_release_unmaps() {
         let mut p = Pool::new(1, false);
         let (v, _) = p.alloc(7, true, |_| 0);
-        assert!(p.push(v, 2, 7));
-        assert!(!p.push(v, 0, 8));
+        assert!(p.push(v, 2, 7, 1000));
+        assert!(!p.push(v, 0, 8, 500));
+        assert_eq!(p.head_sized(v), Some((2, 7, 1000)));
         assert_eq!(p.head(v), Some((2, 7)));
         p.pop(v, 2, 7);
         assert_eq!(p.head(v), Some((0, 8)), "the packet of another port is next");

@@ -53,6 +53,14 @@ impl Fx {
             match a {
                 FcAction::Gate { port, queue, until } => self.ports[port as usize].set_gate(queue as usize, self.now, until),
                 FcAction::Send { port, msg, .. } => self.sent.push((port, msg)),
+                FcAction::Join { port, from, to } => {
+                    // as the engine: the head of `from` goes to the tail of `to`
+                    let mut m = self.held.get_mut(&(port, from)).and_then(|h| h.pop_front()).expect("a packet to move");
+                    self.ports[port as usize].dequeue_data(from as usize, m.size);
+                    self.ports[port as usize].enqueue_data(to as usize, 0, m.size);
+                    m.queue = to;
+                    self.held.entry((port, to)).or_default().push_back(m);
+                }
                 _ => {}
             }
         }
@@ -596,5 +604,97 @@ fn a_window_in_bytes_lets_small_packets_through_by_their_size() {
             sent += 1;
         }
         assert_eq!(sent, 20, "{unit:?}");
+    }
+}
+
+/// One packet time of `Fx`'s ports: each port with something eligible sends one packet, its
+/// non-incast queue first, then an open VOQ (the strict scheduler of §4.2); the destinations
+/// sent, per port.
+fn packet_time(fx: &mut Fx, fg: &mut Floodgate) -> Vec<(u16, u32)> {
+    let mut sent = vec![];
+    for p in [UP1, UP2] {
+        let q = (0..4u16).find(|&q| fx.held.get(&(p, q)).is_some_and(|h| !h.is_empty()) && !fx.closed(p, q));
+        if let Some(q) = q {
+            let dst = fx.held[&(p, q)][0].dst;
+            fx.leave(fg, p, q);
+            sent.push((p, dst));
+        }
+    }
+    sent
+}
+
+/// The stall of a switch-wide VOQ and how Floodgate-NS3's order removes it. Destination 7 is
+/// reached by both uplinks; its window is spent, so its packets wait in the one FIFO VOQ: first
+/// one for UP1, then three for UP2. UP1 is kept 100% busy by non-incast traffic to destination 9
+/// (a new packet every packet time); UP2 is idle. A credit returns window for all four.
+/// - `voq_service = "strict"`: the FIFO's head may leave only by UP1, after UP1's non-incast
+///   queue, which never empties; UP2's VOQ packets stay behind it and idle UP2 sends nothing.
+/// - `"egress_fifo"` (Floodgate-NS3, voq.cc lines 100-129): the credit moves all four into their
+///   uplinks' FIFOs, so UP2 sends destination 7's packets from the credit's packet time on.
+#[test]
+fn a_voq_with_window_and_an_idle_uplink_sends_within_one_packet_time_while_the_fifo_head_waits_for_a_busy_uplink() {
+    let first_up2_send = |service: VoqService| -> Option<usize> {
+        let mut fx = Fx::new();
+        let mut fg = Floodgate::new(FloodgateConfig { max_voq: 1, voq_pool: VoqPool::Shared, voq_service: service, ..Default::default() });
+        for i in 0..W0 {
+            assert_eq!(fx.arrive(&mut fg, HOST, if i % 2 == 0 { UP1 } else { UP2 }, 7, 0, true), 0);
+        }
+        assert_eq!(fx.arrive(&mut fg, HOST, UP1, 7, 0, true), 1, "out of window: the VOQ");
+        for _ in 0..3 {
+            assert_eq!(fx.arrive(&mut fg, HOST, UP2, 7, 0, true), 1);
+        }
+        // what was sent direct leaves; UP1 then has a backlog of non-incast traffic
+        while fx.held.get(&(UP1, 0)).is_some_and(|h| !h.is_empty()) {
+            fx.leave(&mut fg, UP1, 0);
+        }
+        while fx.held.get(&(UP2, 0)).is_some_and(|h| !h.is_empty()) {
+            fx.leave(&mut fg, UP2, 0);
+        }
+        for _ in 0..20 {
+            assert_eq!(fx.arrive(&mut fg, HOST, UP1, 9, 0, false), 0);
+        }
+        fx.control(&mut fg, UP1, CtrlMsg::Credit { dst: 7, credits: 10, psn: 9 });
+        let mut first = None;
+        for k in 0..60 {
+            // UP1 stays busy: one more non-incast packet every packet time
+            fx.arrive(&mut fg, HOST, UP1, 9, 0, false);
+            if packet_time(&mut fx, &mut fg).contains(&(UP2, 7)) && first.is_none() {
+                first = Some(k);
+            }
+        }
+        assert_eq!(fg.sent_without_window, 0);
+        first
+    };
+    assert_eq!(first_up2_send(VoqService::EgressFifo), Some(0), "UP2 sends at the credit's packet time");
+    assert_eq!(first_up2_send(VoqService::Strict), None, "the paper's strict order stalls behind UP1's head");
+}
+
+/// `window_fit = "own_size"` (Floodgate-NS3's `CheckDstWin(dst, pktSize)`): a 100 B packet goes
+/// direct while 100 B fit the 151,048 B window: 1,510 of them (151,000 + 100 > 151,048), where
+/// the MTU test lets 1,501 go. At the head of a VOQ too: with 148 B of window left a 100 B
+/// head joins the egress FIFO and a 1,048 B one behind it waits.
+#[test]
+fn a_window_tested_against_the_packets_own_size_lets_small_packets_use_all_of_it() {
+    for (fit, direct) in [(WindowFit::Mtu, 1501u32), (WindowFit::OwnSize, 1510)] {
+        let cfg = FloodgateConfig { window_unit: WindowUnit::Bytes, window_fit: fit, voq_pool: VoqPool::Shared, voq_service: VoqService::EgressFifo, ..Default::default() };
+        let (mut fx, mut fg) = (Fx::new(), Floodgate::new(cfg));
+        let mut n = 0;
+        while fx.arrive_sized(&mut fg, HOST, UP1, 7, 0, true, 100) == 0 {
+            n += 1;
+        }
+        assert_eq!(n, direct, "{fit:?}");
+        if fit == WindowFit::Mtu {
+            continue;
+        }
+        // 151,000 B charged, a 100 B packet in the VOQ; a 1,048 B one joins it
+        assert_eq!(fx.arrive_sized(&mut fg, HOST, UP1, 7, 0, true, 1048), 1);
+        for _ in 0..n {
+            fx.leave(&mut fg, UP1, 0);
+        }
+        // 100 B credited back: 150,900 B charged, 148 B left
+        fx.control(&mut fg, UP1, CtrlMsg::Credit { dst: 7, credits: 1, psn: 99 });
+        let sizes: Vec<u32> = fx.held[&(UP1, 0)].iter().map(|m| m.size).collect();
+        assert_eq!(sizes, vec![100], "the 100 B head joined, the 1,048 B packet waits");
+        assert_eq!(fx.held[&(UP1, 1)].len(), 1);
     }
 }
