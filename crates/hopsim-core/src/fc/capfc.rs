@@ -34,31 +34,34 @@
 //!   that also feeds other egress queues, which this reading leaves alone (an innocent input is
 //!   never paused, the point of watching egress queues). An ingress that starts feeding a warned
 //!   queue is paused too.
-//! - Not in the description, so ours: how long the pause lasts and when it ends. Pauses are
-//!   XON/XOFF style: `pause_quanta` (0xFFFF by default) refreshed at half its duration while the
+//! - Not in the description, so ours: how long the pause lasts and when it ends. By default
+//!   pauses are XON/XOFF style: `pause_quanta` 0xFFFF refreshed at half its duration while the
 //!   queue stays warned, as [`Pfc`] does, so a long congestion never lapses and a lost resume
-//!   never wedges a link; the queue draining to `resume` (default WARN / 2, a hysteresis so that a
-//!   queue hovering at WARN does not toggle its feeders on every packet) ends the pause with zero
-//!   quanta. (A computed duration is P-PFC's contribution, §4.4; the baseline should not borrow
+//!   never wedges a link. A smaller `pause_quanta` is a fixed pause per frame, the PFC frames of
+//!   the paper's simulator ("a received PFC packet with a fixed pause time of 5 us", P-PFC §1,
+//!   Fig. 1b): no timer renews it; a held feeder is paused again when a packet of it reaches the
+//!   warned queue after its last pause has run half its time, so a feeder kept paused lapses,
+//!   sends, and is paused again, and the queue can keep growing (P-PFC §5.4: "The queue of switch
+//!   will still build up if use small fixed pause time"). Either way the queue draining to
+//!   `resume` (default WARN / 2, a hysteresis so that a queue hovering at WARN does not toggle its
+//!   feeders on every packet) ends the pause with zero quanta. (A computed duration is P-PFC's contribution, §4.4; the baseline should not borrow
 //!   it.) Ingresses that do not feed a warned queue are never touched: that is CaPFC's point over
 //!   plain PFC, which pauses by ingress occupancy whatever the egress.
 //!
-//! **Why this CaPFC beats P-PFC, unlike the paper's Fig. 16** (measured with
-//! scenarios/papers/ppfc/fig16-fig19-capfc.toml, 16:1 incast, DCQCN, 2 seeds; p99 / mean packet
-//! latency: PFC 805 / 433 us, P-PFC 460 / 254 us, CaPFC 61 / 20 us). The mechanism is what the
-//! description asks for; its strength comes from the two settings the description leaves open:
-//! - WARN. With WARN = the ECN Kmax (200 KB) and `feeder = 0`, CaPFC is an XON/XOFF on the
-//!   *egress queue* at 200 KB: every feeder stops as the queue passes WARN and restarts at WARN / 2,
-//!   so the queue never holds more than WARN plus what is in flight (~0.4 MB), long before DCQCN
-//!   converges. P-PFC by design lets the queue grow while the buffer would not fill within `T`
-//!   (Algorithm 1), so it holds more (1.7-2.3 MB).
-//! - The paper's own words put its CaPFC near standard PFC: "the reduction of tail latency is not
-//!   obvious when DCQCN is enabled" (§5.6), and P-PFC's tail is "almost 2x" lower. That is a WARN
-//!   near the buffer's size: WARN = 1 / 2 / 3 MB gives p99 213 / 414 / 612 us and mean 78 / 183 /
-//!   296 us, so P-PFC (460 us) is ahead from about 2-3 MB on, and at 3 MB CaPFC is 1.3x below PFC.
-//!   Fig. 16's ordering is therefore a setting (WARN, unknown), not a mechanism, difference; the
-//!   default stays at Kmax (the one threshold the P-PFC paper ties egress queues to) and the sweep
-//!   shows the others.
+//! **Against the paper's Figs. 16 and 19** (scenarios/papers/ppfc/fig16-fig19-capfc.toml, 16:1
+//! incast, DCQCN, quick runs, seed 1; p99 / mean / p50 packet latency in us: PFC 803 / 360 / 349,
+//! P-PFC 236 / 98 / 79). The mechanism is what the description asks for; where it lands comes
+//! from the two settings the description leaves open:
+//! - The pause. With 5 us frames (`pause_quanta = 391` at 40 Gb/s, the PFC frame of the paper's
+//!   simulator) CaPFC's tail is close to P-PFC's, 284 / 95 / 58 (P-PFC 0.9-1.2x lower over three
+//!   seeds). XON/XOFF pauses hold every feeder until the queue drains to WARN / 2, so the queue
+//!   never holds more than WARN plus what is in flight: 61 / 19 / 16 at WARN = 200 KB.
+//! - WARN. Either way CaPFC starts pausing at WARN, so most packets see a short queue. The
+//!   paper's own words put its CaPFC near standard PFC ("the reduction of tail latency is not
+//!   obvious when DCQCN is enabled", §5.6; "it does not help average latency", §5.7): that is a
+//!   WARN near the buffer's size. XON/XOFF at 1 / 2 / 3 MB gives 213 / 81 / 81, 414 / 196 / 181
+//!   and 610 / 275 / 282. The default stays at Kmax (the one threshold the P-PFC paper ties egress
+//!   queues to) and the sweep shows the others.
 //!
 //! Standard PFC stays underneath as the safety net. The two share the upstream's single pause
 //! timer per priority, so each must not undo the other: a PFC resume for an ingress CaPFC holds
@@ -90,7 +93,8 @@ pub struct CapfcConfig {
     /// queue when it holds more than this many bytes of it. Default 0: every ingress feeding it.
     #[serde(rename = "feeder")]
     pub feeder_bytes: u64,
-    /// Quanta of CaPFC's pause frames; 0xFFFF = until resumed (refreshed at half this time).
+    /// Quanta of CaPFC's pause frames; 0xFFFF = until resumed (refreshed at half this time by a
+    /// timer). Smaller: a fixed pause per frame, renewed only by the feeder's own packets.
     pub pause_quanta: u16,
 }
 
@@ -187,11 +191,22 @@ impl Capfc {
         Time(quanta_duration(self.cfg.pause_quanta, view.rate(port as u16)).0 / 2)
     }
 
+    /// Whether each frame pauses for a fixed time (`pause_quanta` below 0xFFFF) rather than until
+    /// resumed.
+    #[inline]
+    fn fixed_pauses(&self) -> bool {
+        self.cfg.pause_quanta != u16::MAX
+    }
+
     fn send_pause(&mut self, now: Time, view: &SwitchView, ip: usize, out: &mut Actions) {
         let (port, prio) = (ip / self.nprio, ip % self.nprio);
         out.push(FcAction::Send { port: port as u16, msg: CtrlMsg::Pfc { prio: prio as u8, quanta: self.cfg.pause_quanta }, by: Origin::Capfc });
         self.pauses_sent += 1;
         self.sent_at[ip] = Some(now);
+        // A fixed pause is renewed by the feeder's own packets (`on_enqueue`), not by a timer.
+        if self.fixed_pauses() {
+            return;
+        }
         let t = now + self.refresh_after(view, port);
         if self.timer.is_none_or(|x| t < x) {
             self.timer = Some(t);
@@ -255,6 +270,13 @@ impl OverPfc for Capfc {
         } else if self.packets.of(egress, queue)[ip] > self.cfg.feeder_bytes && !self.held[qi].contains(&ip) {
             // A new feeder of a warned queue (or one whose counter just passed feeder_bytes).
             self.hold(now, view, qi, ip, out);
+        } else if self.fixed_pauses() && self.holds[ip] > 0 {
+            // Fixed pauses: a held feeder whose packets still come in once its last pause has run
+            // half its time is paused again, as the paper's simulator re-sends its 5 us PFC frames
+            // while the congestion lasts (P-PFC Fig. 1b); one that stays paused lapses.
+            if self.sent_at[ip].is_some_and(|t| now >= t + self.refresh_after(view, ip / self.nprio)) {
+                self.send_pause(now, view, ip, out);
+            }
         }
     }
 
@@ -352,6 +374,35 @@ mod tests {
     }
     fn xon(port: u16) -> FcAction {
         FcAction::Send { port, msg: CtrlMsg::Pfc { prio: PRIO, quanta: 0 }, by: Origin::Capfc }
+    }
+
+    #[test]
+    fn fixed_pauses_are_renewed_by_the_feeders_packets_not_by_a_timer() {
+        // 391 quanta = 5 us at 40 Gb/s, the paper's simulator's PFC frame (P-PFC Fig. 1b).
+        let cfg = CapfcConfig { pause_quanta: 391, ..Default::default() };
+        let mut c = Capfc::with_pfc(cfg, PfcConfig::default(), 8, 8);
+        let mut sw = Sw::new();
+        let mut out = vec![];
+        for _ in 0..100 {
+            sw.enq(&mut c, Time::ZERO, 1, 0, 1, &mut out);
+            sw.enq(&mut c, Time::ZERO, 2, 0, 1, &mut out);
+        }
+        assert!(out.is_empty());
+        sw.enq(&mut c, Time::ZERO, 1, 0, 1, &mut out);
+        let frame = |port| FcAction::Send { port, msg: CtrlMsg::Pfc { prio: PRIO, quanta: 391 }, by: Origin::Capfc };
+        let mut sent = plain(&out);
+        sent.sort_by_key(|a| match a { FcAction::Send { port, .. } => *port, _ => 0 });
+        assert_eq!(sent, vec![frame(1), frame(2)]);
+        assert_eq!(c.next_timer(), None, "no timer renews a fixed pause");
+        // A packet in flight 1 us later: the pause has not run half its 5 us, nothing is sent.
+        out.clear();
+        sw.enq(&mut c, Time::from_us(1), 1, 0, 1, &mut out);
+        assert!(out.is_empty());
+        // Port 1's packets still come 3 us after its pause: it is paused again; port 2 sent
+        // nothing and gets nothing (its pause lapses).
+        sw.enq(&mut c, Time::from_us(3), 1, 0, 1, &mut out);
+        assert_eq!(plain(&out), vec![frame(1)]);
+        assert_eq!(c.next_timer(), None);
     }
 
     #[test]

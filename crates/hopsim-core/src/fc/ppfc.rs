@@ -30,14 +30,14 @@
 //!    compares against (§5.4: "we compare using dynamical pause time and several fixed pause
 //!    time in P-PFC").
 //!
-//! Against the paper (scenarios/papers/ppfc/, `hopsim reproduce ppfc`; 16:1 incast, 2 seeds, the
-//! `increment = "arrivals"` reading): peak queue PFC 4.04 MB / P-PFC 2.30 MB (the paper: the whole
-//! 4 MB / 1,002 KB), p99 packet latency 805 / 460 us (the paper: ~830 us, over 2x lower), Table 3
-//! 0 / 0 / 0 at 4:1, 0 / 6 / 22 at 6:1 (paper 0 / 5 / 43), 65 / 121 / 166 at 16:1 (paper 277 /
-//! 316 / 406). What keeps the peak above the paper's: Algorithm 1 goes quiet once DCQCN has cut
-//! the growth below `switch_space_left / T`, and the queue creeps up ~200 us more until DCQCN
-//! converges; Algorithm 3's per-ingress pauses are 1/16 of the queue's drain time (the `share`
-//! reading: 1.71 MB, 337 us; fixed 100 us pauses: 0.88 MB).
+//! Against the paper (scenarios/papers/ppfc/, `hopsim reproduce ppfc --quick`; 16:1 incast, the
+//! `increment = "arrivals"` and `transmission_speed = "share"` readings the scenarios use, the
+//! latter from §2.3's worked example): peak queue PFC 4.04 MB / P-PFC 1.22-2.24 MB over seeds 1-4
+//! (the paper: the whole 4 MB / 1,002 KB), p99 packet latency 803 / 236-446 us (the paper: ~830
+//! us, over 2x lower), Table 3 0 / 0 / 0 at 4:1, 0 / 6 / 6 at 6:1 (paper 0 / 5 / 43), 16 / 38 / 53
+//! at 16:1 (paper 277 / 316 / 406). With the egress reading the pauses are 1/16 as long: 2.19 MB,
+//! 439 us, 16:1 Table 3 58 / 109 / 171, because Algorithm 1 goes quiet once DCQCN has cut the
+//! growth below `switch_space_left / T` and the queue creeps up ~150 us more.
 //!
 //! Standard PFC stays underneath as the safety net (§6.3: "P-PFC only changes the part of sending
 //! algorithm of PFC PAUSE messages"): the scheme runs inside [`WithPfc`], which calls PFC's hooks
