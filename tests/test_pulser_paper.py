@@ -12,7 +12,7 @@ from hopsim.sweep import plan_sweep
 def test_every_reported_label_is_a_run_of_its_sweep(repo):
     sweeps = paper_sweeps(paper_dir(str(repo / "scenarios" / "papers" / "pulser")))
     assert {p.name for p, _ in sweeps} == {"fig2-4-fct-throughput.toml", "fig5-6-queue-window.toml",
-                                             "fig7-incast-degree.toml", "table1-testbed.toml"}
+                                             "fig7-incast-degree.toml", "table1-testbed.toml", "settings-sensitivity.toml"}
     for path, model in sweeps:
         _, points = plan_sweep(path, max_memory="off")
         # a run folder keeps its params with sorted keys (store.py), and labels are made from those
