@@ -1,0 +1,103 @@
+"""A flow-control scheme from a crate outside the repository: `hopsim plugin build PATH` builds
+it with the installed core (whose sources the extension carries) into an extension installed
+beside hopsim, and `hopsim run` then selects the scheme by name. Done from a temporary folder
+with a crate made there, as a user would, without touching the checkout.
+
+Slow (a release build of the core): marked `slow`, which scripts/test.sh runs like every other
+test. It shares the repository's cargo target folder, so the dependencies already built for the
+extension are not built again."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from hopsim.plugins import build
+
+REPO = Path(__file__).resolve().parents[1]
+
+SCENARIO = """
+[topology]
+kind = "star"
+hosts = 9
+
+[workload]
+kind = "incast"
+bursts = 1
+
+[workload.incast]
+degree = 8
+flow_size = "200KB"
+at = "1us"
+dst = 0
+
+[buffer]
+size = "1MB"
+
+[transport]
+window = "off"
+
+[flow_control]
+scheme = "my_pause"
+
+[flow_control.my_pause]
+limit = "100KB"
+"""
+
+
+def scheme_crate(root: Path) -> Path:
+    """The example plugin's scheme under another name, as a crate of the user's own."""
+    crate = root / "my-pause"
+    (crate / "src").mkdir(parents=True)
+    lib = (REPO / "examples" / "buffer-pause-plugin" / "src" / "lib.rs").read_text()
+    (crate / "src" / "lib.rs").write_text(lib.replace("buffer_pause", "my_pause"))
+    (crate / "Cargo.toml").write_text(
+        '[package]\nname = "my-pause"\nversion = "0.1.0"\nedition = "2021"\n\n'
+        '[dependencies]\nhopsim-core = "0.1"\nserde = { version = "1", features = ["derive"] }\n\n'
+        '[dev-dependencies]\nserde_json = "1"\n')
+    return crate
+
+
+def hopsim(args: list[str], cwd: Path, site: Path | None) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ)
+    if site is not None:
+        env["PYTHONPATH"] = str(site)
+    return subprocess.run([sys.executable, "-m", "hopsim", *args], cwd=cwd, env=env, capture_output=True, text=True)
+
+
+def test_a_crate_that_pins_the_core_by_path_is_refused_by_name(tmp_path: Path, cli):
+    crate = scheme_crate(tmp_path)
+    toml = crate / "Cargo.toml"
+    toml.write_text(toml.read_text().replace('hopsim-core = "0.1"', 'hopsim-core = { path = "../hopsim/crates/hopsim-core" }'))
+    code, out = cli("plugin", "build", str(crate), "--work", str(tmp_path / "work"))
+    assert code == 2 and "hopsim-core must be a version dependency" in out
+    assert not (tmp_path / "work").exists()
+
+
+@pytest.mark.slow
+def test_a_scheme_crate_from_a_temporary_folder_runs_by_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    crate = scheme_crate(tmp_path)
+    (tmp_path / "s.toml").write_text(SCENARIO)
+    # without the plugin, the name is unknown
+    before = hopsim(["validate", "s.toml"], tmp_path, None)
+    assert before.returncode == 2 and "my_pause" in before.stderr, before.stderr
+
+    monkeypatch.setenv("CARGO_TARGET_DIR", str(REPO / "target"))
+    site = tmp_path / "site"
+    wheel = build([crate], tmp_path / "work", site)
+    assert wheel.name.startswith("hopsim_plugins-")
+    assert (site / "hopsim_plugins" / "__init__.py").is_file()
+
+    r = hopsim(["run", "s.toml", "--out", "r"], tmp_path, site)
+    assert r.returncode == 0, r.stderr
+    modules = json.loads((tmp_path / "r" / "summary.json").read_text())["modules"]
+    assert modules["my_pause_pauses"] > 0
+    # the built-in extension again with HOPSIM_PLUGINS=off
+    off = subprocess.run([sys.executable, "-m", "hopsim", "validate", "s.toml"], cwd=tmp_path, capture_output=True, text=True,
+                         env={**os.environ, "PYTHONPATH": str(site), "HOPSIM_PLUGINS": "off"})
+    assert off.returncode == 2
