@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from hopsim.plugins import build
+from hopsim.plugins import build, new_crate
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -51,15 +51,13 @@ limit = "100KB"
 
 
 def scheme_crate(root: Path) -> Path:
-    """The example plugin's scheme under another name, as a crate of the user's own."""
-    crate = root / "my-pause"
-    (crate / "src").mkdir(parents=True)
-    lib = (REPO / "examples" / "buffer-pause-plugin" / "src" / "lib.rs").read_text()
-    (crate / "src" / "lib.rs").write_text(lib.replace("buffer_pause", "my_pause"))
-    (crate / "Cargo.toml").write_text(
-        '[package]\nname = "my-pause"\nversion = "0.1.0"\nedition = "2021"\n\n'
-        '[dependencies]\nhopsim-core = "0.1"\nserde = { version = "1", features = ["derive"] }\n\n'
-        '[dev-dependencies]\nserde_json = "1"\n')
+    """The crate `hopsim plugin new` writes (the example buffer-pause scheme), its scheme renamed
+    as a user makes it their own."""
+    crate = new_crate(root / "my-pause")
+    lib = crate / "src" / "lib.rs"
+    lib.write_text(lib.read_text().replace("buffer_pause", "my_pause"))
+    toml = crate / "Cargo.toml"
+    toml.write_text(toml.read_text().replace('name = "buffer-pause-plugin"', 'name = "my-pause"'))
     return crate
 
 
@@ -70,10 +68,20 @@ def hopsim(args: list[str], cwd: Path, site: Path | None) -> subprocess.Complete
     return subprocess.run([sys.executable, "-m", "hopsim", *args], cwd=cwd, env=env, capture_output=True, text=True)
 
 
+def test_plugin_new_writes_the_example_crate_with_a_version_dependency_and_never_over_a_folder(tmp_path: Path, cli):
+    code, out = cli("plugin", "new", str(tmp_path / "mine"))
+    assert code == 0, out
+    assert 'hopsim-core = "0.1"' in (tmp_path / "mine" / "Cargo.toml").read_text()
+    assert (tmp_path / "mine" / "src" / "lib.rs").read_text() == (REPO / "examples" / "buffer-pause-plugin" / "src" / "lib.rs").read_text()
+    code, out = cli("plugin", "new", str(tmp_path / "mine"))
+    assert code == 2 and "already exists" in out
+
+
 def test_a_crate_that_pins_the_core_by_path_is_refused_by_name(tmp_path: Path, cli):
     crate = scheme_crate(tmp_path)
     toml = crate / "Cargo.toml"
     toml.write_text(toml.read_text().replace('hopsim-core = "0.1"', 'hopsim-core = { path = "../hopsim/crates/hopsim-core" }'))
+    assert "path =" in toml.read_text()
     code, out = cli("plugin", "build", str(crate), "--work", str(tmp_path / "work"))
     assert code == 2 and "hopsim-core must be a version dependency" in out
     assert not (tmp_path / "work").exists()

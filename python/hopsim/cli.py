@@ -451,6 +451,20 @@ plugin_app = typer.Typer(help="Flow-control schemes from crates of your own (doc
 app.add_typer(plugin_app, name="plugin")
 
 
+@plugin_app.command("new")
+def plugin_new(
+    path: Path = typer.Argument(..., metavar="PATH", help="Folder to create for the crate."),
+) -> None:
+    """Write a scheme crate to start from (the example buffer-pause scheme), ready for
+    `hopsim plugin build PATH`."""
+    from .plugins import new_crate
+
+    with _bad_input(path=path):
+        new_crate(path)
+    out_console.print(f"wrote {path}; rename the scheme (NAME in src/lib.rs), then: hopsim plugin build {path}",
+                      markup=False, highlight=False, soft_wrap=True)
+
+
 @plugin_app.command("build")
 def plugin_build(
     paths: list[Path] = typer.Argument(..., metavar="PATH...", help="Folders of scheme crates (hopsim-core = \"0.1\", pub fn register())."),

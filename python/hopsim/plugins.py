@@ -25,7 +25,10 @@ from typing import Callable
 
 from .errors import ScenarioError
 
-__all__ = ["build", "load_engine", "default_work", "DIST", "MODULE"]
+__all__ = ["build", "new_crate", "load_engine", "default_work", "DIST", "MODULE"]
+
+TEMPLATE = "examples/buffer-pause-plugin"
+"""The example plugin crate among the extension's sources: what `new_crate` copies."""
 
 DIST = "hopsim-plugins"
 """The distribution a build installs (one per environment)."""
@@ -188,6 +191,28 @@ def build(paths: list[Path], work: Path | None = None, target: Path | None = Non
     say(f"installing {wheel.name}" + (f" into {target}" if target else ""))
     _step(pip, work, "pip install")
     return wheel
+
+
+def new_crate(dest: Path) -> Path:
+    """A scheme crate to start from at `dest` (a new folder): the example plugin
+    (``examples/buffer-pause-plugin``, a switch-wide buffer pause) from the installed extension's
+    sources, with hopsim-core as the version dependency `build` supplies. Refuses an existing
+    path (ScenarioError)."""
+    from . import _native
+
+    if dest.exists() or dest.is_symlink():
+        raise ScenarioError(f"PATH {dest}: already exists; hopsim plugin new writes a new folder")
+    files: dict[str, str] = json.loads(getattr(_native, "rust_sources")())
+    prefix = TEMPLATE + "/"
+    for rel, text in files.items():
+        if not rel.startswith(prefix):
+            continue
+        if rel == prefix + "Cargo.toml":
+            text = text.replace('hopsim-core = { path = "../../crates/hopsim-core" }', 'hopsim-core = "0.1"')
+        f = dest / rel[len(prefix):]
+        f.parent.mkdir(parents=True, exist_ok=True)
+        f.write_text(text)
+    return dest
 
 
 def _step(cmd: list[str], cwd: Path, what: str) -> None:
