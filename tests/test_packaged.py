@@ -31,7 +31,9 @@ def test_the_data_lives_in_the_package_and_the_repository_links_to_it(repo: Path
     assert (data_dir() / "workloads" / "WebSearch_HPCC.txt").is_file()
 
 
-def test_a_bare_cdf_name_is_found_from_any_folder(elsewhere: Path, bare_cdf: str):
+def test_a_bare_cdf_name_is_found_from_any_folder(elsewhere: Path, bare_cdf: str, monkeypatch: pytest.MonkeyPatch):
+    # as installed from a wheel: no repository above the package to fall back on
+    monkeypatch.setattr("hopsim.scenario.paths._PACKAGE_REPO", elsewhere)
     (elsewhere / "s.toml").write_text(bare_cdf)
     sc = load_scenario(elsewhere / "s.toml")
     assert sc.model.workload.cdf == str(data_dir() / "workloads" / "WebSearch_HPCC.txt")
