@@ -3,9 +3,10 @@ it with the installed core (whose sources the extension carries) into an extensi
 beside hopsim, and `hopsim run` then selects the scheme by name. Done from a temporary folder
 with a crate made there, as a user would, without touching the checkout.
 
-Slow (a release build of the core): marked `slow`, which scripts/test.sh runs like every other
-test. It shares the repository's cargo target folder, so the dependencies already built for the
-extension are not built again."""
+Slow (a release build of the core and, the first time, of its dependencies): marked `slow`,
+which scripts/test.sh runs like every other test. Its cargo folder is target/plugin-build, kept
+between runs; not target/ itself, where the build's copy of hopsim-py without its module would
+take the place of the extension's library."""
 
 from __future__ import annotations
 
@@ -95,7 +96,7 @@ def test_a_scheme_crate_from_a_temporary_folder_runs_by_name(tmp_path: Path, mon
     before = hopsim(["validate", "s.toml"], tmp_path, None)
     assert before.returncode == 2 and "my_pause" in before.stderr, before.stderr
 
-    monkeypatch.setenv("CARGO_TARGET_DIR", str(REPO / "target"))
+    monkeypatch.setenv("CARGO_TARGET_DIR", str(REPO / "target" / "plugin-build"))
     site = tmp_path / "site"
     wheel = build([crate], tmp_path / "work", site)
     assert wheel.name.startswith("hopsim_plugins-")
