@@ -139,7 +139,7 @@ def _summary(models: list[type]) -> str:
     """A nested table's row: the first sentence of its model's doc, or the forms it takes."""
     docs = [(m.__doc__ or "").strip() for m in models]
     if len(models) == 1 and docs[0] and not docs[0].startswith(("A base class", "Usage docs")):
-        return re.split(r"(?<=[.;])\s", re.sub(r"\s+", " ", docs[0]), maxsplit=1)[0]
+        return re.split(r"(?<=\.)\s", re.sub(r"\s+", " ", docs[0]), maxsplit=1)[0]
     kinds = [typing.get_args(m.model_fields["kind"].annotation)[0] for m in models if "kind" in m.model_fields]
     return f"one of the forms below, by kind: {', '.join(kinds)}" if kinds else "the table below"
 

@@ -1519,6 +1519,9 @@ _KIND = "selects this form of the table (the fields below are this form's)"
 _DESCRIPTIONS: dict[tuple[str, str], str] = {
     ("ScenarioModel", "name"): "the scenario's name in run folders and reports; default: the file's name",
     ("ScenarioModel", "description"): "free text kept with the scenario",
+    ("ScenarioModel", "queues"): "the data queues of every port: how many, their priorities and their scheduler",
+    ("ScenarioModel", "flow_control"): "the per-hop flow-control scheme (`scheme`) and the parameter tables of the schemes",
+    ("ScenarioModel", "record"): "what a run records besides the flow table: buffer and queue samples, traces, histograms",
     ("Star", "hosts"): "hosts, each on its own link to the one switch",
     ("Star", "rate"): "rate of every link",
     ("Star", "delay"): "propagation delay of every link",
