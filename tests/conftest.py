@@ -92,3 +92,23 @@ def run_scenario(d: Path, text: str) -> Path:
     r = CliRunner().invoke(app, ["run", str(d / "scenario.toml"), "--out", str(d / "run")], catch_exceptions=False)
     assert r.exit_code == 0, r.output
     return d / "run"
+
+
+BARE_CDF = """
+[topology]
+kind = "star"
+hosts = 4
+
+[workload]
+kind = "background"
+cdf = "WebSearch_HPCC.txt"
+load = "30%"
+duration = "1ms"
+"""
+
+
+@pytest.fixture
+def bare_cdf() -> str:
+    """A scenario that names its CDF bare (found among the package's workloads)."""
+    return BARE_CDF
+

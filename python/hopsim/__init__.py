@@ -36,6 +36,17 @@ from typing import Any  # noqa: E402
 # the Python side. A program that loaded pyarrow first, or set the variable, keeps its pool.
 os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "jemalloc")
 
+# The core: the extension `hopsim plugin build` installed, with a user's scheme crates, where
+# there is one; registered under the built-in one's name before anything loads that.
+from .plugins import load_engine as _load_engine  # noqa: E402
+
+_engine = _load_engine()
+if _engine is not None:
+    import sys as _sys
+
+    _sys.modules[f"{__name__}._native"] = _engine
+    _native = _engine
+
 from .results.query import query  # noqa: F401  (re-exported; see __all__)
 from .run import Results, run  # noqa: F401
 

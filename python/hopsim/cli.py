@@ -419,6 +419,67 @@ def _reproduce_one(paper: str, out: Optional[Path], quick: bool, jobs: Optional[
     out_console.print(f"page: {rep.page}")
 
 
+@app.command()
+def examples() -> None:
+    """List the example scenarios the package carries; `hopsim init NAME` copies one out to edit
+    and `hopsim run NAME.toml --out DIR` runs it."""
+    from .scenario.packaged import examples as known, summary
+
+    for name, path in known().items():
+        out_console.print(f"{name:<22} {summary(path)}", markup=False, highlight=False, soft_wrap=True)
+
+
+@app.command()
+def init(
+    name: str = typer.Argument(..., metavar="NAME", help="An example's name (`hopsim examples` lists them)."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="File to write (default ./NAME.toml); an existing file is never replaced."),
+) -> None:
+    """Copy example NAME into a scenario file of your own to edit and run."""
+    from .scenario.packaged import example
+    from .scenario.paths import write_text_atomic
+
+    with _bad_input(out=out):
+        src = example(name)
+        dest = out or Path(f"{src.stem}.toml")
+        if dest.exists() or dest.is_symlink():
+            raise ScenarioError(f"--out {dest}: already exists; hopsim init never replaces a file (give another --out)")
+        write_text_atomic(dest, src.read_text(), "--out")
+    out_console.print(f"wrote {dest}; run it with: hopsim run {dest} --out runs/{src.stem}", markup=False, highlight=False, soft_wrap=True)
+
+
+plugin_app = typer.Typer(help="Flow-control schemes from crates of your own (docs/writing-a-scheme.md).", no_args_is_help=True)
+app.add_typer(plugin_app, name="plugin")
+
+
+@plugin_app.command("new")
+def plugin_new(
+    path: Path = typer.Argument(..., metavar="PATH", help="Folder to create for the crate."),
+) -> None:
+    """Write a scheme crate to start from (the example buffer-pause scheme), ready for
+    `hopsim plugin build PATH`."""
+    from .plugins import new_crate
+
+    with _bad_input(path=path):
+        new_crate(path)
+    out_console.print(f"wrote {path}; rename the scheme (NAME in src/lib.rs), then: hopsim plugin build {path}",
+                      markup=False, highlight=False, soft_wrap=True)
+
+
+@plugin_app.command("build")
+def plugin_build(
+    paths: list[Path] = typer.Argument(..., metavar="PATH...", help="Folders of scheme crates (hopsim-core = \"0.1\", pub fn register())."),
+    work: Optional[Path] = typer.Option(None, "--work", help="Build folder, kept between builds (default ~/.cache/hopsim/plugin-build)."),
+    target: Optional[Path] = typer.Option(None, "--target", help="Install into this folder (put it on PYTHONPATH) instead of this environment."),
+) -> None:
+    """Build scheme crates with the installed core into an extension and install it: their
+    schemes are then selectable by name (flow_control.scheme). A new build replaces the last."""
+    from .plugins import build
+
+    with _bad_input(work=work, target=target):
+        wheel = build(paths, work, target, say=lambda line: err_console.print(line, markup=False, highlight=False, soft_wrap=True))
+    out_console.print(f"installed {wheel.name}", markup=False, highlight=False, soft_wrap=True)
+
+
 @app.command("import-hpcc")
 def import_hpcc_cmd(
     config: Path = typer.Argument(..., help="The HPCC simulator's config.txt."),

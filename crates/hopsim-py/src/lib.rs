@@ -1,4 +1,4 @@
-//! `hopsim._native`: the Python binding of `hopsim-core`. Six functions, two constants and a
+//! `hopsim._native`: the Python binding of `hopsim-core`. Seven functions, two constants and a
 //! Parquet writer (`TableWriter`, in `parquet_out.rs`):
 //!
 //! - `run(scenario_json, on_progress=None, progress_every_s=0.5, on_spill=None, spill_rows=65536,
@@ -10,6 +10,8 @@
 //!   without building it (`hopsim_core::footprint`); `run` and `validate` refuse, before
 //!   building, a scenario whose estimate exceeds `max_memory` bytes;
 //! - `version() -> str`: the binding crate's version;
+//! - `rust_sources() -> str`: the Rust sources it was built from (`build.rs`), for
+//!   `hopsim plugin build`;
 //! - `defaults() -> str`: the core's default settings as JSON (what the schema is tested against),
 //!   with the registries of schemes and algorithms the schema takes its lists from;
 //! - `read_tables(tables_json) -> str`: the core's reading of the scheme and algorithm tables
@@ -412,16 +414,38 @@ fn read_tables(tables_json: &str) -> PyResult<String> {
     Ok(serde_json::json!({"flow_control": fc, "congestion_control": cc, "facts": fc.front_facts()}).to_string())
 }
 
+/// The Rust sources this extension was built from, as JSON `{path: text}` relative to the
+/// workspace root (`build.rs`): what `hopsim plugin build` builds a user's scheme against.
+#[pyfunction]
+fn rust_sources() -> &'static str {
+    include_str!(concat!(env!("OUT_DIR"), "/sources.json"))
+}
+
 /// Version of this binding crate, which is released together with the core.
 #[pyfunction]
 fn version() -> &'static str {
     env!("CARGO_PKG_VERSION")
 }
 
+#[cfg(feature = "pymodule")]
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    init(m, &[])
+}
+
+/// A scheme crate's registration (`hopsim_core::fc::plugin::register` of each of its schemes).
+pub type Register = fn() -> Result<(), String>;
+
+/// Fills module `m` with the binding: what `hopsim._native` holds, with the schemes of
+/// `plugins` registered besides those built in by feature (`plugins.rs`). An extension that
+/// `hopsim plugin build` writes calls it with its crates' `register`.
+pub fn init(m: &Bound<'_, PyModule>, plugins: &[Register]) -> PyResult<()> {
     // the plugin schemes first: reading a scenario may name them
     plugins::register().map_err(PyRuntimeError::new_err)?;
+    for register in plugins {
+        register().map_err(PyRuntimeError::new_err)?;
+    }
+    m.add_function(wrap_pyfunction!(rust_sources, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(estimate, m)?)?;

@@ -30,8 +30,10 @@ PAPERS_DIR = Path("scenarios") / "papers"
 
 def _papers_roots() -> list[Path]:
     """Where paper folders are looked for: the working directory's scenarios/papers, then the
-    repository's this package was installed from (an editable install)."""
-    here = Path(__file__).resolve().parents[3] / PAPERS_DIR
+    package's own (`packaged`: every installation carries them)."""
+    from ..scenario.packaged import papers_dir
+
+    here = papers_dir()
     roots = [Path.cwd() / PAPERS_DIR]
     return roots + ([here] if resolve(here) != resolve(roots[0]) else [])
 

@@ -146,8 +146,9 @@ class Scenario:
     source: Path | None = None
     overrides: dict[str, Any] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
-    """What `validate` found the input files' readers skipping (text after an HPCC topology's or
-    flow file's declared counts), one line each naming the file."""
+    """Tables given for a scheme or algorithm not selected (`unselected_tables`), and what
+    `validate` found the input files' readers skipping (text after an HPCC topology's or flow
+    file's declared counts), one line each naming the table or the file."""
 
     # ---------------------------------------------------------------- conversions
 
@@ -201,7 +202,7 @@ class Scenario:
             found = _native.validate(self.core_json, spill_rows=SPILL_ROWS if spooled else None, **limit)
         except ValueError as e:
             raise ScenarioError(core_error_lines(str(e), self.model), source=str(self.source) if self.source else None) from None
-        self.warnings = [line for w in found or [] for line in core_error_lines(w, self.model)]
+        self.warnings = unselected_tables(self.model, self.raw) + [line for w in found or [] for line in core_error_lines(w, self.model)]
         return self.warnings
 
 
@@ -268,7 +269,28 @@ def scenario_from_dict(
         model = S.ScenarioModel.model_validate(dict(raw), context={"base_dir": base})
     except ValidationError as e:
         raise ScenarioError(format_validation_error(e), source=str(source) if source else None) from None
-    return Scenario(model=model, raw=dict(raw), base_dir=base, source=source, overrides=dict(overrides or {}))
+    return Scenario(model=model, raw=dict(raw), base_dir=base, source=source, overrides=dict(overrides or {}),
+                    warnings=unselected_tables(model, raw))
+
+
+def unselected_tables(model: S.ScenarioModel, raw: Mapping[str, Any]) -> list[str]:
+    """One line for each ``[flow_control.X]`` or ``[congestion_control.X]`` table the file gives
+    for a scheme or algorithm it does not select: the core reads only the selected one's, so
+    such a table is ignored, which a user who meant to tune the run must hear. (``flow_control.pfc``
+    is PFC's own settings, read under several schemes, so it is not one of them. A sweep sets
+    the selection per run from its grid and does not print these.)"""
+    out = []
+    for section, tag, names, chosen in (
+        ("flow_control", "scheme", S.FC_SCHEMES, model.flow_control.scheme),
+        ("congestion_control", "algorithm", S.CC_ALGORITHMS, model.congestion_control.algorithm),
+    ):
+        table = raw.get(section)
+        if not isinstance(table, Mapping):
+            continue
+        for name, value in table.items():
+            if name in names and name != chosen and name != "pfc" and isinstance(value, Mapping):
+                out.append(f"{section}.{name}: ignored: a table for {tag} '{name}', but {section}.{tag} is '{chosen}'")
+    return out
 
 
 def read_toml(path: Path | str, what: str = "") -> dict[str, Any]:

@@ -41,9 +41,11 @@ def resolve(path: Path | str) -> Path:
 def repo_roots(base_dir: Path) -> list[Path]:
     """Directories a relative path may be relative to: the scenario's folder and its ancestors,
     the repository this package was installed from (an editable install), the working
-    directory."""
+    directory, and last the package's data (`packaged`: a bare CDF name from any folder)."""
+    from .packaged import data_dir
+
     out: list[Path] = []
-    for d in [base_dir, *base_dir.parents, _PACKAGE_REPO, Path.cwd()]:
+    for d in [base_dir, *base_dir.parents, _PACKAGE_REPO, Path.cwd(), data_dir()]:
         if d not in out:
             out.append(d)
     return out

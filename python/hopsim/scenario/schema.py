@@ -24,6 +24,7 @@ al., ToN 2013. The core's module docs (``crates/hopsim-core/src/cc/*.rs``, ``aqm
 from __future__ import annotations
 
 import numbers
+import typing
 import operator
 from typing import Annotated, Any, Callable, Literal, Optional, Union
 
@@ -457,7 +458,7 @@ class Flow(Strict):
     start: Time = Field(default="0us", ge=0)
     prio: Prio = 3
     incast: Bool = False
-    rate_cap: RateOrNone = Field(default="none", description="the NIC paces the flow at no more than this (issue 13; "
+    rate_cap: RateOrNone = Field(default="none", description="the NIC paces the flow at no more than this ("
                                  "FlowSail Fig. 8's 60/20/20 Gbps flows); 'none' = the congestion control's rate")
 
     _cap_positive = field_validator("rate_cap")(_positive_or("must be a rate above 0 or 'none'"))
@@ -1516,3 +1517,133 @@ class ScenarioModel(Strict):
                 )
         return self
 
+
+
+# ----------------------------------------------------------------------------- field descriptions
+
+_KIND = "selects this form of the table (the fields below are this form's)"
+
+_DESCRIPTIONS: dict[tuple[str, str], str] = {
+    ("ScenarioModel", "name"): "the scenario's name in run folders and reports; default: the file's name",
+    ("ScenarioModel", "description"): "free text kept with the scenario",
+    ("ScenarioModel", "queues"): "the data queues of every port: how many, their priorities and their scheduler",
+    ("ScenarioModel", "flow_control"): "the per-hop flow-control scheme (`scheme`) and the parameter tables of the schemes",
+    ("ScenarioModel", "record"): "what a run records besides the flow table: buffer and queue samples, traces, histograms",
+    ("Star", "hosts"): "hosts, each on its own link to the one switch",
+    ("Star", "rate"): "rate of every link",
+    ("Star", "delay"): "propagation delay of every link",
+    ("Dumbbell", "left"): "hosts on the left switch (the senders' side)",
+    ("Dumbbell", "right"): "hosts on the right switch",
+    ("Dumbbell", "host_rate"): "rate of each host's link",
+    ("Dumbbell", "bottleneck_rate"): "rate of the link between the two switches",
+    ("Dumbbell", "delay"): "propagation delay of every link",
+    ("LeafSpineParams", "hosts_per_tor"): "hosts under each ToR (leaf) switch",
+    ("LeafSpineParams", "tors"): "ToR (leaf) switches",
+    ("LeafSpineParams", "spines"): "spine switches; every ToR links to every spine",
+    ("LeafSpineParams", "host_rate"): "rate of each host's link to its ToR",
+    ("LeafSpineParams", "fabric_rate"): "rate of each ToR-spine link",
+    ("LeafSpineParams", "host_delay"): "propagation delay of each host link",
+    ("LeafSpineParams", "fabric_delay"): "propagation delay of each ToR-spine link",
+    ("LeafSpineParams", "links_per_spine"): "parallel links between each ToR and each spine",
+    ("FatTree", "k"): "switch radix (even): k pods of k/2 edge and k/2 aggregation switches, (k/2)^2 cores",
+    ("FatTree", "hosts_per_edge"): "hosts under each edge switch; default k/2 (full bisection)",
+    ("FatTree", "host_rate"): "rate of each host's link",
+    ("FatTree", "fabric_rate"): "rate of each switch-to-switch link",
+    ("FatTree", "delay"): "propagation delay of every link",
+    ("MultiDc", "gateway_rate"): "rate of each DC's links to its gateway switch",
+    ("MultiDc", "gateway_delay"): "propagation delay of those links",
+    ("MultiDc", "long_rate"): "rate of the long link between the two gateways",
+    ("MultiDc", "long_delay"): "one-way propagation delay of the long link",
+    ("HpccTopology", "file"): "the topology file: a path relative to the scenario file, or absolute",
+    ("Explicit", "nodes"): "node ids 0 .. nodes-1",
+    ("Explicit", "switches"): "the ids that are switches; the rest are hosts",
+    ("Explicit", "tiers"): "each switch's tier, in the order of switches (0 = ToR, 1 = aggregation/spine, 2 = core); default all 0",
+    ("Link", "a"): "node id at one end",
+    ("Link", "b"): "node id at the other end",
+    ("Link", "rate"): "rate of the link, both directions",
+    ("Link", "delay"): "propagation delay of the link",
+    ("Flow", "src"): "sending host's node id",
+    ("Flow", "dst"): "receiving host's node id",
+    ("Flow", "size"): "bytes of payload",
+    ("Flow", "start"): "when the flow starts (whole nanoseconds)",
+    ("Flow", "incast"): "count the flow as part of an incast in the results (and tag it for schemes that read the tag)",
+    ("HpccFlowsWorkload", "file"): "the flow file: a path relative to the scenario file, or absolute",
+    ("HpccFlowsWorkload", "time_offset"): "subtracted from every start time (the HPCC simulator's traffic starts at 2 s)",
+    ("BackgroundParams", "load"): "offered load as a share of the links `load_on` names",
+    ("BackgroundParams", "load_on"): "host_links: of every host's link; core_links: of the ToR uplinks",
+    ("BackgroundParams", "arrival"): "inter-arrival times: poisson (exponential) or lognormal (shape `sigma`)",
+    ("BackgroundParams", "start"): "when arrivals begin",
+    ("IncastWorkload", "start"): "when the first burst may start",
+    ("IncastWorkload", "bursts"): "how many bursts (or give duration)",
+    ("IncastWorkload", "duration"): "bursts that start within [start, start + duration) (or give bursts)",
+    ("Incast", "degree"): "senders per burst (N of N-to-1)",
+    ("Incast", "flow_size"): "bytes of every flow of a burst",
+    ("Incast", "flow_size_min"): "with flow_size_max: each flow's size uniform in [min, max]",
+    ("Incast", "flow_size_max"): "with flow_size_min: each flow's size uniform in [min, max]",
+    ("Incast", "total_size"): "bytes of a whole burst, split equally among its senders",
+    ("Incast", "period"): "one burst every period",
+    ("Incast", "load"): "Poisson bursts averaging this share of a host link into the destination",
+    ("Incast", "at"): "a single burst at this time",
+    ("Incast", "dst"): "the destination host of every burst (or of the first, with dst_stride); default: drawn per burst",
+    ("Incast", "senders"): "distinct: a burst's senders are different hosts; with_replacement: drawn independently",
+    ("Incast", "jitter"): "each sender starts up to this much after the burst's time (uniform)",
+    ("LongLivedWorkload", "pairs"): "[src, dst] host pairs, one long flow each",
+    ("LongLivedWorkload", "start"): "when the flows start",
+    ("Control", "pfc"): "bytes on the wire of a PFC frame",
+    ("Control", "queue_pause"): "bytes of a queue-pause frame (BFC, TQP)",
+    ("Control", "credit"): "bytes of a credit frame (Floodgate)",
+    ("Control", "dst_pause"): "bytes of a destination-pause frame (Floodgate)",
+    ("Control", "flow_pause"): "bytes of a flow-pause frame (FlowSail)",
+    ("Control", "other"): "bytes of any other control frame",
+    ("Ecn", "enabled"): "mark ECN at all",
+    ("Ecn", "kmin"): "no marking below this queue length (at ref_rate)",
+    ("Ecn", "kmax"): "marking with probability pmax at this length, every packet above (at ref_rate)",
+    ("Ecn", "pmax"): "marking probability at kmax",
+    ("Ppfc", "space_left"): "what Algorithm 1's switch_space_left measures: shared = free shared pool (§4.2); buffer = free buffer (§6.3)",
+    ("Ppfc", "hold"): "how long §6.3's register bit stays set after a predictive pause; default: for that pause's duration",
+    ("Capfc", "feeder"): "pause an ingress for a warned queue once it holds more than this of it (P-PFC §7); 0 = every feeding ingress",
+    ("Capfc", "pause_quanta"): "quanta of CaPFC's pause frames (0xFFFF: until resumed)",
+    ("CongestionControl", "algorithm"): "the end-host congestion control; its parameters are the table of the same name below",
+    ("Dcqcn", "clamp_target_rate"): "always set the target rate to the current rate on a cut; false: only if an increase ran since the last cut",
+    ("IntHeader", "hop_bytes"): "bytes per hop record",
+    ("IntHeader", "base_bytes"): "bytes of the header's fixed part",
+    ("HostRateCap", "host"): "the host's node id",
+    ("HostRateCap", "rate"): "the most the host's NIC sends at, all its flows together",
+    ("Record", "queue_interval"): "sampling period of the queue lengths of queue_ports",
+}
+"""Descriptions of the fields declared without one (a plain ``name: Type = default``), so that
+the field reference (docs/reference/scenario-fields.md) has one for every field; the test
+tests/test_docs_pages.py keeps it so."""
+
+
+def _describe() -> None:
+    """Give each field of `_DESCRIPTIONS` its description, in its model and in the models that
+    inherit it (`LeafSpine` from `LeafSpineParams`, ...), and every ``kind`` tag one."""
+    models: list[type[BaseModel]] = []
+
+    def walk(m: type[BaseModel]) -> None:
+        if m in models:
+            return
+        models.append(m)
+        for f in m.model_fields.values():
+            for a in [f.annotation, *typing.get_args(f.annotation)]:
+                for sub in [a, *typing.get_args(a)]:
+                    if isinstance(sub, type) and issubclass(sub, BaseModel):
+                        walk(sub)
+
+    walk(ScenarioModel)
+    for m in models:
+        for name, f in m.model_fields.items():
+            if f.description:
+                continue
+            if name == "kind":
+                f.description = _KIND
+                continue
+            for base in m.__mro__:
+                text = _DESCRIPTIONS.get((base.__name__, name))
+                if text:
+                    f.description = text
+                    break
+
+
+_describe()

@@ -998,6 +998,10 @@ impl super::registry::Scheme for BfcConfig {
     fn flow_keys(&self) -> bool {
         self.flow_index == FlowIndex::Ns3Header
     }
+    /// The pause counter is kept per `<ingress, upstreamQ>` (§3.3.2).
+    fn reads_upstream_q(&self) -> bool {
+        true
+    }
     fn bytes_per_port(&self, nqueues: u64, upq: u64) -> u64 {
         let entries = self.table_entries.map_or(nqueues.saturating_sub(1).max(1) * self.table_factor as u64, u64::from);
         let table = 4 * upq + 8 + 16 * entries;

@@ -1119,6 +1119,7 @@ impl crate::registry::Declared for FloodgateConfig {
     const COUNTERS: &'static [&'static str] = &[
         "floodgate_credits", "floodgate_credits_delayed", "floodgate_voq_allocs", "floodgate_voq_hashed", "floodgate_syns",
         "floodgate_dst_pauses", "floodgate_in_flight", "floodgate_non_incast_in_voq", "floodgate_peak_voqs",
+        "floodgate_sent_without_window",
     ];
 }
 

@@ -39,6 +39,10 @@ impl Scheme for IdealFqScheme {
     fn nic(&self) -> AnyNic {
         AnyNic::Tagging(TaggingNic { per_flow: true, obey_queue_pause: false, free: None })
     }
+    /// BFC's module, which keys its pause counters by upstreamQ.
+    fn reads_upstream_q(&self) -> bool {
+        true
+    }
     fn bytes_per_port(&self, nqueues: u64, upq: u64) -> u64 {
         BfcConfig::ideal_fq().bytes_per_port(nqueues, upq)
     }

@@ -269,9 +269,24 @@ impl FcConfig {
         with_entry!(self, |c| Scheme::nic_gates(c, configured))
     }
 
-    /// Checks the scheme's parameters against the run; errors name the field.
+    /// Checks the scheme's parameters against the run, then its declaration against its halves
+    /// ([`registry::check_declaration`]); errors name the field or the scheme.
     pub fn validate(&self, net: &registry::CheckAt) -> Result<(), String> {
-        with_entry!(self, |c| Scheme::validate(c, net))
+        with_entry!(self, |c| Scheme::validate(c, net))?;
+        self.check_declaration(net.pfc)
+    }
+
+    /// Whether the scheme's switch half reads the upstreamQ tag (`Scheme::reads_upstream_q`).
+    pub fn reads_upstream_q(&self) -> bool {
+        with_entry!(self, |c| Scheme::reads_upstream_q(c))
+    }
+
+    /// The scheme's declaration checked against its halves: a fresh switch half of a two-port
+    /// switch reports the counters, the NIC half says whether it writes upstreamQ.
+    pub fn check_declaration(&self, pfc: &pfc::PfcConfig) -> Result<(), String> {
+        let module = AnyFc::build(self, 0, 2, 8, 1, 0, pfc);
+        let declared = Self::registry().into_iter().find(|e| e.name == self.name()).map_or(&[][..], |e| e.counters);
+        registry::check_declaration(self.name(), self.reads_upstream_q(), &self.nic(), &module, declared)
     }
 
     /// The configuration a run uses, told whether its control frames can be lost (the scenario

@@ -45,6 +45,11 @@ pub trait NicFc {
     fn stamps(&self) -> bool {
         false
     }
+    /// Whether `stamp` writes the upstreamQ tag, which a scheme that reads it at the first hop
+    /// needs (`Scheme::reads_upstream_q`).
+    fn writes_upstream_q(&self) -> bool {
+        false
+    }
 }
 
 /// The standard NIC: per-priority queues, obeys everything.
@@ -129,6 +134,9 @@ impl NicFc for TaggingNic {
     fn stamps(&self) -> bool {
         true
     }
+    fn writes_upstream_q(&self) -> bool {
+        true
+    }
 }
 
 pub enum AnyNic {
@@ -176,6 +184,9 @@ impl NicFc for AnyNic {
     }
     fn stamps(&self) -> bool {
         nic_dispatch!(self, stamps,)
+    }
+    fn writes_upstream_q(&self) -> bool {
+        nic_dispatch!(self, writes_upstream_q,)
     }
 }
 

@@ -33,6 +33,11 @@ pub trait External: Declared + Send + Sync + 'static {
     fn nic(&self) -> Option<Box<dyn NicFc + Send>> {
         None
     }
+    /// Whether its switch half reads the upstreamQ tag: then its NIC half must write it
+    /// (`Scheme::reads_upstream_q`; the run refuses the scheme otherwise).
+    fn reads_upstream_q(&self) -> bool {
+        false
+    }
     /// Checks its parameters against the run; errors name the field.
     fn validate(&self, _net: &super::registry::CheckAt) -> Result<(), String> {
         Ok(())
@@ -56,6 +61,7 @@ trait Configured: Send + Sync {
     fn pauses(&self) -> bool;
     fn module(&self, at: &BuildAt) -> Box<dyn FlowControl + Send>;
     fn nic(&self) -> Option<Box<dyn NicFc + Send>>;
+    fn reads_upstream_q(&self) -> bool;
     fn validate(&self, net: &super::registry::CheckAt) -> Result<(), String>;
     fn bytes_per_port(&self, nqueues: u64, upq: u64) -> u64;
 }
@@ -69,6 +75,9 @@ impl<E: External> Configured for E {
     }
     fn nic(&self) -> Option<Box<dyn NicFc + Send>> {
         External::nic(self)
+    }
+    fn reads_upstream_q(&self) -> bool {
+        External::reads_upstream_q(self)
     }
     fn validate(&self, net: &super::registry::CheckAt) -> Result<(), String> {
         External::validate(self, net)
@@ -184,6 +193,9 @@ impl Scheme for PluginTable {
     }
     fn nic(&self) -> AnyNic {
         self.cfg.nic().map_or_else(AnyNic::default, AnyNic::Custom)
+    }
+    fn reads_upstream_q(&self) -> bool {
+        self.cfg.reads_upstream_q()
     }
     fn bytes_per_port(&self, nqueues: u64, upq: u64) -> u64 {
         self.cfg.bytes_per_port(nqueues, upq)

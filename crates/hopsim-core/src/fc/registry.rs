@@ -48,6 +48,39 @@ pub fn at_least_two_queues(net: &CheckAt, title: &str, why: &str) -> Result<(), 
     Ok(())
 }
 
+/// The run's refusal of a scheme whose declaration does not match its halves: a switch half that
+/// reads the upstreamQ tag with a NIC half that never writes it, or counters reported that are not
+/// declared ([`Declared::COUNTERS`], what the summary and the front list) or declared and never
+/// reported. `module` is a fresh switch half, `declared` the counters its entry declares. Why
+/// at run time as well as in the registry's test: a plugin's scheme is compiled after the core's
+/// tests ran, and each of these mistakes otherwise ends in a run that exits 0 with wrong results.
+pub fn check_declaration(name: &str, reads_upstream_q: bool, nic: &AnyNic, module: &AnyFc, declared: &[&str]) -> Result<(), String> {
+    use super::nic::NicFc;
+    use super::FlowControl;
+    if reads_upstream_q && !nic.writes_upstream_q() {
+        return Err(format!(
+            "flow_control.scheme: `{name}` reads the upstreamQ tag, but its NIC half does not write it (every first-hop pause would name NIC queue 0); \
+             give the scheme a NIC half that stamps each packet's NIC queue (`TaggingNic`) and says so in `writes_upstream_q`"
+        ));
+    }
+    let mut reported = vec![];
+    module.counters(&mut reported);
+    let reported: std::collections::BTreeSet<&str> = reported.iter().map(|(k, _)| *k).collect();
+    let declared_set: std::collections::BTreeSet<&str> = declared.iter().copied().collect();
+    let undeclared: Vec<&str> = reported.difference(&declared_set).copied().collect();
+    let unreported: Vec<&str> = declared_set.difference(&reported).copied().collect();
+    if !undeclared.is_empty() || !unreported.is_empty() {
+        let list = |v: &[&str]| if v.is_empty() { "none".to_string() } else { v.join(", ") };
+        return Err(format!(
+            "flow_control.scheme: `{name}` reports counters it does not declare ({}) and declares counters it does not report ({}); \
+             its `COUNTERS` must list exactly the names its `counters` hook pushes",
+            list(&undeclared),
+            list(&unreported)
+        ));
+    }
+    Ok(())
+}
+
 /// What a flow-control scheme declares beyond its name and table ([`Declared`]), implemented by
 /// its configuration type in its own file.
 pub trait Scheme {
@@ -78,6 +111,13 @@ pub trait Scheme {
     /// Its NIC half (the standard NIC unless it has one).
     fn nic(&self) -> AnyNic {
         AnyNic::default()
+    }
+    /// Whether its switch half reads the upstreamQ tag (`Tags::upstream_q`, BFC §3.3) of the
+    /// packets it receives. Then its NIC half must write the tag (`NicFc::writes_upstream_q`):
+    /// without it every packet leaves its host tagged queue 0, and a first-hop pause closes NIC
+    /// queue 0 while the data sit in another. `FcConfig::validate` refuses that pair.
+    fn reads_upstream_q(&self) -> bool {
+        false
     }
     /// Bytes of state its module keeps per switch port (`crate::footprint`), given the data
     /// queues per port and the size of a per-upstream-queue table.

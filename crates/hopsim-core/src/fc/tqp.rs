@@ -75,6 +75,10 @@ impl Scheme for TqpConfig {
     fn nic(&self) -> AnyNic {
         AnyNic::Tagging(TaggingNic { per_flow: false, obey_queue_pause: true, free: None })
     }
+    /// A pause names the pair (ingress port, upstreamQ).
+    fn reads_upstream_q(&self) -> bool {
+        true
+    }
     /// A pause count per upstream queue, and per egress queue the list of pairs it paused.
     fn bytes_per_port(&self, nqueues: u64, upq: u64) -> u64 {
         2 * upq + 24 * nqueues

@@ -41,3 +41,4 @@ mod flow_state;
 mod lazy_flows;
 mod parallel;
 mod layering;
+mod registry_complete;
