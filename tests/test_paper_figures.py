@@ -1,6 +1,7 @@
 """Every figure of every paper page, drawn from stand-in values (no simulation: the labels the
 sweeps' runs will carry, each with a positive value): each axis names its unit (or is an axis of
-schemes or settings), and each number the paper reports is drawn on the figure."""
+schemes or settings), each number the paper reports is drawn on the figure, a swept numeric
+parameter is a sorted numeric axis, and no text overlaps another or a legend the data."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ import pytest
 from hopsim.papers.figstyle import SCHEMES, colours, has_unit, scheme_name, sort_key
 from hopsim.papers.claims import Figure, check, figure_values
 from hopsim.papers.page import cause_excerpt
-from hopsim.papers.plot import bar_groups, draw
+from hopsim.papers.plot import _label_part, _parse, bar_groups, draw, text_overlaps
 from hopsim.papers.reproduce import all_papers, paper_dir, paper_sweeps
 
 from paper_claims import planned_labels
@@ -42,7 +43,9 @@ class StandIn:
 
     def __init__(self, labels: dict[str, dict], fig: Figure):
         extra = [lab for r in fig.reported for lab in (r.ratio or [r.label]) if lab not in labels]
-        self.labels, self.fig = {**labels, **{lab: {} for lab in extra}}, fig
+        # in the order of text, as a runs table gives them ("fixed 100us" before "fixed 20us"): the
+        # figure must sort them itself
+        self.labels, self.fig = {lab: v for lab, v in sorted({**labels, **{lab: {} for lab in extra}}.items())}, fig
 
     def execute(self, sql: str) -> _Result:
         labs = list(self.labels)
@@ -90,8 +93,42 @@ def assert_paper_figure(path: Path, fig: Figure) -> None:
             if has_number:
                 assert f"paper-claim-{i}" in gids and i in d.drawn, f"{fig.id}: reported number {i} ({r.note}) not drawn"
         assert not d.data.empty and {"label", "value", "unit"} <= set(d.data.columns)
+        assert_swept_axis_sorted(fig, list(con.labels), d.figure)
+        overlaps = text_overlaps(d.figure)
+        assert not overlaps, f"{fig.id}: {overlaps}"
     finally:
         plt.close(d.figure)
+
+
+def swept_parameters(labels: list[str]) -> set[str]:
+    """The parameters every label carries a number for (``degree=24``, ``loss 5%``), with two or more values."""
+    keys = {m for lab in labels for m in __import__("re").findall(r"([A-Za-z_]\w*)=[0-9.]", lab)}
+    out = set()
+    for k in keys:
+        vals = [_label_part(lab, k) for lab in labels]
+        if all(v is not None and np.isfinite(_parse(v)[0]) for v in vals) and len(set(vals)) > 1:
+            out.add(k)
+    return out
+
+
+def assert_swept_axis_sorted(fig: Figure, labels: list[str], mpl) -> None:
+    """A figure of runs that sweep a numeric parameter puts it on its x axis (or draws one chart per
+    value), numeric and sorted: the lines' x rise, the tick labels read as rising numbers."""
+    swept = swept_parameters([lab for lab in labels if lab not in fig.reference])
+    if fig.plot in ("bars", "lines") and swept:
+        assert fig.x is not None, f"{fig.id}: runs sweep {sorted(swept)} but the figure has no x axis of them"
+    if fig.x is None or fig.plot not in ("bars", "lines"):
+        return
+    main = mpl.axes[0]
+    for ln in main.lines:
+        xs = np.asarray(ln.get_xdata(), dtype=float)
+        if len(xs) > 1 and ln.get_linestyle() != "--" and not ln.get_label().startswith("paper"):
+            assert np.all(np.diff(xs) > 0), f"{fig.id}: line {ln.get_label()!r} x not rising: {xs}"
+    ticks = [t.get_text().replace(",", "") for t in main.get_xticklabels() if t.get_text()]
+    nums = [float(t) for t in ticks]
+    assert nums == sorted(nums) and len(set(nums)) == len(nums), f"{fig.id}: x ticks {ticks} not rising numbers"
+    if fig.logx:
+        assert main.get_xscale() == "log", f"{fig.id}: logx but a {main.get_xscale()} axis"
 
 
 @pytest.mark.parametrize("path, fig", list(_figures()))
