@@ -50,6 +50,15 @@ def test_a_range_matches_inside_and_is_measured_from_its_nearer_end():
     assert check(Reported(label="zzz", value=1.0), {"a": 1.0}).tier is None
 
 
+def test_a_direction_without_a_number_gets_a_verdict():
+    r = Reported(ratio=["ppfc", "pfc"], direction="below")
+    assert check(r, {"ppfc": 1.0, "pfc": 3.0}).tier == "same direction"
+    assert check(r, {"ppfc": 3.0, "pfc": 1.0}).tier == "differs"
+    assert check(r, {"ppfc": 1.0, "pfc": 1.01}).why == "no difference in hopsim"
+    with pytest.raises(ValueError, match="direction"):
+        Reported(ratio=["ppfc", "pfc"], direction="below", value=0.5)
+
+
 def _page_labels() -> dict[str, list[str]]:
     out = {}
     for paper in all_papers():

@@ -110,6 +110,10 @@ class Reported(Strict):
     ratio: list[str] | None = Field(default=None, min_length=2, max_length=2)
     value: float | None = None
     range: list[float] | None = Field(default=None, min_length=2, max_length=2)
+    direction: Literal["above", "below"] | None = None
+    """A ratio the paper states only the direction of, with no number ("P-PFC's pause time is lower
+    than PFC's": ratio = ["ppfc", "pfc"], direction = "below"): hopsim's ratio on that side of 1
+    has the paper's direction; no number, so it cannot match one."""
     metric: str | None = None
     flows: str | None = None
     note: str = ""
@@ -127,8 +131,13 @@ class Reported(Strict):
     def _one_of_each(self) -> "Reported":
         if (self.label is None) == (self.ratio is None):
             raise ValueError("give exactly one of label (a value claim) and ratio (a ratio claim)")
+        if self.direction is not None:
+            if self.ratio is None or self.value is not None or self.range is not None:
+                raise ValueError("direction is for a ratio the paper gives no number for: give ratio and direction, "
+                                 "without value or range")
+            return self
         if (self.value is None) == (self.range is None):
-            raise ValueError("give exactly one of value and range")
+            raise ValueError("give exactly one of value and range (or, for a ratio with no number, direction)")
         if self.range is not None and not (0 < self.range[0] <= self.range[1]):
             raise ValueError(f"range must be two positive numbers, low first; got {self.range}")
         if self.value is not None and self.value <= 0:
@@ -278,6 +287,8 @@ class Verdict:
 
 
 def _paper_text(r: Reported) -> str:
+    if r.direction:
+        return "above 1" if r.direction == "above" else "below 1"
     return f"{r.range[0]:g}-{r.range[1]:g}" if r.range else f"{r.value:g}"
 
 
@@ -291,14 +302,20 @@ def hopsim_number(r: Reported, values: dict[str, float]) -> float:
 
 def check(r: Reported, values: dict[str, float]) -> Verdict:
     """Compare one reported number with hopsim's values by label (the tiers: module doc)."""
-    lo, hi = (r.range[0], r.range[1]) if r.range else (r.value, r.value)
-    assert lo is not None and hi is not None
     h = hopsim_number(r, values)
     missing = [x for x in (r.ratio or [r.label]) if x not in values]
     if missing:
         return Verdict(_paper_text(r), math.nan, None, f"no run labelled {', '.join(map(repr, missing))}")
     if not math.isfinite(h) or h <= 0:
         return Verdict(_paper_text(r), h, None, "hopsim has no positive number here")
+    if r.direction:  # a direction only: it can have the paper's direction, not match a number
+        right = h > DEAD_BAND if r.direction == "above" else h < 1 / DEAD_BAND
+        tie = 1 / DEAD_BAND <= h <= DEAD_BAND
+        return Verdict(_paper_text(r), h, "same direction" if right else "differs",
+                       "the paper's direction (it gives no number)" if right else
+                       "no difference in hopsim" if tie else "opposite direction")
+    lo, hi = (r.range[0], r.range[1]) if r.range else (r.value, r.value)
+    assert lo is not None and hi is not None
     # factor: how far hopsim is outside the paper's range (1 inside it)
     factor = lo / h if h < lo else (h / hi if h > hi else 1.0)
     # inside the paper's range, or within 25% of its single number

@@ -217,8 +217,10 @@ def _figure_html(con: Any, stem: str, sec: str, fig: Figure, folder: Path, figs_
         what = f"{r.ratio[0]} / {r.ratio[1]}" if r.ratio else str(r.label)
         cq, cunit = y_axis(fig, r.metric, r.flows)
         shown_unit = None if r.ratio else cunit
-        on_fig = "" if drawn is None or i in drawn.drawn else " (not drawn: hopsim has no value to place it at)"
-        paper_text = "-".join(_number(x, shown_unit) for x in (r.range or [r.value]))
+        on_fig = ("" if drawn is None or i in drawn.drawn else " (a direction: no number to draw)" if r.direction
+                  else " (not drawn: hopsim has no value to place it at)")
+        paper_text = (html.escape(v.paper) if r.direction else
+                      "-".join(_number(x, shown_unit) for x in (r.range or [r.value])))
         hopsim_text = _number(v.hopsim, shown_unit)
         caption.append(f"<li class='{_css(v.tier)}'>{html.escape(what)}: paper {paper_text}, "
                        f"hopsim {hopsim_text}: <b>{mark}</b> ({html.escape(v.why)}){on_fig}</li>")
@@ -229,7 +231,7 @@ def _figure_html(con: Any, stem: str, sec: str, fig: Figure, folder: Path, figs_
         claims_rows.append(f"<tr><td><a href='#{fig.id}'>{html.escape(fig.id)}</a></td>{cells}</tr>")
         entry = {"id": f"{fig.id}#{i}", "section": sec, "figure": fig.id, "sweep": stem, "quantity": cq,
                  "unit": "ratio" if r.ratio else cunit, "claim": {"ratio": r.ratio} if r.ratio else {"label": r.label},
-                 "paper": r.value, "paper_range": r.range,
+                 "paper": r.value, "paper_range": r.range, "paper_direction": r.direction,
                  "hopsim": v.hopsim if math.isfinite(v.hopsim) else None, "tier": v.tier, "why": v.why,
                  "cause": r.cause, "cause_class": r.cause_class,
                  "cause_text": _cause_text(r, folder), "note": r.note}

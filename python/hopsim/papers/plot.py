@@ -510,6 +510,8 @@ def _with_extra(mpl, fig: Figure, title: str, panels, rows):
 
 def _claim_value(r: Reported, values: dict[str, float]) -> tuple[str, float, float, str] | None:
     """(label it is drawn at, low, high, what it is) of a reported number, in the values' unit."""
+    if r.direction:  # no number to draw
+        return None
     lo, hi = (r.range[0], r.range[1]) if r.range else (r.value, r.value)
     assert lo is not None and hi is not None
     if not r.ratio:
