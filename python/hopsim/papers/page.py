@@ -309,9 +309,13 @@ def build_paper_page(out: Path | str, page: Path | str | None = None) -> Path:
     # every figure with its section and sweep, in the paper's order (not the sweep files')
     entries = []
     for stem in man["sweeps"]:
-        paper: PaperModel = read_sweep(folder / f"{stem}.toml").paper  # type: ignore[assignment]
+        model = read_sweep(folder / f"{stem}.toml")
+        paper: PaperModel = model.paper  # type: ignore[assignment]
         sec = section_of(folder / f"{stem}.toml")
-        entries += [(sec, stem, fig) for fig in paper.figures]
+        # without a legend of its own, a figure's schemes keep the order of the sweep's [[runs]]
+        order = [str(r["name"]).split(",")[0].strip().lower() for r in model.runs if r.get("name")]
+        entries += [(sec, stem, fig if fig.legend else fig.model_copy(update={"legend": list(dict.fromkeys(order))}))
+                    for fig in paper.figures]
     entries.sort(key=lambda e: (section_order(e[0]), figure_order(e[2])))
     sections: dict[str, _Counts] = {}
     body, claims_rows, claims = [], [], []

@@ -648,21 +648,27 @@ def _place_legend(ax) -> None:
 
 
 def _untangle_ticks(fig) -> None:
-    """Rotate, then thin, the x tick labels of an axes whose labels overlap."""
-    for _ in range(3):
+    """Turn the x tick labels of an axes whose labels overlap: 30 degrees, then upright; numbers
+    (evenly spaced) may then lose every other label, names never; last, widen the figure."""
+    for step in range(4):
         bad = {int(m.group(1)) for m in (re.match(r"axes (\d+) x tick", s) for s in text_overlaps(fig)) if m}
         if not bad:
             return
         for k in bad:
-            ax = fig.axes[k]
-            labels = [t for name, t in _drawn_ticks(ax) if name == "x tick"]
-            if labels and labels[0].get_rotation() == 0:
+            labels = [t for name, t in _drawn_ticks(fig.axes[k]) if name == "x tick"]
+            numeric = all(re.fullmatch(r"[0-9.,]+k?", t.get_text()) for t in labels)
+            if step == 0:
                 for t in labels:
                     t.set_rotation(30)
                     t.set_ha("right")
-            else:
+            elif step == 1:
                 for j, t in enumerate(labels):
-                    t.set_visible(j % 2 == 0)
+                    t.set_rotation(90)
+                    t.set_ha("center")
+                    t.set_visible(j % 2 == 0 or not numeric)
+            else:
+                w, h = fig.get_size_inches()
+                fig.set_size_inches(w * 1.4, h)
         fig.tight_layout(rect=_rect(fig))
 
 
@@ -723,6 +729,10 @@ def draw(con: Any, fig: Figure, values: dict[str, float]) -> Drawn | None:
             _place_legend(ax)
         mpl.tight_layout(rect=_rect(mpl))
         _untangle_ticks(mpl)
+        if any("legend" in x for x in text_overlaps(mpl)):  # turned or widened: the legend again
+            for ax in mpl.axes:
+                _place_legend(ax)
+            mpl.tight_layout(rect=_rect(mpl))
     data = pd.DataFrame(rows, columns=CSV_COLUMNS).astype({"paper_is": object, "label": object})
     for i, got in drawn.items():  # the paper's number beside hopsim's, in the row of its label
         at = data.index[data["label"] == got["label"]]
