@@ -122,3 +122,13 @@ def test_overlapping_text_is_found():
     assert any("legend covers" in s for s in found) and not any("x tick" in s for s in found)
     plt.close(fig)
     assert math.isfinite(1.0)
+
+
+def test_reproduce_estimates_its_wall_time_for_every_paper():
+    from hopsim.papers.reproduce import expected_wall
+
+    for paper in all_papers():
+        sweeps = paper_sweeps(paper_dir(str(ROOT / paper)))
+        for quick in (True, False):
+            total, missing = expected_wall(sweeps, quick)
+            assert total > 0 and not missing, f"{paper} ({'quick' if quick else 'full'}): no recorded time for {missing}"

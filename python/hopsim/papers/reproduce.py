@@ -91,13 +91,33 @@ class Reproduction:
     skipped: int = 0
 
 
+def _traffic_time(f: Path, quick: bool) -> tuple[float, int]:
+    """Simulated traffic time summed over a sweep's runs (workload.duration, else duration), ns:
+    what a run's wall time grows with; and the number of runs."""
+    from ..scenario.units import parse_time
+    from ..sweep import plan_sweep
+
+    _, points = plan_sweep(f, quick=quick, max_memory="off")
+    total = 0.0
+    for p in points:
+        d = p.scenario.resolved_dict()
+        t = (d.get("workload") or {}).get("duration") or d.get("duration")
+        total += parse_time(t) if t is not None else 0.0
+    return total, len(points)
+
+
 def expected_wall(sweeps: list[tuple[Path, SweepModel]], quick: bool) -> tuple[float, list[str]]:
     """The wall time the sweeps' [paper] tables record (measured on 2 cores), summed, and the
-    sweeps that record none (the sum is then a lower bound)."""
+    sweeps that record none (the sum is then a lower bound). A full run's time not recorded is
+    estimated from the quick one's, scaled by the simulated traffic time of the full runs over
+    the quick runs' (by the number of runs where they set no duration)."""
     total, missing = 0.0, []
     for f, m in sweeps:
         assert m.paper is not None
         w = m.paper.wall_quick_s if quick else m.paper.wall_full_s
+        if w is None and not quick and m.paper.wall_quick_s is not None:
+            (qt, qn), (ft, fn) = _traffic_time(f, True), _traffic_time(f, False)
+            w = m.paper.wall_quick_s * (ft / qt if qt > 0 else fn / max(qn, 1))  # no duration: by runs
         if w is None:
             missing.append(f.stem)
         else:
@@ -106,7 +126,8 @@ def expected_wall(sweeps: list[tuple[Path, SweepModel]], quick: bool) -> tuple[f
 
 
 def wall_text(sweeps: list[tuple[Path, SweepModel]], quick: bool) -> str:
-    """The expected wall time in words: ``about 3 min on 2 cores`` or, where sweeps record none,
+    """The expected wall time in words: ``about 3 min on 2 cores`` (a full run's partly estimated from
+    the quick run's, `expected_wall`) or, where sweeps record none,
     ``at least 3 min on 2 cores (2 of 11 sweeps not recorded: fig7, fig8)``."""
     total, missing = expected_wall(sweeps, quick)
     t = f"{total / 60:.0f} min" if total >= 60 else f"{total:.0f} s"
