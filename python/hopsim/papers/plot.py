@@ -180,12 +180,13 @@ def _facet_title(facet: str) -> str:
     return ", ".join(out)
 
 
-def _ordered(names: list[str], legend: list[str]) -> list[str]:
-    """Series in the paper's legend order (`Figure.legend`), the rest after in their order."""
+def _ordered(names: list[str], legend: list[str], scheme: str | None = None) -> list[str]:
+    """Series in the paper's legend order (`Figure.legend`), the rest after in their order; a
+    series that names only a setting ranks as the figure's `scheme`."""
     rank = {n.lower(): i for i, n in enumerate(legend)}
 
     def key(s: str) -> int:
-        v = variant_of(s) or s
+        v = variant_of(s) or (scheme if scheme and not scheme_of(s) else s)
         return rank.get(s.lower(), rank.get(v, len(rank)))
     return sorted(dict.fromkeys(names), key=key)
 
@@ -275,7 +276,7 @@ def _lines(con: Any, fig: Figure, title: str, quantity: str, unit: str):
     at = fig.normalise_to if isinstance(fig.normalise_to, str) else num(fig.normalise_to)
     axis = (Axis(f"{quantity.split(',')[0]}, ratio to {PARAM_AXES.get(fig.x or '', (fig.x,))[0]} {at}", "ratio")
             if norm else axis_for(quantity, unit, df["value"]))
-    names = _ordered(list(df["name"]), fig.legend)
+    names = _ordered(list(df["name"]), fig.legend, fig.scheme)
     col = _colour_map(names, fig)
     pos = _x_positions(fig, [x for x in df["xn"] if math.isfinite(x)])
     xlabel = _x_label(fig, {u for u in df["xunit"] if u})
@@ -377,7 +378,7 @@ def _bars_main(con: Any, fig: Figure, values: dict[str, float], title: str, quan
         xlabel = _x_label(fig, {u for u in df["xunit"] if u})
         xs = sorted({x for x in df["xn"] if math.isfinite(x)})
         groups = [num(x) for x in xs]
-        names = _ordered(list(df["series"]), fig.legend)
+        names = _ordered(list(df["series"]), fig.legend, fig.scheme)
         table = {(s, num(x)): str(lab) for lab, s, x in zip(df["label"], df["series"], df["xn"])}
         mpl, axes = _new(1 + _extra_charts(fig), title)
         p, rows = _grouped(axes[0], groups, names, _Lookup(table, values), axis, fig, xlabel)
@@ -385,7 +386,7 @@ def _bars_main(con: Any, fig: Figure, values: dict[str, float], title: str, quan
     settings = _scheme_settings(list(values))
     if settings is not None:  # schemes side by side in each setting (6:1, 16:1)
         groups = sorted(dict.fromkeys(s for _, _, s in settings), key=sort_key)
-        names = _ordered([n for _, n, _ in settings], fig.legend)
+        names = _ordered([n for _, n, _ in settings], fig.legend, fig.scheme)
         table = {(n, s): lab for lab, n, s in settings}
         mpl, axes = _new(1 + _extra_charts(fig), title)
         p, rows = _grouped(axes[0], groups, names, _Lookup(table, values), axis, fig, "setting")
@@ -441,7 +442,7 @@ def _main(con: Any, fig: Figure, values: dict[str, float]):
         axis = axis_for(quantity, unit, df["y"])
         mpl, axes = _new(1 + _extra_charts(fig), title)
         ax, rows = axes[0], []
-        names = _ordered([str(x) for x in df["label"]], fig.legend)
+        names = _ordered([str(x) for x in df["label"]], fig.legend, fig.scheme)
         col = _colour_map(names, fig)
         for lab in names:
             g = df[df["label"].astype(str) == lab]
@@ -478,6 +479,21 @@ def _line_rows(mpl) -> list[dict]:
     return rows
 
 
+def _on_own_chart(r: Reported, fig: Figure) -> bool:
+    """Whether a claim is drawn on the figure's own charts: on its metric, and, where the figure
+    is normalised, a line's value against its own value at the normalising x (a ratio of two
+    schemes has no place on normalised lines: it goes to a chart of the values themselves)."""
+    if fig.plot not in ("bars", "lines") or r.metric is not None or r.flows is not None:
+        return False
+    if fig.normalise_to is None:
+        return True
+    if not r.ratio:
+        return False
+    base = x_of(f"{fig.x}={fig.normalise_to}", fig.x or "")[0]
+    a, b = r.ratio
+    return _series_of(a, fig.x) == _series_of(b, fig.x) and x_of(b, fig.x or "")[0] == base
+
+
 def _extra_charts(fig: Figure) -> int:
     """Charts a figure needs beside its own for claims its own charts cannot show."""
     return len(_claim_metrics(fig))
@@ -485,9 +501,7 @@ def _extra_charts(fig: Figure) -> int:
 
 def _claim_metrics(fig: Figure) -> list[tuple[str | None, str | None]]:
     """(metric, flows) of the claims drawn on a chart of their own."""
-    own = fig.plot in ("bars", "lines")
-    keys = [(r.metric or fig.metric, r.flows or fig.flows) for r in fig.reported
-            if not (own and r.metric is None and r.flows is None)]
+    keys = [(r.metric or fig.metric, r.flows or fig.flows) for r in fig.reported if not _on_own_chart(r, fig)]
     return list(dict.fromkeys(keys))
 
 
@@ -684,10 +698,9 @@ def draw(con: Any, fig: Figure, values: dict[str, float]) -> Drawn | None:
     with plt.rc_context(plots.STYLE):
         mpl, panels, rows, extra = _main(con, fig, values)
         drawn: dict[int, dict] = {}
-        own = fig.plot in ("bars", "lines")
         norm = fig.normalise_to is not None
         for i, r in enumerate(fig.reported):
-            if own and r.metric is None and r.flows is None:
+            if _on_own_chart(r, fig):
                 for p in panels:
                     got = _draw_claim(p, i, r, fig, norm)
                     if got:
@@ -702,14 +715,15 @@ def draw(con: Any, fig: Figure, values: dict[str, float]) -> Drawn | None:
             col = _colour_map(labs, fig)
             ax.bar(range(len(labs)), [axis(vals[s]) if math.isfinite(vals[s]) else 0.0 for s in labs],
                    color=[col[s] if scheme_of(s) or fig.scheme else "0.55" for s in labs], width=0.7, zorder=2)
-            _set_x_ticks(ax, list(range(len(labs))), [scheme_name(s) for s in labs])
+            _set_x_ticks(ax, list(range(len(labs))), [scheme_name(s).replace(", ", "\n") for s in labs])
             ax.set_xlabel("scheme" if all(scheme_of(s) for s in labs) else "setting")
             ax.set_ylabel(axis.label)
             ax.set_title("the paper's numbers on this metric", fontsize=8)
             rows += [{"chart": q, "series": scheme_name(s), "label": s, "x": scheme_name(s), "x_axis": ax.get_xlabel(),
                       "value": axis(vals[s]), "quantity": axis.quantity, "unit": axis.unit} for s in labs]
             for i, r in enumerate(fig.reported):
-                if (r.metric or fig.metric, r.flows or fig.flows) == (metric, flows) and i not in drawn:
+                if (r.metric or fig.metric, r.flows or fig.flows) == (metric, flows) and i not in drawn \
+                        and not _on_own_chart(r, fig):
                     got = _draw_claim(p, i, r, fig, False)
                     if got:
                         drawn[i] = {**got, "chart": q}
@@ -721,7 +735,7 @@ def draw(con: Any, fig: Figure, values: dict[str, float]) -> Drawn | None:
             _limit_axis(p, fig)
         for ax in mpl.axes:  # a long quantity on two lines: it must fit beside its axes, not over the title
             y = ax.get_ylabel()
-            if len(y) > 34:
+            if len(y) > 30:
                 ax.set_ylabel("\n".join(textwrap.wrap(y, max(28, (len(y) + 1) // 2 + 2))))
         _title(mpl, fig.title)  # again: extra charts widen the figure
         mpl.tight_layout(rect=_rect(mpl))

@@ -90,7 +90,12 @@ def log_y(ax, values) -> None:
         # plain numbers (20, 100), not 2 x 10^1; minor ticks unlabelled unless within one decade
         ax.yaxis.set_major_formatter(ticker.FuncFormatter(lambda y, _: f"{y:g}"))
         lo, hi = ax.get_ylim()
-        if hi / max(lo, 1e-300) < 100:  # two decades or less: 2 and 5 of each decade labelled too
+        if hi / max(lo, 1e-300) < 10:  # within a decade: a few round numbers, spaced apart on the log scale
+            k = np.floor(np.log10(max(lo, 1e-300)))
+            ticks = [m * 10 ** e for e in (k, k + 1) for m in (1, 1.5, 2, 3, 5, 7)]
+            ax.yaxis.set_minor_locator(ticker.FixedLocator([t for t in ticks if lo <= t <= hi]))
+            ax.yaxis.set_minor_formatter(ticker.FuncFormatter(lambda y, _: f"{y:g}"))
+        elif hi / max(lo, 1e-300) < 100:  # two decades or less: 2 and 5 of each decade labelled too
             ax.yaxis.set_minor_locator(ticker.LogLocator(base=10, subs=(2.0, 5.0)))
             ax.yaxis.set_minor_formatter(ticker.FuncFormatter(lambda y, _: f"{y:g}"))
         else:
