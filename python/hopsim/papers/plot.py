@@ -170,6 +170,8 @@ def _x_label(fig: Figure, units: set[str]) -> str:
 
 
 def _facet_title(facet: str) -> str:
+    if not facet:
+        return ""
     out = []
     for p in facet.split(", "):
         k, _, v = p.partition("=")
