@@ -48,6 +48,10 @@ def test_a_range_matches_inside_and_is_measured_from_its_nearer_end():
     assert check(low, {"a": 1.1, "b": 1.0}).tier == "differs"
     assert check(low, {"a": 0.8, "b": 1.0}).tier == "matches"
     assert check(Reported(label="zzz", value=1.0), {"a": 1.0}).tier is None
+    # "at least 2x": a range open above
+    least = Reported(ratio=["a", "b"], range=[2.0, math.inf])
+    assert check(least, {"a": 50.0, "b": 1.0}).tier == "matches" and check(least, {"a": 1.5, "b": 1.0}).tier == "same direction"
+    assert check(least, {"a": 1.0, "b": 1.0}).paper == "at least 2"
 
 
 def test_a_direction_without_a_number_gets_a_verdict():

@@ -289,6 +289,8 @@ class Verdict:
 def _paper_text(r: Reported) -> str:
     if r.direction:
         return "above 1" if r.direction == "above" else "below 1"
+    if r.range and not math.isfinite(r.range[1]):
+        return f"at least {r.range[0]:g}"
     return f"{r.range[0]:g}-{r.range[1]:g}" if r.range else f"{r.value:g}"
 
 

@@ -220,6 +220,7 @@ def _figure_html(con: Any, stem: str, sec: str, fig: Figure, folder: Path, figs_
         on_fig = ("" if drawn is None or i in drawn.drawn else " (a direction: no number to draw)" if r.direction
                   else " (not drawn: hopsim has no value to place it at)")
         paper_text = (html.escape(v.paper) if r.direction else
+                      f"at least {_number(r.range[0], shown_unit)}" if r.range and not math.isfinite(r.range[1]) else
                       "-".join(_number(x, shown_unit) for x in (r.range or [r.value])))
         hopsim_text = _number(v.hopsim, shown_unit)
         caption.append(f"<li class='{_css(v.tier)}'>{html.escape(what)}: paper {paper_text}, "
@@ -231,7 +232,8 @@ def _figure_html(con: Any, stem: str, sec: str, fig: Figure, folder: Path, figs_
         claims_rows.append(f"<tr><td><a href='#{fig.id}'>{html.escape(fig.id)}</a></td>{cells}</tr>")
         entry = {"id": f"{fig.id}#{i}", "section": sec, "figure": fig.id, "sweep": stem, "quantity": cq,
                  "unit": "ratio" if r.ratio else cunit, "claim": {"ratio": r.ratio} if r.ratio else {"label": r.label},
-                 "paper": r.value, "paper_range": r.range, "paper_direction": r.direction,
+                 "paper": _json_number(r.value), "paper_range": [_json_number(x) for x in r.range] if r.range else None,
+                 "paper_direction": r.direction,
                  "hopsim": v.hopsim if math.isfinite(v.hopsim) else None, "tier": v.tier, "why": v.why,
                  "cause": r.cause, "cause_class": r.cause_class,
                  "cause_text": _cause_text(r, folder), "note": r.note}
@@ -264,6 +266,11 @@ def _figure_html(con: Any, stem: str, sec: str, fig: Figure, folder: Path, figs_
         parts.append("<table><thead><tr><th>claim</th><th>quantity</th><th>paper</th><th>hopsim</th><th>verdict</th>"
                      f"<th>cause</th><th>source</th></tr></thead><tbody>{''.join(rows)}</tbody></table>")
     return "".join(parts) + "</section>"
+
+
+def _json_number(x: float | None) -> float | str | None:
+    """A number as JSON holds it: an open end of a range (``inf``) as the string "inf"."""
+    return x if x is None or math.isfinite(x) else ("inf" if x > 0 else "-inf")
 
 
 def _cause_text(r: Reported, folder: Path) -> str | None:

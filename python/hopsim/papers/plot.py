@@ -554,6 +554,10 @@ def _draw_claim(p: _Panel, i: int, r: Reported, fig: Figure, normalised: bool) -
         art.set_gid(f"paper-claim-{i}")
         p.ax.annotate(f"paper {num(y0)}{' ' + p.axis.unit if p.axis.unit not in ('', 'ratio', 'slowdown') else ''}",
                       (x, top), xytext=(0, -12), textcoords="offset points", ha="center", fontsize=7)
+    elif not math.isfinite(y1):  # "at least": the range's low end, pointing up
+        (art,) = p.ax.plot([x], [y0], ls="none", marker="^", ms=7, mfc="none", mec="black", mew=1.4,
+                           label="paper's lower bound", zorder=6)
+        art.set_gid(f"paper-claim-{i}")
     elif y0 == y1:
         (art,) = p.ax.plot([x], [y0], ls="none", marker="D", ms=7, mfc="none", mec="black", mew=1.4,
                            label="paper's number", zorder=6)
@@ -565,7 +569,7 @@ def _draw_claim(p: _Panel, i: int, r: Reported, fig: Figure, normalised: bool) -
         for a in art.get_children():
             a.set_gid(f"paper-claim-{i}")
     return {"label": lab, "paper": p.axis(lo) if lo == hi else math.nan, "paper_low": p.axis(lo) if lo != hi else math.nan,
-            "paper_high": p.axis(hi) if lo != hi else math.nan, "paper_is": text}
+            "paper_high": p.axis(hi) if lo != hi and math.isfinite(hi) else math.nan, "paper_is": text}
 
 
 def _limit_axis(p: _Panel, fig: Figure) -> None:
