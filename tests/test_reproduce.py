@@ -125,7 +125,7 @@ def test_quick_reproduction_runs_every_label_once_and_writes_the_page(paper, cli
     assert page.count("<img") == 5
     # a grid inside named runs labels them by name and the varying value
     assert "pfc, degree=3 / pfc, degree=2" in page
-    assert "does not hold" in page and "no number" in page
+    assert "differs" in page and "no number" in page
     assert "figure failed" not in page
     # a summary per section of the paper; a claim that does not hold links to its cause, or says none is known
     assert "Summary by section of the paper" in page and "§2.1" in page
@@ -137,12 +137,22 @@ def test_quick_reproduction_runs_every_label_once_and_writes_the_page(paper, cli
     assert "<svg" in (out / "figures" / "fig1.svg").read_text()
     assert (out / "figures" / "fig1.pdf").read_bytes().startswith(b"%PDF")
     claims = json.loads((out / "claims.json").read_text())
-    assert claims["held"] + claims["failed"] + claims["none"] == 4 and "§2.1" in claims["sections"]
+    assert sum(claims["counts"].values()) == 4 and "§2.1" in claims["sections"]
+    # every claim, with what a diff of two versions needs
+    assert len(claims["claims"]) == 4
+    for c in claims["claims"]:
+        assert {"id", "section", "figure", "quantity", "paper", "paper_range", "hopsim", "tier", "cause",
+                "cause_class", "cause_text"} <= set(c)
+        assert c["tier"] in ("matches", "same direction", "differs", None)
+    # the wall time is the command's: the runs and the page
+    man = json.loads((out / "paper.json").read_text())
+    assert man["wall_s"] >= man["runs_wall_s"] and claims["wall_s"] == man["wall_s"]
     # a folder of reproductions (`reproduce all`) gets an index of its papers
     from hopsim.papers.index import build_index
 
     index = build_index(tmp_path).read_text()
-    assert "rq/tiny.html" in index and f"<b>{claims['held']} of 4</b>" in index
+    assert "rq/tiny.html" in index and f"<b>{claims['counts']['matches']} of 4</b>" in index
+    assert "same direction" in index and "differs" in index
     # a full run may not reuse the quick folder
     code, msg = cli("reproduce", paper, "--out", out, "--jobs", "1")
     assert code == 2 and "quick" in msg
@@ -164,20 +174,22 @@ def test_unknown_paper_and_bad_paper_tables_are_refused(paper, cli, tmp_path):
     assert code == 2 and "range" in msg
 
 
-def test_claims_hold_by_direction_and_a_factor_of_two():
+def test_claims_in_three_tiers():
     vals = {"a": 30.0, "b": 10.0, "c": 0.0}
-    assert check(Reported(ratio=["a", "b"], value=2.0), vals).holds  # 3 vs 2
-    assert not check(Reported(ratio=["a", "b"], value=7.0), vals).holds  # 3 vs 7: 2.3x off
+    assert check(Reported(ratio=["a", "b"], value=2.0), vals).tier == "same direction"  # 3 vs 2: 50% off
+    assert check(Reported(ratio=["a", "b"], value=2.5), vals).tier == "matches"  # 3 vs 2.5: 20% off
+    assert check(Reported(ratio=["a", "b"], value=7.0), vals).tier == "differs"  # 3 vs 7: 2.3x off
     v = check(Reported(ratio=["b", "a"], value=2.0), vals)  # 0.33 vs 2: b wins in hopsim, a in the paper
-    assert not v.holds and v.why == "opposite direction"
-    assert check(Reported(ratio=["a", "b"], range=[4.0, 6.0]), vals).holds  # 3 is 1.33x below 4
-    assert check(Reported(label="a", value=16.0), vals).holds
-    assert not check(Reported(label="a", value=14.0), vals).holds
-    assert check(Reported(label="zzz", value=1.0), vals).holds is None
-    assert check(Reported(label="c", value=1.0), vals).holds is None
+    assert v.tier == "differs" and v.why == "opposite direction"
+    assert check(Reported(ratio=["a", "b"], range=[4.0, 6.0]), vals).tier == "same direction"  # 3 is 1.33x below 4
+    assert check(Reported(ratio=["a", "b"], range=[2.0, 6.0]), vals).tier == "matches"
+    assert check(Reported(label="a", value=16.0), vals).tier == "same direction"
+    assert check(Reported(label="a", value=14.0), vals).tier == "differs"
+    assert check(Reported(label="zzz", value=1.0), vals).tier is None
+    assert check(Reported(label="c", value=1.0), vals).tier is None
     assert math.isclose(check(Reported(ratio=["a", "b"], value=3.0), vals).hopsim, 3.0)
-    # no difference is no direction: 1.0003 against the paper's 2x does not hold
+    # no difference is no direction: 1.0003 against the paper's 2x differs
     tie = {"a": 10.003, "b": 10.0}
     assert check(Reported(ratio=["a", "b"], value=2.0), tie).why == "no difference in hopsim"
-    assert not check(Reported(ratio=["a", "b"], value=2.0), tie).holds
-    assert check(Reported(ratio=["a", "b"], value=1.0), tie).holds  # the paper says: no difference
+    assert check(Reported(ratio=["a", "b"], value=2.0), tie).tier == "differs"
+    assert check(Reported(ratio=["a", "b"], value=1.0), tie).tier == "matches"  # the paper says: no difference

@@ -384,14 +384,15 @@ def reproduce(
     out = out or Path("runs") / f"reproduce-all{'-quick' if quick else ''}"
     with _bad_input():
         check_writable(out, "--out")
+    t0 = time.perf_counter()
     for name in all_papers():
         _reproduce_one(name, out / name, quick, jobs)
-    out_console.print(f"index: {build_index(out)}")
+    out_console.print(f"index: {build_index(out, wall_s=time.perf_counter() - t0)}")
 
 
 def _reproduce_one(paper: str, out: Optional[Path], quick: bool, jobs: Optional[int]) -> None:
     from .progress import SweepProgress
-    from .papers.reproduce import expected_wall, paper_dir, paper_sweeps
+    from .papers.reproduce import paper_dir, paper_sweeps, wall_text
     from .papers.reproduce import reproduce as run_paper
     from .results.store import check_writable
 
@@ -400,8 +401,7 @@ def _reproduce_one(paper: str, out: Optional[Path], quick: bool, jobs: Optional[
         sweeps = paper_sweeps(d)
         out = out or Path("runs") / f"reproduce-{d.name}{'-quick' if quick else ''}"
         check_writable(out, "--out")
-        est = expected_wall(sweeps, quick)
-        est_text = f"about {est / 60:.0f} min on 2 cores" if est else "not recorded for every sweep"
+        est_text = wall_text(sweeps, quick)
         err_console.print(f"{d.name}: {len(sweeps)} sweeps ({'quick' if quick else 'full'}); expected wall time: {est_text}",
                           markup=False, highlight=False)
 

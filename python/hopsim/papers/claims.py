@@ -23,10 +23,17 @@ here, with the figure and the page they come from::
     note = "Fig. 8a, Memcached"
     cause = "fig8-memcached.toml:12"  # where a claim that does not hold is explained (optional)
 
-A claim *holds* when hopsim's number is on the same side of 1 as the paper's (ratios: the same
-scheme wins, by more than 5%: a ratio of 1.0003 is no win) and within a factor of 2 of it (of the
-nearer end of a range); a value claim has no direction, only the factor. Seeds are averaged: a named metric is computed per run and the runs
-of a label are averaged; an SQL metric's rows of one label are averaged.
+Each claim gets one of three verdicts (`check`, `TIERS`):
+
+- *matches*: hopsim's number is inside the range the paper gives, else within 25% of the paper's
+  number (and a ratio is on the paper's side of 1);
+- *same direction*: a ratio on the same side of 1 (by more than 5%: a ratio of 1.0003 is no win)
+  and within a factor of 2 of the paper's number (of the nearer end of its range); a value claim
+  has no direction, only the factor;
+- *differs*: otherwise.
+
+Seeds are averaged: a named metric is computed per run and the runs of a label are averaged; an
+SQL metric's rows of one label are averaged.
 """
 
 from __future__ import annotations
@@ -44,7 +51,7 @@ from ..scenario.schema import Int, Strict
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["PaperModel", "Figure", "Reported", "FLOW_METRICS", "SUMMARY_METRICS", "METRIC_AXES", "y_axis", "metric_by_run",
+__all__ = ["PaperModel", "Figure", "Reported", "TIERS", "MATCH", "FACTOR", "FLOW_METRICS", "SUMMARY_METRICS", "METRIC_AXES", "y_axis", "metric_by_run",
            "by_label", "Verdict", "check", "figure_values", "MANIFEST"]
 
 # named metrics over the flows table: SQL aggregate of the finished flows that pass `flows`
@@ -85,6 +92,13 @@ METRIC_AXES = {
 
 # ratios within this factor of 1 have no direction (`check`)
 DEAD_BAND = 1.05
+MATCH = 0.25
+"""A number within this fraction of the paper's matches it (where the paper gives no range)."""
+FACTOR = 2.0
+"""A number within this factor of the paper's, in its direction, has the paper's direction."""
+TIERS = ("matches", "same direction", "differs")
+"""The verdicts, best first; a claim hopsim has no number for has none (None)."""
+Tier = Literal["matches", "same direction", "differs"]
 
 PLOTS = ("bars", "lines", "series", "slowdown_by_size", "buffer_cdf", "table")
 
@@ -96,6 +110,10 @@ class Reported(Strict):
     ratio: list[str] | None = Field(default=None, min_length=2, max_length=2)
     value: float | None = None
     range: list[float] | None = Field(default=None, min_length=2, max_length=2)
+    direction: Literal["above", "below"] | None = None
+    """A ratio the paper states only the direction of, with no number ("P-PFC's pause time is lower
+    than PFC's": ratio = ["ppfc", "pfc"], direction = "below"): hopsim's ratio on that side of 1
+    has the paper's direction; no number, so it cannot match one."""
     metric: str | None = None
     flows: str | None = None
     note: str = ""
@@ -113,8 +131,13 @@ class Reported(Strict):
     def _one_of_each(self) -> "Reported":
         if (self.label is None) == (self.ratio is None):
             raise ValueError("give exactly one of label (a value claim) and ratio (a ratio claim)")
+        if self.direction is not None:
+            if self.ratio is None or self.value is not None or self.range is not None:
+                raise ValueError("direction is for a ratio the paper gives no number for: give ratio and direction, "
+                                 "without value or range")
+            return self
         if (self.value is None) == (self.range is None):
-            raise ValueError("give exactly one of value and range")
+            raise ValueError("give exactly one of value and range (or, for a ratio with no number, direction)")
         if self.range is not None and not (0 < self.range[0] <= self.range[1]):
             raise ValueError(f"range must be two positive numbers, low first; got {self.range}")
         if self.value is not None and self.value <= 0:
@@ -136,6 +159,22 @@ class Figure(Strict):
     y: str | None = None
     unit: str | None = None
     logy: bool = False
+    logx: bool = False
+    """The swept x on a log axis, as the paper draws it (incast degrees 10 to 2000)."""
+    x_even: bool = False
+    """The swept x values evenly spaced, labelled, "not to scale", as the paper draws them."""
+    normalise_to: float | str | None = None
+    """The x value each line is divided by its own value at (Pulser Fig. 7: degree 24)."""
+    reference: list[str] = Field(default_factory=list)
+    """Labels drawn as a horizontal line across a lines figure: runs without the swept x (P-PFC's
+    dynamic pause time beside the fixed ones)."""
+    legend: list[str] = Field(default_factory=list)
+    """The series (scheme variants) in the order of the paper's legend; others follow."""
+    scheme: str | None = None
+    """The scheme of runs whose labels name only a setting (``T=5us`` of Floodgate): their colour."""
+    y_limit: float | None = Field(default=None, gt=0)
+    """The most the y quantity can physically be, in the figure's raw unit (a 4 MB switch buffer:
+    4000000): a paper number above it is drawn at the edge with its value written."""
     reported: list[Reported] = Field(default_factory=list)
 
     @model_validator(mode="after")
@@ -158,6 +197,10 @@ class Figure(Strict):
             raise ValueError("plot = 'series' needs x_label (the quantity on the x axis, with its unit)")
         if self.plot == "lines" and self.x is None:
             raise ValueError("plot = 'lines' needs x (the swept parameter on the x axis)")
+        if (self.logx or self.x_even or self.normalise_to is not None) and self.x is None:
+            raise ValueError("logx, x_even and normalise_to need x (the swept parameter on the x axis)")
+        if self.logx and self.x_even:
+            raise ValueError("give logx (a log axis) or x_even (evenly spaced, not to scale), not both")
         for r in self.reported:
             m = r.metric or self.metric
             if m is None and self.sql is None:
@@ -234,48 +277,70 @@ def by_label(df: "pd.DataFrame") -> dict[str, float]:
 class Verdict:
     paper: str
     hopsim: float
-    holds: bool | None  # None: hopsim has no number (a label missing, no finished flow)
+    tier: Tier | None  # None: hopsim has no number (a label missing, no finished flow)
     why: str
+
+    @property
+    def holds(self) -> bool | None:
+        """Whether hopsim has at least the paper's direction (None: no number)."""
+        return None if self.tier is None else self.tier != "differs"
 
 
 def _paper_text(r: Reported) -> str:
+    if r.direction:
+        return "above 1" if r.direction == "above" else "below 1"
+    if r.range and not math.isfinite(r.range[1]):
+        return f"at least {r.range[0]:g}"
     return f"{r.range[0]:g}-{r.range[1]:g}" if r.range else f"{r.value:g}"
 
 
-def check(r: Reported, values: dict[str, float]) -> Verdict:
-    """Compare one reported number with hopsim's values by label."""
-    lo, hi = (r.range[0], r.range[1]) if r.range else (r.value, r.value)
-    assert lo is not None and hi is not None
+def hopsim_number(r: Reported, values: dict[str, float]) -> float:
+    """hopsim's number for a claim: the label's value, or the ratio of the two labels' values."""
     if r.ratio:
         a, b = values.get(r.ratio[0], math.nan), values.get(r.ratio[1], math.nan)
-        h = a / b if b and not math.isnan(b) else math.nan
-    else:
-        h = values.get(r.label or "", math.nan)
+        return a / b if b and not math.isnan(b) else math.nan
+    return values.get(r.label or "", math.nan)
+
+
+def check(r: Reported, values: dict[str, float]) -> Verdict:
+    """Compare one reported number with hopsim's values by label (the tiers: module doc)."""
+    h = hopsim_number(r, values)
     missing = [x for x in (r.ratio or [r.label]) if x not in values]
     if missing:
         return Verdict(_paper_text(r), math.nan, None, f"no run labelled {', '.join(map(repr, missing))}")
     if not math.isfinite(h) or h <= 0:
         return Verdict(_paper_text(r), h, None, "hopsim has no positive number here")
+    if r.direction:  # a direction only: it can have the paper's direction, not match a number
+        right = h > DEAD_BAND if r.direction == "above" else h < 1 / DEAD_BAND
+        tie = 1 / DEAD_BAND <= h <= DEAD_BAND
+        return Verdict(_paper_text(r), h, "same direction" if right else "differs",
+                       "the paper's direction (it gives no number)" if right else
+                       "no difference in hopsim" if tie else "opposite direction")
+    lo, hi = (r.range[0], r.range[1]) if r.range else (r.value, r.value)
+    assert lo is not None and hi is not None
     # factor: how far hopsim is outside the paper's range (1 inside it)
     factor = lo / h if h < lo else (h / hi if h > hi else 1.0)
-    within = factor <= 2.0
-    if r.ratio:
-        # a direction is a difference: within 5% of 1 hopsim sees none (a 1.0003 is no win)
-        if lo > 1:
-            same = h > DEAD_BAND
-        elif hi < 1:
-            same = h < 1 / DEAD_BAND
-        else:
-            same = True
-        holds = same and within
-        tie = 1 / DEAD_BAND <= h <= DEAD_BAND
-        why = ("same direction, within 2x" if holds else
-               "no difference in hopsim" if not same and tie else
-               "opposite direction" if not same else f"right direction, {factor:.2g}x off")
+    # inside the paper's range, or within 25% of its single number
+    close = factor == 1.0 if r.range else abs(h - lo) <= MATCH * lo
+    off = "inside the paper's range" if factor == 1.0 else f"{abs(h / lo - 1):.0%} off" if not r.range else f"{factor:.2g}x off"
+    if not r.ratio:
+        tier: Tier = "matches" if close else "same direction" if factor <= FACTOR else "differs"
+        return Verdict(_paper_text(r), h, tier, off if tier != "differs" else f"{factor:.2g}x off")
+    # a direction is a difference: within 5% of 1 hopsim sees none (a 1.0003 is no win)
+    if lo > 1:
+        same, side = h > DEAD_BAND, h > 1
+    elif hi < 1:
+        same, side = h < 1 / DEAD_BAND, h < 1
     else:
-        holds = within
-        why = "within 2x" if within else f"{factor:.2g}x off"
-    return Verdict(_paper_text(r), h, holds, why)
+        same = side = True
+    if close and side:
+        return Verdict(_paper_text(r), h, "matches", off)
+    if same and factor <= FACTOR:
+        return Verdict(_paper_text(r), h, "same direction", f"same direction, {factor:.2g}x off")
+    tie = 1 / DEAD_BAND <= h <= DEAD_BAND
+    why = ("no difference in hopsim" if not same and tie else "opposite direction" if not same
+           else f"same direction, {factor:.2g}x off")
+    return Verdict(_paper_text(r), h, "differs", why)
 
 
 def figure_values(con: Any, fig: Figure) -> dict[str, float]:

@@ -12,34 +12,46 @@ from __future__ import annotations
 
 import math
 import re
+import zlib
 from typing import Iterable
 
-__all__ = ["SCHEMES", "scheme_of", "scheme_name", "colours", "Axis", "axis_for", "has_unit", "sort_key",
+__all__ = ["num", "SCHEMES", "VARIANTS", "scheme_of", "scheme_name", "variant_of", "colours", "marker_of", "Axis", "axis_for", "has_unit", "sort_key",
            "UNITS", "DIMENSIONLESS"]
 
-# key -> (name in the papers, colour). Colours: matplotlib's tab10/tab20, fixed per scheme.
-SCHEMES: dict[str, tuple[str, str]] = {
-    "pfc": ("PFC", "#7f7f7f"),
-    "ppfc": ("P-PFC", "#d62728"),
-    "capfc": ("CaPFC", "#9467bd"),
-    "dcqcn": ("DCQCN", "#1f77b4"),
-    "timely": ("TIMELY", "#bcbd22"),
-    "hpcc": ("HPCC", "#2ca02c"),
-    "hpcc+sfq": ("HPCC + SFQ", "#98df8a"),
-    "dctcp": ("DCTCP", "#ff7f0e"),
-    "ictcp": ("ICTCP", "#8c564b"),
-    "pulser": ("Pulser", "#d62728"),
-    "bfc": ("BFC", "#e377c2"),
-    "bfc+incastlabel": ("BFC + IncastLabel", "#f7b6d2"),
-    "flowsail": ("FlowSail", "#17becf"),
-    "floodgate": ("Floodgate", "#d62728"),
-    "pfc_tag": ("PFC w/ tag", "#c7c7c7"),
-    "ideal-fq": ("Ideal-FQ", "#000000"),
-    "ideal": ("Ideal", "#000000"),
-    "none": ("lossy", "#aec7e8"),
+# key -> (name in the papers, colour, marker). Colours: matplotlib's tab10/tab20, fixed per scheme.
+SCHEMES: dict[str, tuple[str, str, str]] = {
+    "pfc": ("PFC", "#7f7f7f", "s"),
+    "ppfc": ("P-PFC", "#d62728", "o"),
+    "capfc": ("CaPFC", "#9467bd", "^"),
+    "dcqcn": ("DCQCN", "#1f77b4", "s"),
+    "timely": ("TIMELY", "#bcbd22", "v"),
+    "hpcc": ("HPCC", "#2ca02c", "^"),
+    "hpcc+sfq": ("HPCC + SFQ", "#98df8a", "<"),
+    "dctcp": ("DCTCP", "#d62728", "D"),
+    "ictcp": ("ICTCP", "#1f77b4", "s"),
+    "pulser": ("Pulser", "#2ca02c", "o"),
+    "bfc": ("BFC", "#e377c2", "o"),
+    "bfc+incastlabel": ("BFC + IncastLabel", "#8c564b", "P"),
+    "flowsail": ("FlowSail", "#17becf", "*"),
+    "floodgate": ("Floodgate", "#d62728", "o"),
+    "dstpause": ("DstPause", "#ff7f0e", "v"),
+    "pfc_tag": ("PFC w/ tag", "#c7c7c7", "X"),
+    "ideal-fq": ("Ideal-FQ", "#000000", "x"),
+    "ideal": ("Ideal", "#000000", "x"),
+    "none": ("lossy", "#aec7e8", "."),
 }
-"""P-PFC, Pulser and Floodgate share red: each is its own paper's proposal, never on one page
-with another."""
+"""P-PFC, Floodgate and DCTCP share red, each as its paper draws it (Pulser's paper draws DCTCP
+red and Pulser green); P-PFC and Floodgate are never on one page with DCTCP, nor Pulser with HPCC."""
+
+VARIANTS: dict[str, str] = {
+    "bfc-32": "BFC 32",
+    "bfc-128": "BFC 128",
+    "bfc-8q": "BFC-8Q",
+    "bfc-32q": "BFC-32Q",
+    "flowsail-8q": "FlowSail-8Q",
+}
+"""Variants of a scheme (a label's first word) by the name their paper's legend gives them; any
+other variant is the scheme's name with the label's suffix (``dcqcn-ns3`` -> DCQCN-ns3)."""
 
 
 def _key_of(word: str) -> str | None:
@@ -71,44 +83,97 @@ def scheme_name(label: str) -> str:
     for i, part in enumerate(parts):
         k, eq, v = part.partition("=")
         if eq and k.strip() in ("scheme", "algorithm"):
-            parts[i] = SCHEMES[key][0] + v.strip()[len(key):]
+            parts[i] = _variant_name(v.strip(), key)
             return ", ".join(parts)
-    return SCHEMES[key][0] + label.strip()[len(key):]
+    return _variant_name(label.strip(), key)
+
+
+def _variant_name(text: str, key: str) -> str:
+    first = re.split(r"[ ,]", text, maxsplit=1)[0]
+    name = VARIANTS.get(first.lower()) or SCHEMES[key][0] + first[len(key):]
+    return name + text[len(first):]
+
+
+def variant_of(label: str) -> str | None:
+    """The scheme variant a label names: its first word when that starts with a scheme
+    (``bfc-32, load=0.5`` -> bfc-32, ``pfc 6:1`` -> pfc), else the swept scheme's value; None for
+    a label of no scheme."""
+    key = scheme_of(label)
+    if key is None:
+        return None
+    for part in label.split(", "):
+        k, eq, v = part.partition("=")
+        if eq and k.strip() in ("scheme", "algorithm"):
+            return v.strip().lower()
+    return re.split(r"[ ,]", label.strip(), maxsplit=1)[0].lower()
 
 
 def _shade(hex_colour: str, k: int) -> str:
     """The k-th shade of a colour (k = 0 is the colour itself): alternately lighter and darker."""
     r, g, b = (int(hex_colour[i:i + 2], 16) for i in (1, 3, 5))
-    f = 0.35 * ((k + 1) // 2) * (1 if k % 2 else -1)
+    f = 0.22 * ((k + 1) // 2) * (1 if k % 2 else -1)
+    if max(r, g, b) < 0x40:  # black (the ideal schemes) has no darker shade: greys, lighter each step
+        f = 0.18 * k
     mix = (lambda c: c + (255 - c) * f) if f > 0 else (lambda c: c * (1 + f))
     return "#" + "".join(f"{max(0, min(255, round(mix(c)))):02x}" for c in (r, g, b))
 
 
+def _variant_shade(variant: str, key: str) -> int:
+    """Which shade a variant of a scheme gets: fixed by its name (the same on every page), never 0."""
+    if variant == key:
+        return 0
+    named = [v for v in VARIANTS if v.startswith(key)]
+    return 1 + (named.index(variant) if variant in named else zlib.crc32(variant.encode()) % 6)
+
+
+def colour_of(label: str) -> str | None:
+    """A label's colour wherever it is drawn: its scheme's, or a fixed shade of it for a variant
+    (``bfc-128``); None for a label of no scheme."""
+    v = variant_of(label)
+    if v is None:
+        return None
+    key = scheme_of(label)
+    assert key is not None
+    return _shade(SCHEMES[key][1], _variant_shade(v, key))
+
+
+def marker_of(label: str, i: int = 0) -> str:
+    """A label's marker: its scheme's (the same on every page); the i-th of a fixed cycle for a
+    label of no scheme."""
+    key = scheme_of(label)
+    if key is None:
+        return "os^Dv<>P*X"[i % 10]
+    return SCHEMES[key][2]
+
+
 def colours(labels: Iterable[str]) -> dict[str, str]:
-    """A colour per label: its scheme's (shades for a scheme's variants), else a colour map in order."""
+    """A colour per label: its scheme's (fixed shades for a scheme's variants), else a colour map
+    in the labels' order."""
     import matplotlib
 
     labels = list(dict.fromkeys(labels))
-    out: dict[str, str] = {}
-    seen: dict[str, int] = {}
-    rest = []
-    # the scheme itself first, so that it keeps the pure colour whatever the order of labels
-    for lab in sorted(labels, key=lambda s: scheme_name(s) != SCHEMES.get(scheme_of(s) or "", ("",))[0]):
-        key = scheme_of(lab)
-        if key is None:
-            rest.append(lab)
-            continue
-        k = seen.get(key, 0)
-        seen[key] = k + 1
-        out[lab] = _shade(SCHEMES[key][1], k)
+    out = {lab: c for lab in labels if (c := colour_of(lab)) is not None}
+    rest = [lab for lab in labels if lab not in out]
     cmap = matplotlib.colormaps["viridis"]
-    rest = [lab for lab in labels if lab in rest]
     for i, lab in enumerate(rest):
         out[lab] = matplotlib.colors.to_hex(cmap(0.1 + 0.8 * i / max(len(rest) - 1, 1)))
     return {lab: out[lab] for lab in labels}
 
 
 # ----------------------------------------------------------------------------- units
+
+def num(v: float | None, digits: int = 3) -> str:
+    """A number for people: `digits` significant digits, thousands separated, never an exponent
+    (1,002,000 not 1.002e+06; 570 not 5.7e+02; 0.0012)."""
+    if v is None or not math.isfinite(float(v)):
+        return "–"
+    v = float(v)
+    if v == 0:
+        return "0"
+    places = max(0, digits - 1 - math.floor(math.log10(abs(v))))
+    text = f"{v:,.{places}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
 
 UNITS = ("B", "KB", "MB", "GB", "ns", "us", "ms", "s", "Gb/s", "Mb/s", "%", "count", "hop BDP", "BDP",
          "senders", "queues")

@@ -1,9 +1,12 @@
-"""The page of a paper's reproduction: a summary per section of the paper (claims that hold and
-that do not), then each figure redrawn (`plot`) with the verdicts in its caption, each claim
-that does not hold linked to where its cause is written (`Reported.cause`), or marked unknown.
+"""The page of a paper's reproduction: a summary per section of the paper (claims in each of the
+three tiers of `claims.check`), then the paper's sections in the paper's order, each figure
+redrawn (`plot`) with the verdicts in its caption, each claim that does not match linked to where
+its cause is written (`Reported.cause`) with the kind of cause (`Reported.cause_class`).
 
 Beside the page, in the reproduction's folder: ``figures/ID.{svg,pdf,png,csv}`` for every figure
-and ``claims.json`` (counts per section, wall time), which the index of papers (`index`) reads.
+(a table of the paper: its CSV) and ``claims.json``: the counts per tier and section, the wall
+time, and every claim (id, section, figure, quantity, the paper's number, hopsim's, tier, cause),
+so that two versions can be diffed; the index of papers (`index`) reads it.
 """
 
 from __future__ import annotations
@@ -17,16 +20,45 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .claims import MANIFEST, Figure, PaperModel, Reported, by_label, check, figure_values, metric_by_run, y_axis
+from .claims import MANIFEST, TIERS, Figure, PaperModel, Reported, by_label, check, figure_values, metric_by_run, y_axis
+from .figstyle import num
 from ..scenario.paths import resolve
 from ..sweep import read_sweep
 
-__all__ = ["build_paper_page", "section_of", "cause_excerpt", "CLAIMS", "FIGURES_DIR"]
+__all__ = ["build_paper_page", "section_of", "section_order", "figure_order", "cause_excerpt", "CLAIMS", "FIGURES_DIR"]
 
 CLAIMS = "claims.json"
 FIGURES_DIR = "figures"
 _SECTION = re.compile(r"(§\s*[0-9IVX][0-9A-Za-z.\-/]*|App(?:\.|endix)\s+[A-Z][0-9.]*|appendix\s+[A-Z])")
-_VERDICT = {True: "holds", False: "does not hold", None: "no number"}
+_ROMAN = {"I": 1, "II": 2, "III": 3, "IV": 4, "V": 5, "VI": 6, "VII": 7, "VIII": 8, "IX": 9, "X": 10}
+
+
+def _css(tier: str | None) -> str:
+    return (tier or "no number").replace(" ", "-")
+
+
+def section_order(section: str) -> tuple:
+    """Where a section stands in its paper: §2.3 < §5.1-5.2 < §5.4 < §VI-B < App. C < appendix E.3."""
+    appendix = bool(re.match(r"app", section, re.I))
+    body = re.sub(r"^(§|App(?:\.|endix)?)\s*", "", section, flags=re.I)
+    key: list[float] = []
+    for tok in re.findall(r"[0-9]+|[IVX]+(?![a-z])|[A-Za-z]", body):
+        if tok.isdigit():
+            key.append(float(tok))
+        elif tok in _ROMAN and not key:
+            key.append(float(_ROMAN[tok]))
+        else:
+            key.append(float(ord(tok.upper()) - ord("A") + 1))
+    return (1 if appendix else 0, key or [math.inf], section)
+
+
+def figure_order(fig: Figure) -> tuple:
+    """A figure's place by the paper's numbering: Fig. 6a < Fig. 10 < Table 3 (tables after figures)."""
+    m = re.search(r"(Fig(?:ure)?\.?|Table)\s*([0-9IVX]+)([a-z]?)", fig.title)
+    if not m:
+        return (2, math.inf, "", fig.id)
+    n = float(_ROMAN[m.group(2)]) if m.group(2) in _ROMAN else float(m.group(2)) if m.group(2).isdigit() else math.inf
+    return (1 if m.group(1) == "Table" else 0, n, m.group(3), fig.id)
 
 
 def section_of(sweep_file: Path) -> str:
@@ -65,23 +97,23 @@ def cause_excerpt(cause: str, paper_folder: Path) -> tuple[Path, int, str]:
 
 @dataclass
 class _Counts:
-    held: int = 0
-    failed: int = 0
-    none: int = 0
+    tiers: dict[str, int] = field(default_factory=lambda: {t: 0 for t in (*TIERS, "no number")})
     figures: int = 0
     sweeps: list[str] = field(default_factory=list)
 
-    def add(self, holds: bool | None) -> None:
-        if holds is None:
-            self.none += 1
-        elif holds:
-            self.held += 1
-        else:
-            self.failed += 1
+    def add(self, tier: str | None) -> None:
+        self.tiers[tier or "no number"] += 1
+
+    def merge(self, other: "_Counts") -> None:
+        for k, v in other.tiers.items():
+            self.tiers[k] += v
 
     @property
     def total(self) -> int:
-        return self.held + self.failed + self.none
+        return sum(self.tiers.values())
+
+    def as_json(self) -> dict[str, int]:
+        return {k.replace(" ", "_"): v for k, v in self.tiers.items()}
 
 
 def _fmt(v: Any) -> str:
@@ -97,12 +129,12 @@ def _in_unit(x: Any, unit: str) -> str:
     if x is None or not math.isfinite(float(x)):
         return "–"
     a = axis_for("", unit, [float(x)])
-    shown = f"{a(float(x)):,.3g}" if abs(a(float(x))) < 1000 else f"{a(float(x)):,.0f}"
+    shown = num(a(float(x)))
     return shown if a.unit in ("", "count", "slowdown") else f"{shown} {html.escape(a.unit)}"
 
 
 def _claim_values(con: Any, fig: Figure, r: Reported, values: dict[str, float]) -> dict[str, float]:
-    if r.metric is None and r.flows is None:
+    if con is None or (r.metric is None and r.flows is None):
         return values
     try:
         return by_label(metric_by_run(con, r.metric or fig.metric, None if r.metric else fig.sql, r.flows or fig.flows))
@@ -110,26 +142,60 @@ def _claim_values(con: Any, fig: Figure, r: Reported, values: dict[str, float]) 
         return {}
 
 
-def _cause_cell(r: Reported, holds: bool | None, folder: Path) -> str:
-    if holds:
+_CLASS_TEXT = {"mechanism": "hopsim's mechanism differs from the paper's text",
+               "setting": "a setting the paper states that the scenario lacks",
+               "unstated": "a setting the paper leaves unstated",
+               "not_reproducible": "not reproducible in a simulator"}
+
+
+def _cause_cell(r: Reported, tier: str | None, folder: Path) -> str:
+    if tier == "matches":
         return ""
+    kind = (f"<div class='cause-class'><b>{html.escape(r.cause_class)}</b>: {html.escape(_CLASS_TEXT[r.cause_class])}</div>"
+            if r.cause_class else "<div class='cause-class'>cause class not given</div>")
     if not r.cause:
-        return "cause unknown"
+        return "cause unknown" + (kind if r.cause_class else "")
     try:
         path, line, text = cause_excerpt(r.cause, folder)
     except (OSError, ValueError) as e:
         return f"cause unknown ({html.escape(str(e))})"
-    return (f"<a href='{path.as_uri()}'>{html.escape(path.name)}:{line}</a>"
+    return (f"{kind}<a href='{path.as_uri()}'>{html.escape(path.name)}:{line}</a>"
             f"<div class='cause'>{html.escape(text)}</div>")
 
 
-def _figure_html(con: Any, stem: str, fig: Figure, folder: Path, figs_out: Path, counts: _Counts,
-                 claims_rows: list[str]) -> str:
+def _number(x: float | None, unit: str | None) -> str:
+    """A claim's number as its axis shows it: a value in its unit (1.89 MB), a ratio (unit None) as 2.1x."""
+    if unit is not None:
+        return _in_unit(x, unit)
+    return f"{num(x)}x" if x is not None and math.isfinite(x) else "–"
+
+
+def _write_table(values: dict[str, float], fig: Figure, figs_out: Path, claims: list[dict]) -> Path:
+    """A table of the paper as CSV: one row per label, hopsim's value, and the paper's where it gives one."""
+    import csv
+
+    q, unit = y_axis(fig)
+    paper = {c["label"]: c for c in claims if c.get("label") in values}
+    figs_out.mkdir(parents=True, exist_ok=True)
+    path = figs_out / f"{fig.id}.csv"
+    with path.open("w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["label", "quantity", "unit", "hopsim", "paper", "paper_low", "paper_high"])
+        for lab, v in values.items():
+            c = paper.get(lab, {})
+            lo, hi = c.get("paper_low"), c.get("paper_high")
+            w.writerow([lab, q, unit, v, c.get("paper", "") if lo is None else "", "" if lo is None else lo, "" if hi is None else hi])
+    return path
+
+
+def _figure_html(con: Any, stem: str, sec: str, fig: Figure, folder: Path, figs_out: Path, counts: _Counts,
+                 claims_rows: list[str], claims: list[dict]) -> str:
     from .plot import FILE_KINDS, draw, save
-    from .report import _png
 
     drawn, err, values = None, "", {}
     try:
+        if con is None:
+            raise FileNotFoundError(f"no complete run of sweep {stem}")
         values = figure_values(con, fig)
         drawn = draw(con, fig, values)
     except Exception as e:  # one failing figure must not hide the others
@@ -143,26 +209,39 @@ def _figure_html(con: Any, stem: str, fig: Figure, folder: Path, figs_out: Path,
     parts.append(f"<p class='meta'>{' · '.join(meta)}</p>")
     if fig.claim:
         parts.append(f"<p><b>The paper:</b> {html.escape(fig.claim)}</p>")
-    caption, rows = [], []
+    caption, rows, mine = [], [], []
     for i, r in enumerate(fig.reported):
         v = check(r, _claim_values(con, fig, r, values))
-        counts.add(v.holds)
+        counts.add(v.tier)
+        mark = v.tier or "no number"
         what = f"{r.ratio[0]} / {r.ratio[1]}" if r.ratio else str(r.label)
-        mark = _VERDICT[v.holds]
-        on_fig = "" if drawn is None or i in drawn.drawn else " (not drawn: hopsim has no value to place it at)"
-        paper_text, hopsim_text = html.escape(v.paper), _fmt(v.hopsim)
-        if not r.ratio:  # a value in the unit the figure shows it in (1.0 MB, not 1.002e+06)
-            cq, cunit = y_axis(fig, r.metric, r.flows)
-            paper_text = "-".join(_in_unit(x, cunit) for x in (r.range or [r.value]))
-            hopsim_text = _in_unit(v.hopsim, cunit)
-        caption.append(f"<li class='{mark.replace(' ', '-')}'>{html.escape(what)}: paper {paper_text}, "
+        cq, cunit = y_axis(fig, r.metric, r.flows)
+        shown_unit = None if r.ratio else cunit
+        on_fig = ("" if drawn is None or i in drawn.drawn else " (a direction: no number to draw)" if r.direction
+                  else " (not drawn: hopsim has no value to place it at)")
+        paper_text = (html.escape(v.paper) if r.direction else
+                      f"at least {_number(r.range[0], shown_unit)}" if r.range and not math.isfinite(r.range[1]) else
+                      "-".join(_number(x, shown_unit) for x in (r.range or [r.value])))
+        hopsim_text = _number(v.hopsim, shown_unit)
+        caption.append(f"<li class='{_css(v.tier)}'>{html.escape(what)}: paper {paper_text}, "
                        f"hopsim {hopsim_text}: <b>{mark}</b> ({html.escape(v.why)}){on_fig}</li>")
-        cells = (f"<td>{html.escape(what)}</td><td>{html.escape(r.metric or fig.metric or q)}</td>"
-                 f"<td>{html.escape(v.paper)}</td><td>{_fmt(v.hopsim)}</td><td class='{mark.replace(' ', '-')}'>{mark}: "
-                 f"{html.escape(v.why)}</td><td>{_cause_cell(r, v.holds, folder)}</td><td>{html.escape(r.note)}</td>")
+        cells = (f"<td>{html.escape(what)}</td><td>{html.escape(cq)}</td>"
+                 f"<td>{paper_text}</td><td>{hopsim_text}</td><td class='{_css(v.tier)}'>{mark}: "
+                 f"{html.escape(v.why)}</td><td>{_cause_cell(r, v.tier, folder)}</td><td>{html.escape(r.note)}</td>")
         rows.append(f"<tr>{cells}</tr>")
         claims_rows.append(f"<tr><td><a href='#{fig.id}'>{html.escape(fig.id)}</a></td>{cells}</tr>")
-    cap = (f"<figcaption>Diamonds and bars in black: the paper's numbers.<ul>{''.join(caption)}</ul></figcaption>"
+        entry = {"id": f"{fig.id}#{i}", "section": sec, "figure": fig.id, "sweep": stem, "quantity": cq,
+                 "unit": "ratio" if r.ratio else cunit, "claim": {"ratio": r.ratio} if r.ratio else {"label": r.label},
+                 "paper": _json_number(r.value), "paper_range": [_json_number(x) for x in r.range] if r.range else None,
+                 "paper_direction": r.direction,
+                 "hopsim": v.hopsim if math.isfinite(v.hopsim) else None, "tier": v.tier, "why": v.why,
+                 "cause": r.cause, "cause_class": r.cause_class,
+                 "cause_text": _cause_text(r, folder), "note": r.note}
+        claims.append(entry)
+        mine.append({"label": r.label, "paper": r.value, "paper_low": (r.range or [None])[0],
+                     "paper_high": (r.range or [None, None])[1]} if not r.ratio else {})
+    cap = (f"<figcaption>In black: the paper's numbers (a diamond, a range's bar; a ratio drawn at "
+           f"the paper's ratio times hopsim's reference).<ul>{''.join(caption)}</ul></figcaption>"
            if caption else "<figcaption>The paper reports no number for this figure.</figcaption>")
     if drawn is not None:
         import base64
@@ -177,20 +256,50 @@ def _figure_html(con: Any, stem: str, fig: Figure, folder: Path, figs_out: Path,
     if err:
         parts.append(f"<p class='meta'>figure failed: {html.escape(err)}</p>")
     if values and fig.plot == "table":
-        trs = "".join(f"<tr><td>{html.escape(k)}</td><td>{_fmt(v)}</td></tr>" for k, v in values.items())
+        _write_table(values, fig, figs_out, mine)
         head = f"{q} ({unit})" if unit and unit != "slowdown" else q
-        parts.append(f"<table><thead><tr><th>label</th><th>{html.escape(head)}</th></tr></thead><tbody>{trs}</tbody></table>")
+        trs = "".join(f"<tr><td>{html.escape(k)}</td><td>{_in_unit(v, unit) if unit in ('B', 'ns', 'us', 'ms') else num(v)}</td></tr>"
+                      for k, v in values.items())
+        parts.append(f"<table><thead><tr><th>label</th><th>{html.escape(head)}</th></tr></thead><tbody>{trs}</tbody></table>"
+                     f"<p class='meta'>file: <a href='{FIGURES_DIR}/{fig.id}.csv'>CSV</a></p>")
     if rows:
-        parts.append("<table><thead><tr><th>claim</th><th>metric</th><th>paper</th><th>hopsim</th><th>verdict</th>"
+        parts.append("<table><thead><tr><th>claim</th><th>quantity</th><th>paper</th><th>hopsim</th><th>verdict</th>"
                      f"<th>cause</th><th>source</th></tr></thead><tbody>{''.join(rows)}</tbody></table>")
     return "".join(parts) + "</section>"
 
 
+def _json_number(x: float | None) -> float | str | None:
+    """A number as JSON holds it: an open end of a range (``inf``) as the string "inf"."""
+    return x if x is None or math.isfinite(x) else ("inf" if x > 0 else "-inf")
+
+
+def _cause_text(r: Reported, folder: Path) -> str | None:
+    if not r.cause:
+        return None
+    try:
+        return cause_excerpt(r.cause, folder)[2]
+    except (OSError, ValueError) as e:
+        return f"unreadable: {e}"
+
+
 _PAGE_CSS = """
 section{margin-bottom:2rem}h3{font-size:1.02rem;margin:1.6rem 0 .2rem}
-td.holds,li.holds b{color:#1a7f37}td.does-not-hold,li.does-not-hold b{color:#b42318}td.no-number{color:#777}
-.cause{color:#555;font-size:.78rem;max-width:34rem;text-align:left}figcaption ul{margin:.3rem 0;padding-left:1.2rem}
+td.matches,li.matches b{color:#1a7f37}td.same-direction,li.same-direction b{color:#9a6700}
+td.differs,li.differs b{color:#b42318}td.no-number{color:#777}
+.cause{color:#555;font-size:.78rem;max-width:34rem;text-align:left}.cause-class{font-size:.78rem;text-align:left}
+figcaption ul{margin:.3rem 0;padding-left:1.2rem}
 """
+
+TIER_RULE = ("<b>matches</b>: inside the paper's range, else within 25% of its number; <b>same direction</b>: "
+             "a ratio on the paper's side of 1 and within 2x of its number (a value: within 2x); <b>differs</b>: otherwise.")
+
+
+def tier_cells(c: dict[str, int]) -> str:
+    """The four counts (three tiers and no number) as table cells."""
+    return "".join(f"<td class='{t.replace('_', '-')}'>{c.get(t, 0)}</td>" for t in ("matches", "same_direction", "differs", "no_number"))
+
+
+TIER_HEAD = "<th>matches</th><th>same direction</th><th>differs</th><th>no number</th>"
 
 
 def build_paper_page(out: Path | str, page: Path | str | None = None) -> Path:
@@ -204,51 +313,77 @@ def build_paper_page(out: Path | str, page: Path | str | None = None) -> Path:
     folder = Path(man["folder"])
     figs_out = page.parent / FIGURES_DIR
     title = f"hopsim reproduces {man['paper']}" + (" (quick)" if man.get("quick") else "")
-    sections: dict[str, _Counts] = {}
-    body, claims_rows = [], []
+    # every figure with its section and sweep, in the paper's order (not the sweep files')
+    entries = []
     for stem in man["sweeps"]:
         model = read_sweep(folder / f"{stem}.toml")
         paper: PaperModel = model.paper  # type: ignore[assignment]
         sec = section_of(folder / f"{stem}.toml")
-        counts = sections.setdefault(sec, _Counts())
-        counts.sweeps.append(stem)
-        con = connect(out / stem)
-        body.append(f"<h2 id='sweep-{html.escape(stem)}'>{html.escape(sec)}: <code>{html.escape(stem)}</code></h2>")
-        for fig in paper.figures:
+        # without a legend of its own, a figure's schemes keep the order of the sweep's [[runs]]
+        order = [str(r["name"]).split(",")[0].strip().lower() for r in model.runs if r.get("name")]
+        entries += [(sec, stem, fig if fig.legend else fig.model_copy(update={"legend": list(dict.fromkeys(order))}))
+                    for fig in paper.figures]
+    entries.sort(key=lambda e: (section_order(e[0]), figure_order(e[2])))
+    sections: dict[str, _Counts] = {}
+    body, claims_rows, claims = [], [], []
+    cons: dict[str, Any] = {}
+    try:
+        for sec, stem, fig in entries:
+            counts = sections.get(sec)
+            if counts is None:
+                counts = sections[sec] = _Counts()
+                body.append(f"<h2 id='section-{html.escape(re.sub(r'[^A-Za-z0-9]+', '-', sec))}'>{html.escape(sec)}</h2>")
+            if stem not in counts.sweeps:
+                counts.sweeps.append(stem)
+            if stem not in cons:
+                try:
+                    cons[stem] = connect(out / stem)
+                except FileNotFoundError:  # an interrupted sweep: its figures say so, its claims have no number
+                    cons[stem] = None
+            con = cons[stem]
             counts.figures += 1
-            body.append(_figure_html(con, stem, fig, folder, figs_out, counts, claims_rows))
-        walls = con.execute("SELECT label, avg(wall_time_s) AS w, count(*) AS n FROM runs GROUP BY label").fetchall()
-        wrows = "".join(f"<tr><td>{html.escape(str(lab))}</td><td>{_fmt(float(w))}</td><td>{n}</td></tr>" for lab, w, n in walls)
-        body.append(f"<details><summary class='meta'>Wall time per run of <code>{html.escape(stem)}</code></summary>"
-                    f"<table><thead><tr><th>label</th><th>wall (s)</th><th>runs</th></tr></thead><tbody>{wrows}</tbody></table></details>")
-        con.close()
+            body.append(_figure_html(con, stem, sec, fig, folder, figs_out, counts, claims_rows, claims))
+        walls = []
+        for stem, con in cons.items():
+            for lab, w, n in (con.execute("SELECT label, avg(wall_time_s) AS w, count(*) AS n FROM runs GROUP BY label").fetchall()
+                              if con is not None else []):
+                walls.append(f"<tr><td>{html.escape(stem)}</td><td>{html.escape(str(lab))}</td><td>{num(float(w))}</td><td>{n}</td></tr>")
+    finally:
+        for con in cons.values():
+            if con is not None:
+                con.close()
+    body.append("<details><summary class='meta'>Wall time per run</summary><table><thead><tr><th>sweep</th><th>label</th>"
+                f"<th>wall (s)</th><th>runs</th></tr></thead><tbody>{''.join(walls)}</tbody></table></details>")
     total = _Counts()
     for c in sections.values():
-        total.held, total.failed, total.none = total.held + c.held, total.failed + c.failed, total.none + c.none
+        total.merge(c)
     srows = "".join(
-        f"<tr><td>{html.escape(s)}</td><td>{', '.join(f'<a href=#sweep-{x}>{html.escape(x)}</a>' for x in c.sweeps)}</td>"
-        f"<td>{c.figures}</td><td class='holds'>{c.held}</td><td class='does-not-hold'>{c.failed}</td><td>{c.none}</td></tr>"
+        f"<tr><td><a href='#section-{re.sub(r'[^A-Za-z0-9]+', '-', s)}'>{html.escape(s)}</a></td>"
+        f"<td>{', '.join(html.escape(x) for x in c.sweeps)}</td><td>{c.figures}</td>{tier_cells(c.as_json())}</tr>"
         for s, c in sections.items())
-    summary = (f"<p><b>{total.held} of {total.total} reported numbers hold</b> (same direction, within 2x); "
-               f"{total.failed} do not, {total.none} have no hopsim number. Wall time {man.get('wall_s', math.nan):,.0f} s, "
-               f"finished {html.escape(man.get('finished', ''))}.</p>"
-               "<table><thead><tr><th>paper section</th><th>sweeps</th><th>figures</th><th>hold</th><th>do not hold</th>"
-               f"<th>no number</th></tr></thead><tbody>{srows}</tbody></table>")
-    claims = ("<details><summary>Every reported number</summary><table><thead><tr><th>figure</th><th>claim</th><th>metric</th>"
-              "<th>paper</th><th>hopsim</th><th>verdict</th><th>cause</th><th>source</th></tr></thead><tbody>"
-              f"{''.join(claims_rows)}</tbody></table></details>") if claims_rows else ""
+    t = total.as_json()
+    wall = man.get("runs_wall_s", man.get("wall_s", math.nan))
+    summary = (f"<p><b>{t['matches']} of {total.total} reported numbers match</b>, {t['same_direction']} have the "
+               f"paper's direction, {t['differs']} differ, {t['no_number']} have no hopsim number. {TIER_RULE} "
+               f"The runs took {num(wall)} s of wall time, finished {html.escape(man.get('finished', ''))}.</p>"
+               f"<table><thead><tr><th>paper section</th><th>sweeps</th><th>figures</th>{TIER_HEAD}</tr></thead>"
+               f"<tbody>{srows}</tbody></table>")
+    every = ("<details><summary>Every reported number</summary><table><thead><tr><th>figure</th><th>claim</th><th>quantity</th>"
+             "<th>paper</th><th>hopsim</th><th>verdict</th><th>cause</th><th>source</th></tr></thead><tbody>"
+             f"{''.join(claims_rows)}</tbody></table></details>") if claims_rows else ""
     doc = "\n".join([
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
         f"<title>{html.escape(title)}</title><style>{_CSS}{_PAGE_CSS}</style></head><body>",
         f"<h1>{html.escape(title)}</h1>",
         f"<p class='meta'>Scenarios: {html.escape(str(folder))}; results: {html.escape(str(out))}; "
         f"figures as SVG, PDF, PNG and CSV in <a href='{FIGURES_DIR}/'>{FIGURES_DIR}/</a>.</p>",
-        "<h2>Summary by section of the paper</h2>", summary, claims, *body, _IMG_CHECK, "</body></html>",
+        "<h2>Summary by section of the paper</h2>", summary, every, *body, _IMG_CHECK, "</body></html>",
     ])
     _write(page, doc)
     (out / CLAIMS).write_text(json.dumps({
         "paper": man["paper"], "quick": bool(man.get("quick")), "page": os.path.relpath(page, out), "wall_s": man.get("wall_s"),
-        "finished": man.get("finished"), "held": total.held, "failed": total.failed, "none": total.none,
-        "sections": {s: {"held": c.held, "failed": c.failed, "none": c.none, "figures": c.figures} for s, c in sections.items()},
-    }, indent=2) + "\n")
+        "finished": man.get("finished"), "counts": t,
+        "sections": {s: {**c.as_json(), "figures": c.figures} for s, c in sections.items()},
+        "claims": claims,
+    }, indent=2, allow_nan=False) + "\n")
     return page

@@ -28,7 +28,7 @@ import matplotlib.ticker as ticker  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from .figstyle import axis_for, colours, scheme_name, sort_key  # noqa: E402
+from .figstyle import axis_for, colours, marker_of, scheme_name, sort_key  # noqa: E402
 from ..results.store import read_frame  # noqa: E402
 
 __all__ = [
@@ -90,7 +90,12 @@ def log_y(ax, values) -> None:
         # plain numbers (20, 100), not 2 x 10^1; minor ticks unlabelled unless within one decade
         ax.yaxis.set_major_formatter(ticker.FuncFormatter(lambda y, _: f"{y:g}"))
         lo, hi = ax.get_ylim()
-        if hi / max(lo, 1e-300) < 100:  # two decades or less: 2 and 5 of each decade labelled too
+        if hi / max(lo, 1e-300) < 10:  # within a decade: a few round numbers, spaced apart on the log scale
+            k = np.floor(np.log10(max(lo, 1e-300)))
+            ticks = [m * 10 ** e for e in (k, k + 1) for m in (1, 1.5, 2, 3, 5, 7)]
+            ax.yaxis.set_minor_locator(ticker.FixedLocator([t for t in ticks if lo <= t <= hi]))
+            ax.yaxis.set_minor_formatter(ticker.FuncFormatter(lambda y, _: f"{y:g}"))
+        elif hi / max(lo, 1e-300) < 100:  # two decades or less: 2 and 5 of each decade labelled too
             ax.yaxis.set_minor_locator(ticker.LogLocator(base=10, subs=(2.0, 5.0)))
             ax.yaxis.set_minor_formatter(ticker.FuncFormatter(lambda y, _: f"{y:g}"))
         else:
@@ -134,18 +139,13 @@ def fct_slowdown(flows: pd.DataFrame, nbins: int = 10, incast: bool | None = Non
         for i, lab in enumerate(_labels(f)):
             by_bin = f[f["label"] == lab].groupby("_bin")["slowdown"]
             g = by_bin.mean() if q is None else by_bin.quantile(q)
-            ax.plot(g.index, g.values, marker=MARKERS[i % len(MARKERS)], ms=4, lw=1.4, color=col[lab],
+            ax.plot(g.index, g.values, marker=marker_of(lab, i), ms=4, lw=1.4, color=col[lab],
                     label=scheme_name(lab))
         ax.set_title(f"{title} FCT slowdown")
         ax.set_xticks(xt)
-        ax.set_xticklabels(xlabels, rotation=45, ha="right")
+        ax.set_xticklabels(xlabels, rotation=90)
         ax.set_xlabel("flow size, top of its size-percentile bin (B)")
-        ax.set_yscale("log")
-        ax.yaxis.set_major_formatter(ticker.ScalarFormatter())
-        # within one decade a log axis has no major tick: label the minor ones then
-        lo, hi = ax.get_ylim()
-        narrow = hi / max(lo, 1e-12) < 10
-        ax.yaxis.set_minor_formatter(ticker.ScalarFormatter() if narrow else ticker.NullFormatter())
+        log_y(ax, [v for ln in ax.lines for v in ln.get_ydata()])
     for ax, title in zip(axes, ("average", "p95", "p99")):
         ax.set_ylabel(f"{title} FCT slowdown")
     axes[0].legend()
@@ -221,7 +221,7 @@ def lines(df: pd.DataFrame, x: str, ylabel: str, logy: bool = False):
     col = colours(df["series"])
     for i, (name, g) in enumerate(df.groupby("series", sort=False)):
         xs = pd.to_numeric(g[x], errors="coerce")
-        style = dict(marker=MARKERS[i % len(MARKERS)], ms=4, lw=1.4, color=col[name], label=scheme_name(str(name)))
+        style = dict(marker=marker_of(str(name), i), ms=4, lw=1.4, color=col[name], label=scheme_name(str(name)))
         if xs.isna().any():  # values with units ("50%", "10us") are categories, sorted by their value
             m = g.groupby(x, sort=False)["value"].mean()
             m = m.iloc[sorted(range(len(m)), key=lambda j: sort_key(m.index[j]))]

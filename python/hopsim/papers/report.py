@@ -80,10 +80,10 @@ def _png(fig) -> str:
 def _fmt(v: Any) -> str:
     if v is None or (isinstance(v, float) and v != v):
         return "–"
-    if isinstance(v, float):
-        if abs(v) >= 1e6:
-            return f"{v:,.0f}"
-        return f"{v:,.3g}" if abs(v) < 100 else f"{v:,.1f}"
+    if isinstance(v, float):  # for people: 1,002,000 and 0.0012, never 1e+06
+        from .figstyle import num
+
+        return num(v)
     if isinstance(v, int):
         return f"{v:,}"
     return html.escape(str(v))
