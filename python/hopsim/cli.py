@@ -117,7 +117,10 @@ MaxMemoryOpt = typer.Option(
     "auto", "--max-memory", metavar="SIZE",
     help="Refuse a run whose estimated memory exceeds this (e.g. 4GiB; 'off': no limit). Default: the "
     "HOPSIM_MAX_MEMORY environment variable, else the memory available on this machine.")
-ThreadsOpt = typer.Option(None, "--threads", min=1, help="Threads for the run: the network is split into that many "
+MAX_THREADS = 2**20
+"""The most threads (and worker processes) a command takes: far above any machine's cores, and
+a clear range to name instead of an overflow where the core takes the number."""
+ThreadsOpt = typer.Option(None, "--threads", min=1, max=MAX_THREADS, help="Threads for the run: the network is split into that many "
                           "partitions run side by side, with tables identical to one thread's (default: the "
                           "machine's cores).")
 
@@ -260,7 +263,7 @@ def _print_estimate(est: dict[str, Any]) -> None:
 def sweep(
     sweep_file: Path = typer.Argument(..., metavar="SWEEP", help="Sweep TOML file."),
     out: Path = typer.Option(..., "--out", "-o", help="Folder of run folders (created; reused to resume)."),
-    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", min=1, help="Worker processes (default: one per core)."),
+    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", min=1, max=MAX_THREADS, help="Worker processes (default: one per core)."),
     cluster: Optional[str] = typer.Option(None, "--cluster", help="Dask scheduler address, e.g. tcp://10.0.0.1:8786."),
     max_memory: str = typer.Option(
         "auto", "--max-memory", metavar="SIZE",
@@ -369,7 +372,7 @@ def reproduce(
     paper: str = typer.Argument(..., metavar="PAPER", help="floodgate, bfc, flowsail, ppfc, pulser (scenarios/papers/PAPER), a folder, or all."),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Folder for the runs and the page (default runs/reproduce-PAPER[-quick])."),
     quick: bool = typer.Option(False, "--quick", help="The reduced version: shorter runs, first seed only (minutes on 2 cores)."),
-    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", min=1, help="Worker processes (default: one per core)."),
+    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", min=1, max=MAX_THREADS, help="Worker processes (default: one per core)."),
 ) -> None:
     """Run a paper's scenarios as sweeps and write one HTML page: each figure redrawn from hopsim's
     runs beside the numbers the paper reports; resumes when run again. `all`: every paper, each in
@@ -560,6 +563,8 @@ def compare_fct_cmd(
     from .scenario.paths import why_unwritable
 
     with _bad_input(ref=ref, cand=cand, plot=plot_, json=json_):
+        if tol != tol:  # (older click lets nan through a range: no comparison with it is false)
+            raise ScenarioError(f"--tol {tol}: not a number; give a gap of 0 or more, e.g. 0.1")
         if plot_ is not None and plot_.suffix.lstrip(".").lower() not in PLOT_FORMATS:
             raise ScenarioError(f"--plot {plot_}: unknown image type {plot_.suffix!r}; allowed: "
                                 + ", ".join("." + f for f in PLOT_FORMATS))
@@ -669,17 +674,25 @@ def _preload(args: list[str]) -> None:
 
 
 def _main() -> Any:
-    import click
+    import typer.main
 
+    command = typer.main.get_command(app)
+    _once_each(command)
     try:
-        code = app(standalone_mode=False)
-    except click.exceptions.Abort as e:
+        code = command.main(args=sys.argv[1:], prog_name="hopsim", standalone_mode=False)
+    except _click_classes("Abort") as e:
         if isinstance(e.__context__, KeyboardInterrupt):  # click's name for a Ctrl-C it caught
             raise KeyboardInterrupt from None
         return 1
-    except click.ClickException as e:
+    except _click_classes("NoArgsIsHelpError") as e:  # `hopsim` alone, `hopsim run` alone: the help
         e.show()
-        return e.exit_code
+        return BAD_INPUT
+    except _click_classes("ClickException") as e:
+        _usage_error(e)
+        return BAD_INPUT
+    except RepeatedOption as e:
+        _error(e)
+        return BAD_INPUT
     except OSError as e:
         # the last line of defence: the file system refusing a path given on the command line
         # (too long, a loop of links, ...) where no command expected it is bad input too
@@ -694,6 +707,63 @@ def _main() -> Any:
         # versions raised click's Abort, above); the command had no line for it, so `main` says one
         raise KeyboardInterrupt
     return code
+
+
+def _click_classes(name: str) -> tuple[type[BaseException], ...]:
+    """Click's exception class `name` as each command-line library in use defines it: Typer from
+    0.24 carries its own copy of click (`typer._click`) whose exceptions are not click's, older
+    Typer raises click's own. Catching both is what keeps every usage error one line."""
+    import importlib
+
+    out = []
+    for module in ("typer._click.exceptions", "click.exceptions"):
+        try:
+            cls = getattr(importlib.import_module(module), name, None)
+        except ImportError:
+            continue
+        if isinstance(cls, type) and cls not in out:
+            out.append(cls)
+    return tuple(out)
+
+
+class RepeatedOption(Exception):
+    """An option that takes one value given more than once (`_once_each`)."""
+
+
+def _once_each(command: Any) -> None:
+    """Refuse an option that takes one value given twice (``--out a --out b``): click keeps the
+    last silently, and a user who typed both meant one of them. Done in each command's parser,
+    whose list of what it read (in order, repeats included) is the one place that knows."""
+    for sub in [command, *getattr(command, "commands", {}).values()]:
+        make_parser = sub.make_parser
+
+        def checked(ctx: Any, make_parser: Any = make_parser) -> Any:
+            parser = make_parser(ctx)
+            parse = parser.parse_args
+
+            def parse_args(args: list[str]) -> Any:
+                opts, rest, order = parse(args=args)
+                seen: set[int] = set()
+                for p in order:
+                    once = getattr(p, "param_type_name", "") == "option" and not getattr(p, "multiple", False) \
+                        and not getattr(p, "count", False)
+                    if once and id(p) in seen:
+                        raise RepeatedOption(f"{ctx.command_path}: {'/'.join(p.opts)} given more than once; give it once")
+                    seen.add(id(p))
+                return opts, rest, order
+
+            parser.parse_args = parse_args
+            return parser
+
+        sub.make_parser = checked
+
+
+def _usage_error(e: BaseException) -> None:
+    """A usage error as one line: what click says (the option and why), and where to read more."""
+    msg = " ".join(str(e.format_message()).split()) if hasattr(e, "format_message") else str(e)
+    ctx = getattr(e, "ctx", None)
+    where = getattr(ctx, "command_path", "") or "hopsim"
+    _error(f"{where}: {msg} (see `{where} --help`)")
 
 
 _said = False
