@@ -134,7 +134,7 @@ def call(args: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytes
     monkeypatch.setattr(sys, "argv", ["hopsim", *args])
     capsys.readouterr()
     code = cli._main()
-    return code, capsys.readouterr().err
+    return code or 0, capsys.readouterr().err
 
 
 def test_the_table_is_read(capsys: pytest.CaptureFixture[str]) -> None:
@@ -215,3 +215,162 @@ def test_lowest_typer_and_click(tmp_path: Path) -> None:
         r = hopsim(*args, env=env)
         lines = [l for l in r.stderr.splitlines() if l.strip()]
         assert r.returncode == 2 and len(lines) == 1 and lines[0].startswith("error: "), (args, r.stderr)
+
+
+# ------------------------------------------------------------------- output paths, every writer
+
+def _digest(root: Path) -> dict[str, str]:
+    """Every file and folder under `root`, with a hash of each file's bytes and each entry's kind."""
+    import hashlib
+
+    out: dict[str, str] = {}
+    for p in sorted(root.rglob("*")):
+        rel = str(p.relative_to(root))
+        if p.is_symlink():
+            out[rel] = "link " + os.readlink(p)
+        elif p.is_file():
+            out[rel] = hashlib.sha256(p.read_bytes()).hexdigest()
+        else:
+            out[rel] = "dir"
+    return out
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A run folder (made by `hopsim run`), a sweep folder, a user's folder with a file of theirs,
+    and the inputs of each writing command."""
+    from conftest import TINY
+
+    d = tmp_path_factory.mktemp("world")
+    work = d / "work"
+    (work / "cwd").mkdir(parents=True)
+    (work / "cwd" / "s.toml").write_text(TINY)
+    (work / "cwd" / "precious.txt").write_text("keep\n")
+    (work / "sweep.toml").write_text('base = "cwd/s.toml"\nseeds = [1]\n')
+    r = hopsim_in(work / "cwd", "run", "s.toml", "--out", "../run", "--threads", "1")
+    assert r.returncode == 0, r.stderr
+    sweep = work / "sweep"
+    sweep.mkdir()
+    (sweep / "sweep.json").write_text('{"sweep": "elsewhere.toml"}\n')  # a folder hopsim's sweep wrote
+    (work / "config.txt").write_text((Path(__file__).parent / "data" / "hpcc" / "config.txt").read_text())
+    return work
+
+
+def hopsim_in(cwd: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "hopsim", *args], capture_output=True, text=True, cwd=cwd, timeout=300)
+
+
+WRITERS: dict[str, tuple[list[str], str, str, bool]] = {
+    # command: (arguments before the output option, the output option, the input it names, has --force)
+    "run": (["s.toml"], "--out", "s.toml", True),
+    "validate": (["s.toml"], "--core-json", "s.toml", True),
+    "sweep": (["../sweep.toml"], "--out", "../sweep.toml", False),
+    "reproduce": (["ppfc", "--quick"], "--out", "", False),
+    "report": (["../run"], "--out", "../run", True),
+    "import-hpcc": (["../config.txt"], "--out", "../config.txt", True),
+    "import-floodgate": (["../config.txt", "--flows", "precious.txt"], "--out", "precious.txt", True),
+    "import-bfc": (["../config.txt"], "--out", "../config.txt", True),
+    "export-floodgate": (["../run"], "--out", "../run/flows.parquet", True),
+    "export-bfc": (["../run"], "--out", "../run/summary.json", True),
+    "export-fct": (["../run"], "--out", "../run/flows.parquet", True),
+    "export-hpcc": (["../run"], "--out", "../run", True),
+    "compare-fct": (["../run", "../run"], "--json", "../run/summary.json", True),
+}
+"""Every command that writes, with how to call it. `test_every_writer_is_listed` keeps this
+complete: a command with an output option that is not here fails it."""
+
+TARGETS = {
+    "its input": lambda w, inp: inp,
+    "a run folder": lambda w, inp: "../run",
+    "a file in a run folder": lambda w, inp: "../run/summary.json",
+    "a sweep folder": lambda w, inp: "../sweep",
+    "a file in a sweep folder": lambda w, inp: "../sweep/sweep.json",
+    "the working folder": lambda w, inp: ".",
+    "its parent": lambda w, inp: "..",
+    "an existing file": lambda w, inp: "precious.txt",
+    "a device": lambda w, inp: "/dev/null",
+}
+
+
+def test_every_writer_is_listed() -> None:
+    outputs = {"--out", "--json", "--plot", "--core-json"}
+    writing = {name for name, cmd in COMMANDS.items() if any(set(getattr(p, "opts", [])) & outputs for p in cmd.params)}
+    assert writing == set(WRITERS), writing ^ set(WRITERS)
+
+
+OUTPUT_CASES = [(cmd, target, force) for cmd in WRITERS for target in TARGETS for force in (False, True)
+                if target != "its input" or WRITERS[cmd][2]
+                if not force or (WRITERS[cmd][3] and target != "an existing file")
+                if (cmd, target, force) != ("run", "a run folder", True)]  # the one replacement allowed (below)
+
+
+@pytest.mark.parametrize("cmd,target,force", OUTPUT_CASES,
+                         ids=[f"{c}-{t}{'-force' if f else ''}" for c, t, f in OUTPUT_CASES])
+def test_no_command_overwrites_what_it_did_not_write(world: Path, cmd: str, target: str, force: bool,
+                                                      capsys: pytest.CaptureFixture[str],
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """Aimed at an input, a run or sweep folder or a file in one, the working folder or its
+    parent, a file of the user's or a device, every writing command refuses (one line, exit 2)
+    and every file stays as it was, with --force too (it replaces only what hopsim wrote)."""
+    before = _digest(world)
+    args, opt, inp, _ = WRITERS[cmd]
+    out = TARGETS[target](world, inp)
+    if cmd == "export-hpcc" and target in ("the working folder", "its parent"):
+        pytest.skip("export-hpcc writes its files into a folder that exists: each file is checked (below)")
+    monkeypatch.chdir(world / "cwd")
+    code, err = call([cmd, *args, opt, out, *(["--force"] if force else [])], capsys, monkeypatch)
+    after = _digest(world)
+    assert {k: after.get(k) for k in before} == before  # nothing there before is changed or gone
+    if cmd == "export-hpcc" and target in ("its input", "a run folder"):
+        # its default: fct.txt, pfc.txt and qlen.txt beside the run's tables, nothing of the run's replaced
+        assert code == 0 and set(after) - set(before) <= {"run/fct.txt", "run/pfc.txt", "run/qlen.txt"}, err
+        return
+    lines = [l for l in err.splitlines() if l.strip() and not l.startswith("note:")]
+    assert code == 2, (cmd, out, code, err)
+    assert len(lines) == 1 and lines[0].startswith("error: "), err
+    assert after == before
+    assert Path("/dev/null").is_char_device()
+
+
+def test_export_hpcc_into_a_folder_keeps_the_files_there(world: Path, capsys: pytest.CaptureFixture[str],
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """export-hpcc writes fct.txt, pfc.txt and qlen.txt into --out: a user's fct.txt there stays
+    unless --force, and nothing of a run folder is replaced by them."""
+    d = world / "cwd" / "exports"
+    d.mkdir(exist_ok=True)
+    (d / "fct.txt").write_text("mine\n")
+    monkeypatch.chdir(world / "cwd")
+    code, err = call(["export-hpcc", "../run", "--out", "exports"], capsys, monkeypatch)
+    assert code == 2 and "already exists" in err and (d / "fct.txt").read_text() == "mine\n", err
+    assert sorted(p.name for p in d.iterdir()) == ["fct.txt"]
+    code, err = call(["export-hpcc", "../run", "--out", "exports", "--force"], capsys, monkeypatch)
+    assert code == 0, err
+    assert (d / "fct.txt").read_text() != "mine\n"
+
+
+def test_run_force_replaces_a_run_folder_it_wrote_and_an_old_one(world: Path, capsys: pytest.CaptureFixture[str],
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """--force replaces a run folder: one with hopsim's marker, and one written before the marker
+    (known by its summary.json)."""
+    monkeypatch.chdir(world / "cwd")
+    assert call(["run", "s.toml", "--out", "mine", "--threads", "1"], capsys, monkeypatch)[0] == 0
+    assert (Path("mine") / ".hopsim.json").is_file()
+    assert call(["run", "s.toml", "--out", "mine", "--threads", "1", "--force"], capsys, monkeypatch)[0] == 0
+    (Path("mine") / ".hopsim.json").unlink()  # as an older hopsim left it
+    code, err = call(["run", "s.toml", "--out", "mine", "--threads", "1", "--force"], capsys, monkeypatch)
+    assert code == 0, err
+    import shutil
+
+    shutil.rmtree("mine")
+
+
+def test_a_loop_of_links_before_dotdot_is_the_kernels_error(world: Path, capsys: pytest.CaptureFixture[str],
+                                                          monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """`--out la/../r2` with `la` a loop of links: the kernel cannot walk past `la`, so neither
+    does hopsim (it once wrote ./r2, taking `..` as text)."""
+    monkeypatch.chdir(tmp_path)
+    Path("la").symlink_to("la")
+    Path("s.toml").write_text((world / "cwd" / "s.toml").read_text())
+    code, err = call(["run", "s.toml", "--out", "la/../r2"], capsys, monkeypatch)
+    assert code == 2 and "--out la/../r2" in err and "symbolic links" in err, err
+    assert not Path("r2").exists()

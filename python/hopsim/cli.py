@@ -80,6 +80,32 @@ def _path_error(e: OSError, paths: dict[str, Optional[Path]]) -> str:
     return f"{name}: {why}" if name else f"{type(e).__name__}: {why}"
 
 
+ForceFileOpt = typer.Option(False, "--force", help="Replace an output file that exists (never one of the command's "
+                           "inputs, nor a file in a run or sweep folder).")
+
+
+@contextmanager
+def _writing(inputs: dict[str, Optional[Path]], outputs: dict[str, tuple[Optional[Path], bool]], force: bool = False,
+             in_run: tuple[str, ...] = (), replaces: tuple[str, ...] = (), resumes: tuple[str, ...] = (),
+             own: tuple[Path, ...] = (), within: tuple[Path, ...] = ()) -> Iterator[None]:
+    """The command's rule for what it writes (`hopsim.scenario.outputs`): each output option
+    (`outputs`: option -> (path, is a folder)) checked against it before anything runs, then
+    the rule kept by every file the command writes. `own`: folders that are the command's own
+    output, inside which it writes freely (a sweep's folder); `within`: folders of hopsim's that
+    its outputs may stand in (`reproduce all`'s, for each paper's). Use inside `_bad_input`."""
+    from dataclasses import replace
+
+    from .scenario.outputs import Rule, applying, check_output
+
+    rule = Rule(inputs={k: v for k, v in inputs.items() if v is not None}, in_run=frozenset(in_run), force=force,
+                replaces=frozenset(replaces), resumes=frozenset(resumes))
+    for opt, (path, folder) in outputs.items():
+        if path is not None:
+            check_output(path, opt, folder=folder, rule=replace(rule, own=within))
+    with applying(replace(rule, own=own + within)):
+        yield
+
+
 @contextmanager
 def _spinner(text: str) -> Iterator[Callable[[str], None]]:
     """A spinner with elapsed time on stderr while a long step runs; yields a function that
@@ -135,7 +161,8 @@ def _threads(threads: Optional[int]) -> int:
 def run(
     scenario: Path = typer.Argument(..., help="Scenario TOML file."),
     out: Path = typer.Option(..., "--out", "-o", help="Run folder to create."),
-    force: bool = typer.Option(False, "--force", help="Replace the run folder if it exists."),
+    force: bool = typer.Option(False, "--force", help="Replace the run folder if it exists (only a run folder: "
+                               "never another folder, nor one holding the scenario)."),
     keep_partial: bool = typer.Option(False, "--keep-partial", help="On Ctrl-C, still write what was measured "
                                       "(summary.json says partial)."),
     set_: list[str] = SetOpt,
@@ -151,11 +178,10 @@ def run(
     from . import interrupts
     from .results.store import check_writable, is_complete, write_run
 
-    with _bad_input(scenario=scenario, out=out):
+    with _bad_input(scenario=scenario, out=out), \
+            _writing({"SCENARIO": scenario}, {"--out": (out, True)}, force=force, replaces=("run",)):
         sc = load_scenario(scenario, _parse_set(set_), validate=True, max_memory=max_memory)
         _notes(sc.warnings)
-        if out.exists() and not force:
-            raise ScenarioError(f"--out {out}: already exists; choose another folder or pass --force")
         check_writable(out, "--out")
         check_disk(sc.core_json, [(Path(tempfile.gettempdir()), "the spool"), (out.parent, "--out")], str(scenario))
         try:
@@ -228,6 +254,7 @@ def validate(
     max_memory: str = MaxMemoryOpt,
     memory: bool = typer.Option(False, "--memory", help="Also print the estimated memory of a run, part by part."),
     threads: Optional[int] = ThreadsOpt,
+    force: bool = ForceFileOpt,
 ) -> None:
     """Check a scenario (schema, files, topology, flows, memory) without running it."""
     from .scenario.resources import check_disk, estimate_memory, with_process
@@ -235,7 +262,8 @@ def validate(
 
     from .scenario.paths import write_text_atomic
 
-    with _bad_input(scenario=scenario, core_json=core_json):
+    with _bad_input(scenario=scenario, core_json=core_json), \
+            _writing({"SCENARIO": scenario}, {"--core-json": (core_json, False)}, force=force):
         sc = load_scenario(scenario, _parse_set(set_), validate=True, max_memory=max_memory)
         check_disk(sc.core_json, [(Path(tempfile.gettempdir()), "the spool")], str(scenario))
         if core_json is not None:
@@ -279,7 +307,8 @@ def sweep(
 
     from .progress import SweepProgress
 
-    with _bad_input(sweep=sweep_file, out=out):
+    with _bad_input(sweep=sweep_file, out=out), \
+            _writing({"SWEEP": sweep_file}, {"--out": (out, True)}, resumes=("sweep",), own=(out,)):
         check_writable(out, "--out")
         with SweepProgress(err_console) as progress:
             t0 = time.perf_counter()
@@ -342,6 +371,7 @@ def _cell(v: Any) -> str:
 def report(
     root: Path = typer.Argument(..., metavar="DIR", help="A run folder or a folder of them."),
     out: Path = typer.Option(Path("report.html"), "--out", "-o", help="HTML file to write."),
+    force: bool = ForceFileOpt,
 ) -> None:
     """Build one HTML page with the figures and summary tables (for a `hopsim reproduce` folder:
     the paper's page, each figure beside the paper's numbers; for `reproduce all`'s: the pages and
@@ -351,16 +381,20 @@ def report(
     from .papers.reproduce import build_paper_page, is_reproduction
 
     try:
-        with _bad_input(root=root, out=out), _spinner("building report") as say:
-            if is_reproduction(root):
-                path = build_paper_page(root, out)
-            elif root.is_dir() and any(is_reproduction(d) for d in root.iterdir() if d.is_dir()):
-                for d in root.iterdir():  # `hopsim reproduce all`'s folder: each paper's page, then the index
-                    if is_reproduction(d):
-                        build_paper_page(d)
-                path = build_index(root)
-            else:
-                path = build_report(root, out, on_step=lambda s: say(f"report: {s}"))
+        with _bad_input(root=root, out=out):
+            pages = is_reproduction(root) or (root.is_dir() and any(is_reproduction(d) for d in root.iterdir() if d.is_dir()))
+            # a reproduction's page is written into its folder: its own output there
+            with _writing({"DIR": root}, {} if pages else {"--out": (out, False)}, force=force, own=(root,) if pages else ()), \
+                    _spinner("building report") as say:
+                if is_reproduction(root):
+                    path = build_paper_page(root, out)
+                elif pages:
+                    for d in root.iterdir():  # `hopsim reproduce all`'s folder: each paper's page, then the index
+                        if is_reproduction(d):
+                            build_paper_page(d)
+                    path = build_index(root)
+                else:
+                    path = build_report(root, out, on_step=lambda s: say(f"report: {s}"))
     except FileNotFoundError as e:
         _error(e)
         raise typer.Exit(BAD_INPUT) from None
@@ -380,28 +414,34 @@ def reproduce(
     from .papers.index import build_index
     from .papers.reproduce import all_papers
     from .results.store import check_writable
+    from .scenario.outputs import mark
 
     if paper != "all":
         _reproduce_one(paper, out, quick, jobs)
         return
     out = out or Path("runs") / f"reproduce-all{'-quick' if quick else ''}"
-    with _bad_input():
+    with _bad_input(out=out), _writing({}, {"--out": (out, True)}, resumes=("reproductions",)):
         check_writable(out, "--out")
+        out.mkdir(parents=True, exist_ok=True)
+        mark(out, "reproductions")
     for name in all_papers():
-        _reproduce_one(name, out / name, quick, jobs)
+        _reproduce_one(name, out / name, quick, jobs, within=(out,))
     out_console.print(f"index: {build_index(out)}")
 
 
-def _reproduce_one(paper: str, out: Optional[Path], quick: bool, jobs: Optional[int]) -> None:
+def _reproduce_one(paper: str, out: Optional[Path], quick: bool, jobs: Optional[int], within: tuple[Path, ...] = ()) -> None:
     from .progress import SweepProgress
     from .papers.reproduce import expected_wall, paper_dir, paper_sweeps
     from .papers.reproduce import reproduce as run_paper
     from .results.store import check_writable
 
-    with _bad_input(out=out):
+    from contextlib import ExitStack
+
+    with _bad_input(out=out), ExitStack() as stack:
         d = paper_dir(paper)
         sweeps = paper_sweeps(d)
         out = out or Path("runs") / f"reproduce-{d.name}{'-quick' if quick else ''}"
+        stack.enter_context(_writing({}, {"--out": (out, True)}, resumes=("reproduction",), own=(out,), within=within))
         check_writable(out, "--out")
         est = expected_wall(sweeps, quick)
         est_text = f"about {est / 60:.0f} min on 2 cores" if est else "not recorded for every sweep"
@@ -426,11 +466,13 @@ def _reproduce_one(paper: str, out: Optional[Path], quick: bool, jobs: Optional[
 def import_hpcc_cmd(
     config: Path = typer.Argument(..., help="The HPCC simulator's config.txt."),
     out: Path = typer.Option(..., "--out", "-o", help="Scenario TOML to write."),
+    force: bool = ForceFileOpt,
 ) -> None:
     """Turn an HPCC ns-3 simulator config into a hopsim scenario."""
     from .interop.hpcc.importer import import_hpcc
 
-    with _bad_input(config=config, out=out):
+    with _bad_input(config=config, out=out), \
+            _writing({"CONFIG": config}, {"--out": (out, False)}, force=force):
         path, warnings = import_hpcc(config, out)
     _notes(warnings)
     out_console.print(f"scenario: {path}")
@@ -441,11 +483,13 @@ def import_floodgate_cmd(
     config: Path = typer.Argument(..., help="Floodgate-NS3's config (mix/config-*.ini)."),
     out: Path = typer.Option(..., "--out", "-o", help="Scenario TOML to write (its converted topology and flow files go beside it)."),
     flows: Optional[Path] = typer.Option(None, "--flows", help="The flows it drew (FLOW_FROM_FILE 0): its standard output, or scripts/ns3_flow_list.py's output."),
+    force: bool = ForceFileOpt,
 ) -> None:
     """Turn a Floodgate-NS3 config into a hopsim scenario."""
     from .interop.floodgate.importer import import_floodgate
 
-    with _bad_input(config=config, out=out):
+    with _bad_input(config=config, out=out, flows=flows), \
+            _writing({"CONFIG": config, "--flows": flows}, {"--out": (out, False)}, force=force):
         path, warnings = import_floodgate(config, out, flows)
     _notes(warnings)
     out_console.print(f"scenario: {path}")
@@ -457,11 +501,13 @@ def import_bfc_cmd(
     out: Path = typer.Option(..., "--out", "-o", help="Scenario TOML to write (with --flows, its flow file goes beside it)."),
     flows: Optional[Path] = typer.Option(None, "--flows", help="Its standard output: the flows it drew (`New Flow Created` "
                                          "lines), run flow for flow; without, hopsim draws the same kind of traffic."),
+    force: bool = ForceFileOpt,
 ) -> None:
     """Turn a BFC simulator (BFC_NS3_NSDI2022) config into a hopsim scenario."""
     from .interop.bfc.importer import import_bfc
 
-    with _bad_input(config=config, out=out):
+    with _bad_input(config=config, out=out, flows=flows), \
+            _writing({"CONFIG": config, "--flows": flows}, {"--out": (out, False)}, force=force):
         path, warnings = import_bfc(config, out, flows)
     _notes(warnings)
     out_console.print(f"scenario: {path}")
@@ -477,11 +523,13 @@ def _notes(lines: list[str]) -> None:
 def export_floodgate_cmd(
     run_dir: Path = typer.Argument(..., help="A run folder."),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="File to write (default RUN_DIR/fct-floodgate.txt)."),
+    force: bool = ForceFileOpt,
 ) -> None:
     """Write per-flow results in Floodgate-NS3's fct format (its qp_finish lines, its oracle FCT)."""
     from .interop.floodgate.exporter import export_floodgate
 
-    with _bad_input(run_dir=run_dir, out=out):
+    with _bad_input(run_dir=run_dir, out=out), \
+            _writing({"RUN_DIR": run_dir}, {"--out": (out, False)}, force=force, in_run=("fct-floodgate.txt",)):
         path, n, notes = export_floodgate(run_dir, out)
     _notes(notes)
     out_console.print(f"{n} flows -> {path}")
@@ -494,11 +542,13 @@ def export_bfc_cmd(
     incast_packets: Optional[int] = typer.Option(None, "--incast-packets", min=1, help="Packets per incast flow for its "
                                                  "`Incast info` line (default: from the run's incast-tagged flows)."),
     incast_sources: int = typer.Option(100, "--incast-sources", min=1, help="Senders per incast, with --incast-packets."),
+    force: bool = ForceFileOpt,
 ) -> None:
     """Write per-flow and buffer results as the BFC simulator prints them (for its calculate_fct_slowdown.py)."""
     from .interop.bfc.exporter import export_bfc
 
-    with _bad_input(run_dir=run_dir, out=out):
+    with _bad_input(run_dir=run_dir, out=out), \
+            _writing({"RUN_DIR": run_dir}, {"--out": (out, False)}, force=force, in_run=("stdout-bfc.txt",)):
         path, n, notes = export_bfc(run_dir, out, None if incast_packets is None else (incast_packets, incast_sources))
     _notes(notes)
     out_console.print(f"{n} flows -> {path}")
@@ -508,11 +558,13 @@ def export_bfc_cmd(
 def export_fct_cmd(
     run_dir: Path = typer.Argument(..., help="A run folder."),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="File to write (default RUN_DIR/fct.txt)."),
+    force: bool = ForceFileOpt,
 ) -> None:
     """Write per-flow results in the HPCC simulator's fct.txt format (fct.txt only; see export-hpcc)."""
     from .interop.hpcc.exporter import export_fct
 
-    with _bad_input(run_dir=run_dir, out=out):
+    with _bad_input(run_dir=run_dir, out=out), \
+            _writing({"RUN_DIR": run_dir}, {"--out": (out, False)}, force=force, in_run=("fct.txt",)):
         path, n = export_fct(run_dir, out)
     out_console.print(f"{n} flows -> {path}")
 
@@ -521,12 +573,14 @@ def export_fct_cmd(
 def export_hpcc_cmd(
     run_dir: Path = typer.Argument(..., help="A run folder."),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Folder to write into (default RUN_DIR; created)."),
+    force: bool = ForceFileOpt,
 ) -> None:
     """Write the HPCC simulator's output files (fct.txt, pfc.txt, qlen.txt) for a run; a file whose
     table the run lacks is skipped with a note saying what writes it."""
-    from .interop.hpcc.exporter import export_hpcc
+    from .interop.hpcc.exporter import HPCC_FILES, export_hpcc
 
-    with _bad_input(run_dir=run_dir, out=out):
+    with _bad_input(run_dir=run_dir, out=out), \
+            _writing({"RUN_DIR": run_dir}, {}, force=force, in_run=HPCC_FILES):  # (each file checked as written)
         files = export_hpcc(run_dir, out)
     _notes([f"{f.name} skipped: {f.skipped}" for f in files if f.skipped])
     for f in files:
@@ -555,6 +609,7 @@ def compare_fct_cmd(
                                         "(repeatable): its p99s are a range over its runs, not a bootstrap interval."),
     cand_seed: list[Path] = typer.Option([], "--cand-seed", help="Another run of the candidate, same flows, another seed "
                                          "(repeatable): its p99s are a range over its runs."),
+    force: bool = ForceFileOpt,
 ) -> None:
     """Compare FCT slowdowns of two runs flow by flow, in 10 flow-size buckets (see hopsim.interop.compare).
     p99s are judged as ranges: over each side's runs, or a bootstrap interval for a reference of one run.
@@ -562,7 +617,8 @@ def compare_fct_cmd(
     from .interop.compare import BFC_TAG, PLOT_FORMATS, compare, plot, read_fct, render, summary_lines, write_json
     from .scenario.paths import why_unwritable
 
-    with _bad_input(ref=ref, cand=cand, plot=plot_, json=json_):
+    with _bad_input(ref=ref, cand=cand, plot=plot_, json=json_), \
+            _writing({"REF": ref, "CAND": cand}, {"--json": (json_, False), "--plot": (plot_, False)}, force=force):
         if tol != tol:  # (older click lets nan through a range: no comparison with it is false)
             raise ScenarioError(f"--tol {tol}: not a number; give a gap of 0 or more, e.g. 0.1")
         if plot_ is not None and plot_.suffix.lstrip(".").lower() not in PLOT_FORMATS:

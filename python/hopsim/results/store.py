@@ -15,6 +15,7 @@ Contents::
                        (time, node, port, metric, value: VOQs in use, flows paused, ...)
     latency.parquet    per-packet one-way latency by flow class (record.latency); empty when off
     summary.json       counts, drops, pause time, events, wall time, events/s
+    .hopsim.json       what made the folder ({"kind": "run"}): `--force` replaces only such a folder
 
 Atomicity: everything is written into a hidden temporary folder beside the target
 (``.NAME.tmp-XXXX``) and renamed into place last; a crash leaves only a temporary folder, which
@@ -33,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ScenarioError
 from .columns import write as write_columns
+from ..scenario.outputs import mark
 from ..scenario.paths import check_replaceable, is_file, read_bounded, resolve
 from .tables import TABLES, Results
 
@@ -116,6 +118,7 @@ def write_run(
         summary["name"] = scenario.name
         summary["params"] = params or {}
         _json(tmp / SUMMARY, summary)
+        mark(tmp, "run")
         os.chmod(tmp, 0o755)
         if out.exists():  # overwrite: move the old one aside first, then swap
             old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old{TMP_MARK}", dir=out.parent))
