@@ -166,25 +166,32 @@ class Spool:
                 self._path(name, c).unlink(missing_ok=True)
 
     def read_by_id(self, name: str, key: str, empty: Mapping[str, Any]) -> Iterator[dict[str, np.ndarray]]:
-        """`read`, with the rows in the order of column `key`, which holds each of 0..rows-1 once
-        (the flows table's `flow_id`). The raw files are put in that order first, a column at a
-        time: each row goes to its key's place (no sort), so the memory this takes is the key
-        column and two copies of one column, not the table."""
+        """`read`, with the rows in the order of column `key` (the flows table's `flow_id`). The
+        raw files are put in that order first, a column at a time. When the keys number the rows
+        0..rows-1 once each (a whole run), each row goes to its key's place (no sort), so the
+        memory this takes is the key column and two copies of one column, not the table. A run
+        stopped by Ctrl-C (``--keep-partial``) may lack some flows, so that a key is past the last
+        row: its rows are sorted by key instead."""
         files = self._raw.get(name)
         if files is not None:
             for f in files.values():
                 f.close()
             dtypes = self._dtypes[name]
             ids = np.fromfile(self._path(name, key), dtype=dtypes[key])
-            check = np.full(len(ids), len(ids), dtype=np.int64)
-            check[ids] = np.arange(len(ids))  # (an id beyond the rows raises here)
-            if (check == len(ids)).any():
-                raise ValueError(f"{name}: column {key} does not number the rows 0..{len(ids) - 1} once each")
-            del check
+            rows = min(self._path(name, c).stat().st_size // dt.itemsize for c, dt in dtypes.items())
+            ids = ids[:rows]  # (every column is whole: `add` defers signals; the shortest sets the rows anyway)
+            place = _places(ids)
+            if place is None:  # some keys missing: gather in key order
+                order = np.argsort(ids, kind="stable")
+                if rows > 1 and (ids[order][1:] == ids[order][:-1]).any():
+                    raise ValueError(f"{name}: column {key} holds a value twice")
             for c, dt in dtypes.items():
-                col = np.fromfile(self._path(name, c), dtype=dt)
-                out = np.empty_like(col)
-                out[ids] = col
+                col = np.fromfile(self._path(name, c), dtype=dt, count=rows)
+                if place is not None:
+                    out = np.empty_like(col)
+                    out[place] = col
+                else:
+                    out = col[order]
                 del col
                 out.tofile(self._path(name, c))
                 del out
@@ -194,6 +201,16 @@ class Spool:
         """Write the final table `name` from its parts (`hopsim.results.columns` tables), in order, a
         row group each; returns its file."""
         return columns.write(self.dir / f"{name}.parquet", parts)
+
+
+def _places(ids: np.ndarray) -> np.ndarray | None:
+    """`ids` when they number their rows 0..len-1 once each (each row's place), else None."""
+    n = len(ids)
+    if n == 0 or ids.min() < 0 or ids.max() >= n:
+        return None if n else ids
+    check = np.zeros(n, dtype=bool)
+    check[ids] = True
+    return ids if check.all() else None
 
 
 class Tables(Mapping):
