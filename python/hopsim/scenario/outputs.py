@@ -36,7 +36,8 @@ from ..errors import ScenarioError
 MARKER = ".hopsim.json"
 """The file hopsim writes into each run, sweep and reproduction folder: ``{"kind": ...}``."""
 
-LEGACY = {"summary.json": "run", "sweep.json": "sweep", "paper.json": "reproduction"}
+LEGACY = {"summary.json": "run", "sweep.json": "sweep", "paper.json": "reproduction", ".hopsim-lock": "sweep"}
+"""(``.hopsim-lock``: the lock a sweep takes on its folder first, before it writes anything else.)"""
 LEGACY_BY_KIND = {kind: name for name, kind in LEGACY.items()}
 """What marks a folder hopsim wrote before it wrote `MARKER`, and the kind it makes it."""
 
@@ -176,15 +177,17 @@ def check_output(path: Path | str, what: str = "", folder: bool = False, rule: O
     p = real_path(path)
     head = f"{what} {path}" if what else str(path)
     inputs = {label: real_path(given) for label, given in rule.inputs.items() if given is not None}
+    own = [real_path(o) for o in rule.own]
     for r in rule.read:
         with contextlib.suppress(OSError):
-            inputs.setdefault(f"{r}, a file it read", real_path(r))
+            rp = real_path(r)
+            if not any(_inside(rp, o) for o in own):  # (what it reads back of its own output is no input)
+                inputs.setdefault(f"{r}, a file it read", rp)
     for label, ip in inputs.items():
         if _same(p, ip):
             raise ScenarioError(f"{head}: is {label}, an input of this command; give another path")
         if folder and _inside(ip, p):
             raise ScenarioError(f"{head}: holds {label} ({ip}), an input of this command; give another path")
-    own = [real_path(o) for o in rule.own]
     if any(p == o or _inside(p, o) for o in own):
         return p
     for anc in p.parents:
