@@ -378,6 +378,7 @@ def report(
     their index, whatever --out says)."""
     from .papers.index import build_index
     from .papers.report import build_report
+    from .results.store import find_runs
     from .papers.reproduce import build_paper_page, is_reproduction
 
     try:
@@ -395,6 +396,7 @@ def report(
                     path = build_index(root)
                 else:
                     path = build_report(root, out, on_step=lambda s: say(f"report: {s}"))
+                    _notes(_partial(*find_runs(root)))
     except FileNotFoundError as e:
         _error(e)
         raise typer.Exit(BAD_INPUT) from None
@@ -513,6 +515,13 @@ def import_bfc_cmd(
     out_console.print(f"scenario: {path}")
 
 
+def _partial(*run_dirs: Path) -> list[str]:
+    """What a command that reads run folders says of each partial one (`store.partial_note`)."""
+    from .results.store import partial_note
+
+    return [n for n in map(partial_note, run_dirs) if n]
+
+
 def _notes(lines: list[str]) -> None:
     for w in lines:
         err_console.print("[yellow]note:[/]", end=" ")
@@ -531,6 +540,7 @@ def export_floodgate_cmd(
     with _bad_input(run_dir=run_dir, out=out), \
             _writing({"RUN_DIR": run_dir}, {"--out": (out, False)}, force=force, in_run=("fct-floodgate.txt",)):
         path, n, notes = export_floodgate(run_dir, out)
+        _notes(_partial(run_dir))
     _notes(notes)
     out_console.print(f"{n} flows -> {path}")
 
@@ -550,6 +560,7 @@ def export_bfc_cmd(
     with _bad_input(run_dir=run_dir, out=out), \
             _writing({"RUN_DIR": run_dir}, {"--out": (out, False)}, force=force, in_run=("stdout-bfc.txt",)):
         path, n, notes = export_bfc(run_dir, out, None if incast_packets is None else (incast_packets, incast_sources))
+        _notes(_partial(run_dir))
     _notes(notes)
     out_console.print(f"{n} flows -> {path}")
 
@@ -566,6 +577,7 @@ def export_fct_cmd(
     with _bad_input(run_dir=run_dir, out=out), \
             _writing({"RUN_DIR": run_dir}, {"--out": (out, False)}, force=force, in_run=("fct.txt",)):
         path, n = export_fct(run_dir, out)
+        _notes(_partial(run_dir))
     out_console.print(f"{n} flows -> {path}")
 
 
@@ -582,6 +594,7 @@ def export_hpcc_cmd(
     with _bad_input(run_dir=run_dir, out=out), \
             _writing({"RUN_DIR": run_dir}, {}, force=force, in_run=HPCC_FILES):  # (each file checked as written)
         files = export_hpcc(run_dir, out)
+        _notes(_partial(run_dir))
     _notes([f"{f.name} skipped: {f.skipped}" for f in files if f.skipped])
     for f in files:
         if not f.skipped:
@@ -626,6 +639,7 @@ def compare_fct_cmd(
                                 + ", ".join("." + f for f in PLOT_FORMATS))
         ref_rows, ref_name = read_fct(ref, "REF")
         cand_rows, cand_name = read_fct(cand, "CAND")
+        _notes(_partial(ref, cand))
         try:
             dsts = [int(x) for x in incast_dsts.split(",") if x.strip()]
         except ValueError:

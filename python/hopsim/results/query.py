@@ -6,7 +6,8 @@ complete run under DIR — ``flows``, ``pauses``, ``control``, ``buffer``, ``que
 columns ``run`` (the run folder's path below DIR), ``label`` (its swept values other than the seed) and one
 column per swept parameter (named by the last part of its key, ``scheme`` for
 ``flow_control.scheme``, unless two keys share it), plus a ``runs`` table with each run's
-parameters and summary numbers, its control frames by kind (``frames_pfc``, ``frames_queue_pause``,
+parameters and summary numbers (``partial``: true for a run stopped before its end and kept with
+``--keep-partial``, whose tables hold only what it had measured), its control frames by kind (``frames_pfc``, ``frames_queue_pause``,
 ``frames_credit``, ``frames_dst_pause``, ``frames_flow_pause``, ``frames_other``) and its modules'
 counters (``bfc_pauses``, ``tqp_pauses``, ...; absent from a run whose modules lack it).
 """
@@ -30,7 +31,7 @@ __all__ = ["connect", "query", "runs_frame", "param_columns", "label_of"]
 _SUMMARY_COLS = (
     "flows", "flows_finished", "incast_flows", "drops", "dropped_bytes", "pause_frames", "resume_frames",
     "pause_time_ns", "max_switch_buffer_bytes", "end_time_ns", "events", "wall_time_s", "events_per_s",
-    "slowdown_mean", "slowdown_p99", "fct_ns_p99", "scenario_hash", "name",
+    "slowdown_mean", "slowdown_p99", "fct_ns_p99", "scenario_hash", "name", "partial",
 )
 
 
@@ -93,6 +94,7 @@ def runs_frame(root: Path | str) -> pd.DataFrame:
             row[cols[k]] = json.dumps(v) if isinstance(v, (list, dict)) else v
         for c in _SUMMARY_COLS:
             row[c] = s.get(c)
+        row["partial"] = bool(s.get("partial", False))  # (--keep-partial: stopped before its end)
         # control frames by kind, then the flow-control and congestion-control modules' counters
         # (`FlowControl::counters`): columns named as the summary names them
         extra = {**{f"frames_{k}": n for k, n in (s.get("control_frames") or {}).items()}, **(s.get("modules") or {})}

@@ -44,7 +44,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from ..scenario.model import Scenario
 
-__all__ = ["check_writable", "write_run", "load_run", "read_table", "read_columns", "read_frame", "read_summary", "is_complete",
+__all__ = ["check_writable", "write_run", "load_run", "partial_note", "read_table", "read_columns", "read_frame", "read_summary", "is_complete",
            "find_runs", "clean_stale", "RunExists"]
 
 SUMMARY = "summary.json"
@@ -241,6 +241,20 @@ def load_run(d: Path | str) -> Results:
     # folders written before a table existed lack its file: they load without it
     tables = {name: read_table(d / f"{name}.parquet") for name in TABLES if (d / f"{name}.parquet").exists()}
     return Results(tables=tables, summary=read_summary(d))
+
+
+def partial_note(d: Path | str) -> str | None:
+    """The line every reader of run folder `d` says when the run is partial (``--keep-partial``:
+    stopped by a signal, its tables holding what it had measured), else None. Why each reader
+    says it: an export or a page made from such a run otherwise reads like one of a whole run."""
+    d = Path(d)
+    if not is_complete(d):
+        return None
+    s = read_summary(d)
+    if not s.get("partial"):
+        return None
+    return (f"{d}: a partial run (stopped before its end; {s.get('flows_finished')} of {s.get('flows')} flows "
+            "finished): what is made from it holds only what it had measured")
 
 
 def find_runs(d: Path | str) -> list[Path]:
