@@ -113,7 +113,8 @@ def build_report(root: Path | str, out: Path | str, title: str | None = None,
     root = Path(root)
     runs = runs_frame(root)
     if runs.empty:
-        raise FileNotFoundError(f"no complete run folders under {root}")
+        raise ScenarioError(f"{root}: no complete run folders under it (a run folder holds summary.json); give a "
+                            "folder that `hopsim run` or `hopsim sweep` wrote")
     tables = plots.load_tables(runs, ["flows", "buffer", "queues", "ports"])
     figs = []
     for key, (caption, fn, table) in plots.ALL_FIGURES.items():

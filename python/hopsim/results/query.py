@@ -15,12 +15,13 @@ counters (``bfc_pauses``, ``tqp_pauses``, ...; absent from a run whose modules l
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .tables import TABLES
 from ..errors import ScenarioError
-from .store import TMP_MARK, check_regular, find_runs, read_summary, read_table
+from .store import TMP_MARK, check_table, find_runs, read_summary, read_table
 from ..scenario.paths import resolve
 
 if TYPE_CHECKING:  # pandas loads on first use: `hopsim run` never needs it (60 MB, 0.3 s)
@@ -117,7 +118,8 @@ def connect(root: Path | str):
 
     runs = runs_frame(root)
     if runs.empty:
-        raise FileNotFoundError(f"no complete run folders under {root}")
+        raise ScenarioError(f"{root}: no complete run folders under it (a run folder holds summary.json); give a "
+                            "folder that `hopsim run` or `hopsim sweep` wrote")
     con = duckdb.connect()
     con.register("_runs_df", runs)
     con.execute("CREATE TABLE runs AS SELECT * FROM _runs_df")
@@ -126,12 +128,14 @@ def connect(root: Path | str):
     sel = ", ".join(["r.run", "r.label", *[f'r."{c}"' for c in pcols]])
     for t in TABLES:
         # run folders written before a table existed lack its file: the view covers those that have it
-        have = [(str(Path(p) / f"{t}.parquet"), r) for p, r in zip(runs["path"], runs["run"]) if (Path(p) / f"{t}.parquet").exists()]
+        # (lexists: a loop of links in a table's place is a damaged folder, not a missing table)
+        have = [(str(Path(p) / f"{t}.parquet"), r) for p, r in zip(runs["path"], runs["run"])
+                if os.path.lexists(Path(p) / f"{t}.parquet")]
         if not have:
             continue
         files = [f for f, _ in have]
         for f in files:
-            check_regular(f)  # a pipe in a table's place would block DuckDB for ever
+            check_table(f, t)  # a pipe in a table's place would block DuckDB for ever
         con.execute(f"CREATE TABLE _files_{t} AS SELECT unnest(?) AS file, unnest(?) AS run", [files, [r for _, r in have]])
         try:
             con.execute(
@@ -170,6 +174,15 @@ def _sql_list(items: list[str]) -> str:
     return "[" + ", ".join("'" + s.replace("'", "''") + "'" for s in items) + "]"
 
 
+def _rows(con: Any, sql: str) -> pd.DataFrame:
+    """The rows the last statement of `sql` returns; none returned (``;`` alone, a comment) is bad input."""
+    con.execute(sql)
+    if con.description is None:
+        raise ScenarioError(f"SQL {sql.strip()[:40]!r}: no statement that returns rows (only ';' or comments); give a "
+                            "query, e.g. SELECT * FROM runs")
+    return con.df()
+
+
 def query(root: Path | str, sql: str) -> pd.DataFrame:
     """Run `sql` over the views of `connect(root)` and return a DataFrame. Ctrl-C stops a query
     that runs long (or never ends, as a recursive one can): DuckDB runs it on a helper thread
@@ -183,7 +196,7 @@ def query(root: Path | str, sql: str) -> pd.DataFrame:
                             + ", e.g. SELECT * FROM runs")
     con = connect(root)
     try:
-        return call(lambda: con.execute(sql).df(), stop=con.interrupt)
+        return call(lambda: _rows(con, sql), stop=con.interrupt)
     except duckdb.Error as e:
         if not _data_error(e):
             raise

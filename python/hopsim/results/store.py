@@ -36,7 +36,7 @@ from ..errors import ScenarioError
 from .columns import write as write_columns
 from ..scenario.outputs import mark
 from ..scenario.paths import check_replaceable, is_file, read_bounded, resolve
-from .tables import TABLES, Results
+from .tables import IDENTIFYING, TABLES, Results
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -160,6 +160,15 @@ def check_regular(path: Path | str) -> None:
         raise ScenarioError(f"{path}: cannot read it ({e.strerror or e}); {_REDO}") from None
     if not stat.S_ISREG(mode):
         raise ScenarioError(f"{path}: not a regular file (a damaged run folder); {_REDO}")
+
+
+def check_table(path: Path | str, table: str) -> None:
+    """`check_regular`, and the file must be table `table` (`IDENTIFYING`'s columns): another
+    table copied over it would otherwise answer for it."""
+    missing = [c for c in IDENTIFYING.get(table, ()) if c not in read_columns(path)]
+    if missing:
+        raise ScenarioError(f"{path}: has no column {', '.join(missing)}: not the {table} table of a hopsim run "
+                            f"(another file in its place?); {_REDO}")
 
 
 def read_columns(path: Path | str) -> set[str]:
