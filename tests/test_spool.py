@@ -130,3 +130,34 @@ def test_a_flow_id_twice_is_refused():
     sp.add({**{n: {} for n in RAW}, FLOWS: {"flow_id": ("<u4", np.array([4, 4, 1], dtype="<u4").tobytes())}})
     with pytest.raises(ValueError, match="twice"):
         list(sp.read_by_id(FLOWS, "flow_id", {"flow_id": ("<u4", b"")}))
+
+
+def test_a_full_spool_disk_names_the_spool_folder(tmp_path):
+    """A full disk under TMPDIR while a run spools: the error names the spool's folder and
+    TMPDIR (a file object's write error names no file: it once read "OSError: No space left on
+    device" and nothing else)."""
+    import errno
+    import os
+
+    import numpy as np
+
+    from hopsim.cli import _path_error
+    from hopsim.results.spool import FLOWS
+
+    sp = Spool(tmp_path)
+    chunk = {**{n: {} for n in RAW}, FLOWS: {"flow_id": ("<u4", np.array([0], dtype="<u4").tobytes())}}
+    sp.add(chunk)
+
+    class Full:
+        def write(self, b):
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+        def close(self):
+            pass
+
+    sp._raw[FLOWS] = {c: Full() for c in sp._raw[FLOWS]}
+    with pytest.raises(OSError) as e:
+        sp.add(chunk)
+    assert e.value.filename == str(sp.dir)
+    line = _path_error(e.value, {})
+    assert line.startswith(str(sp.dir)) and "No space left on device" in line and f"TMPDIR {tmp_path}" in line, line

@@ -19,12 +19,13 @@ lock nobody holds any more (`remove_abandoned`).
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import tempfile
 import weakref
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO, Iterator
 
 import numpy as np
 
@@ -116,8 +117,21 @@ class Spool:
         A signal that arrives meanwhile is delivered once the chunk is whole (`interrupts`)."""
         from ..interrupts import deferred
 
-        with deferred():
+        with deferred(), self._named():
             self._add(tables)
+
+    @contextlib.contextmanager
+    def _named(self) -> Iterator[None]:
+        """An OSError from writing the spool (a full disk where TMPDIR points) names the spool's
+        folder and says what it is: a file object's write error names no file, and "No space
+        left on device" alone does not say which device."""
+        try:
+            yield
+        except OSError as e:
+            if e.filename:
+                raise
+            raise OSError(e.errno, f"{e.strerror or e} (the run's spool of samples, in TMPDIR "
+                          f"{self.dir.parent}; point TMPDIR at a disk with room)", str(self.dir)) from None
 
     def _add(self, tables: Mapping[str, Mapping[str, Any]]) -> None:
         self.chunks += 1
@@ -200,7 +214,8 @@ class Spool:
     def write(self, name: str, parts: Iterator[columns.Table]) -> Path:
         """Write the final table `name` from its parts (`hopsim.results.columns` tables), in order, a
         row group each; returns its file."""
-        return columns.write(self.dir / f"{name}.parquet", parts)
+        with self._named():
+            return columns.write(self.dir / f"{name}.parquet", parts)
 
 
 def _places(ids: np.ndarray) -> np.ndarray | None:
