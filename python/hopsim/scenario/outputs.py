@@ -182,7 +182,7 @@ def check_output(path: Path | str, what: str = "", folder: bool = False, rule: O
         with contextlib.suppress(OSError):
             rp = real_path(r)
             if not any(_inside(rp, o) for o in own):  # (what it reads back of its own output is no input)
-                inputs.setdefault(f"{r}, a file it read", rp)
+                inputs.setdefault(f"{r} (which it reads)", rp)
     for label, ip in inputs.items():
         if _same(p, ip):
             raise ScenarioError(f"{head}: is {label}, an input of this command; give another path")
