@@ -30,8 +30,8 @@ COMMANDS = typer.main.get_command(cli.app).commands
 
 
 def _kind(p: Any) -> str:
-    """int, float, choice or text: from click's parameter type (Typer before 0.24) or from the
-    annotation Typer keeps (its own parameters from 0.24 on)."""
+    """int, float, choice or text: from click's parameter type (older Typer) or from the
+    annotation Typer keeps (recent Typer's own parameters)."""
     t = getattr(p, "type", None)
     if t is not None:
         name = type(t).__name__
@@ -190,9 +190,9 @@ LOWEST = {"typer": "0.12.0", "typer-slim": "0.12.0", "click": "8.1.0"}
 
 def test_lowest_typer_and_click(tmp_path: Path) -> None:
     """The lowest Typer and click of the range pyproject.toml pins, installed beside the package
-    and put first on the path: usage errors are one line and exit 2 there too (Typer before 0.24
-    raises click's own exceptions, later ones its own copies). The highest allowed are what the
-    rest of the suite runs with."""
+    and put first on the path: usage errors are one line and exit 2 there too (older Typer raises
+    click's own exceptions, recent Typer its own copies). The highest allowed are what the rest of
+    the suite runs with."""
     import re
     import tomllib
 

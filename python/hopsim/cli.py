@@ -780,13 +780,14 @@ def _main() -> Any:
 
 
 def _click_classes(name: str) -> tuple[type[BaseException], ...]:
-    """Click's exception class `name` as each command-line library in use defines it: Typer from
-    0.24 carries its own copy of click (`typer._click`) whose exceptions are not click's, older
-    Typer raises click's own. Catching both is what keeps every usage error one line."""
+    """Click's exception class `name` as each command-line library in use defines it: recent Typer
+    carries its own copy of click (`typer._click`, with Abort and Exit in `typer.exceptions`)
+    whose exceptions are not click's; older Typer raises click's own. Catching both is what keeps
+    every usage error one line."""
     import importlib
 
     out = []
-    for module in ("typer._click.exceptions", "click.exceptions"):
+    for module in ("typer._click.exceptions", "typer.exceptions", "click.exceptions"):
         try:
             cls = getattr(importlib.import_module(module), name, None)
         except ImportError:
