@@ -216,8 +216,9 @@ def check_output(path: Path | str, what: str = "", folder: bool = False, rule: O
         if not rule.force:
             raise ScenarioError(f"{head}: already exists; choose another path or pass --force to replace it")
         return p
-    raise ScenarioError(f"{head}: it exists and is {_what_is(mode)}, not {'a folder' if folder else 'a file'} hopsim "
-                        "writes; give another path")
+    if stat.S_ISDIR(mode):  # (as the system says it when a file is opened there)
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
+    raise ScenarioError(f"{head}: is {_what_is(mode)}, not {'a folder' if folder else 'a file'}; give another path")
 
 
 def _what_is(mode: int) -> str:
