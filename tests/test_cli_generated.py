@@ -374,3 +374,17 @@ def test_a_loop_of_links_before_dotdot_is_the_kernels_error(world: Path, capsys:
     code, err = call(["run", "s.toml", "--out", "la/../r2"], capsys, monkeypatch)
     assert code == 2 and "--out la/../r2" in err and "symbolic links" in err, err
     assert not Path("r2").exists()
+
+
+def test_run_force_keeps_a_run_folder_holding_a_users_file(world: Path, capsys: pytest.CaptureFixture[str],
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file the user put into a run folder is not hopsim's to delete: --force refuses the folder."""
+    monkeypatch.chdir(world / "cwd")
+    assert call(["run", "s.toml", "--out", "theirs", "--threads", "1"], capsys, monkeypatch)[0] == 0
+    Path("theirs/notes.txt").write_text("mine\n")
+    code, err = call(["run", "s.toml", "--out", "theirs", "--threads", "1", "--force"], capsys, monkeypatch)
+    assert code == 2 and "notes.txt, which hopsim did not write" in err, err
+    assert Path("theirs/notes.txt").read_text() == "mine\n"
+    import shutil
+
+    shutil.rmtree("theirs")

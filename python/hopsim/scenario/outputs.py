@@ -105,6 +105,16 @@ def kind_of(folder: Path | str) -> Optional[str]:
     return None
 
 
+RUN_FILES = {"scenario.toml", "scenario.json", "scenario.sha256", "params.json", "summary.json", MARKER,
+             "fct.txt", "pfc.txt", "qlen.txt", "fct-floodgate.txt", "stdout-bfc.txt"}
+"""What hopsim writes into a run folder besides its tables (``*.parquet``): the run's own files
+and the exports' default files. `--force` replaces a run folder holding nothing else."""
+
+
+def _written_in_run(name: str) -> bool:
+    return name in RUN_FILES or name.endswith(".parquet")
+
+
 def _legacy_all(d: Path, rule: Rule) -> bool:
     """`hopsim reproduce all`'s folder written before the marker: one holding a reproduction."""
     return "reproductions" in rule.resumes and any((c / LEGACY_BY_KIND["reproduction"]).is_file() for c in d.iterdir() if c.is_dir())
@@ -211,6 +221,10 @@ def check_output(path: Path | str, what: str = "", folder: bool = False, rule: O
             raise ScenarioError(f"{head}: {which}; give a new folder")
         if not rule.force:
             raise ScenarioError(f"{head}: already exists; choose another folder or pass --force to replace it")
+        foreign = sorted(c.name for c in p.iterdir() if not _written_in_run(c.name)) if kind == "run" else []
+        if foreign:
+            raise ScenarioError(f"{head}: holds {', '.join(foreign[:3])}{' ...' if len(foreign) > 3 else ''}, which "
+                                "hopsim did not write there; move it out first, or give another folder")
         return p
     if not folder and stat.S_ISREG(mode):
         if not rule.force:
