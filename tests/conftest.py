@@ -77,11 +77,11 @@ def tiny(write) -> Path:
 
 def import_config(cli, command: str, config: Path, text: str, tmp_path: Path, *extra):
     """Write `text` as a simulator's config file `config` and run `hopsim COMMAND config --out
-    tmp_path/out/sc.toml EXTRA...` (import-floodgate, import-bfc); (exit code, output, the scenario
+    tmp_path/out/sc.toml --force EXTRA...` (import-floodgate, import-bfc); (exit code, output, the scenario
     path)."""
     config.write_text(text)
     out = tmp_path / "out" / "sc.toml"
-    code, msg = cli(command, config, "--out", out, *extra)
+    code, msg = cli(command, config, "--out", out, "--force", *extra)  # (a test may import into it again)
     return code, msg, out
 
 

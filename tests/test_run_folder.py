@@ -12,7 +12,7 @@ import hopsim
 from hopsim.scenario.model import load_scenario
 
 FILES = {
-    "scenario.toml", "scenario.json", "scenario.sha256", "params.json", "summary.json",
+    "scenario.toml", "scenario.json", "scenario.sha256", "params.json", "summary.json", ".hopsim.json",
     "flows.parquet", "pauses.parquet", "control.parquet", "buffer.parquet", "queues.parquet", "ports.parquet",
     "pfc_received.parquet", "qlen.parquet", "trace.parquet", "module_samples.parquet", "latency.parquet", "cwnd.parquet",
 }

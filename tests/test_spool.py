@@ -7,6 +7,8 @@ from __future__ import annotations
 import importlib
 import json
 
+import pytest
+
 from hopsim import _native
 from hopsim.scenario.model import load_scenario
 from hopsim.results.spool import RAW, Spool
@@ -94,3 +96,68 @@ def test_a_split_run_spools_the_same_rows(repo):
         # (as frames: the flows of a run cut short have NaN times, which Arrow's equality never matches)
         assert whole.tables[name].to_pandas().equals(split.tables[name].to_pandas()), name
     assert whole.tables["buffer"].num_rows > 2000
+
+
+@pytest.mark.parametrize("ids", [[3, 0, 2, 1], [5, 2, 9], [7], []])
+def test_flows_come_back_in_id_order_whole_or_not(ids):
+    """A whole run's flow ids number the rows 0..n-1 (each row goes to its place); a run stopped
+    by Ctrl-C with --keep-partial may lack some flows, so an id may be past the last row: the
+    rows are then sorted by id, not refused (it once ended as an IndexError, nothing written)."""
+    import numpy as np
+
+    from hopsim.results.spool import FLOWS
+
+    sp = Spool()
+    ids_a = np.array(ids, dtype="<u4")
+    half = len(ids) // 2
+    for part in (slice(0, half), slice(half, None)):  # two chunks, as spills come
+        sp.add({**{n: {} for n in RAW},
+                FLOWS: {"flow_id": ("<u4", ids_a[part].tobytes()), "size": ("<u8", (ids_a[part].astype("<u8") * 10).tobytes())}})
+    empty = {"flow_id": ("<u4", b""), "size": ("<u8", b"")}
+    got = list(sp.read_by_id(FLOWS, "flow_id", empty))
+    flow_id = np.concatenate([np.asarray(g["flow_id"]) for g in got]) if got else np.array([])
+    size = np.concatenate([np.asarray(g["size"]) for g in got]) if got else np.array([])
+    assert flow_id.tolist() == sorted(ids)
+    assert size.tolist() == [10 * i for i in sorted(ids)]
+
+
+def test_a_flow_id_twice_is_refused():
+    import numpy as np
+
+    from hopsim.results.spool import FLOWS
+
+    sp = Spool()
+    sp.add({**{n: {} for n in RAW}, FLOWS: {"flow_id": ("<u4", np.array([4, 4, 1], dtype="<u4").tobytes())}})
+    with pytest.raises(ValueError, match="twice"):
+        list(sp.read_by_id(FLOWS, "flow_id", {"flow_id": ("<u4", b"")}))
+
+
+def test_a_full_spool_disk_names_the_spool_folder(tmp_path):
+    """A full disk under TMPDIR while a run spools: the error names the spool's folder and
+    TMPDIR (a file object's write error names no file: it once read "OSError: No space left on
+    device" and nothing else)."""
+    import errno
+    import os
+
+    import numpy as np
+
+    from hopsim.cli import _path_error
+    from hopsim.results.spool import FLOWS
+
+    sp = Spool(tmp_path)
+    chunk = {**{n: {} for n in RAW}, FLOWS: {"flow_id": ("<u4", np.array([0], dtype="<u4").tobytes())}}
+    sp.add(chunk)
+
+    class Full:
+        def write(self, b):
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+        def close(self):
+            pass
+
+    sp._raw[FLOWS] = {c: Full() for c in sp._raw[FLOWS]}
+    with pytest.raises(OSError) as e:
+        sp.add(chunk)
+    assert e.value.filename == str(sp.dir)
+    line = _path_error(e.value, {})
+    assert line.startswith(str(sp.dir)) and "No space left on device" in line and f"TMPDIR {tmp_path}" in line, line

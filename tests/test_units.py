@@ -47,3 +47,24 @@ def test_errors_name_allowed_forms(fn, value, needle):
     with pytest.raises(UnitError) as e:
         fn(value)
     assert needle in str(e.value)
+
+
+@pytest.mark.parametrize("parse,value,why", [
+    (parse_rate, "1e9999999Gbps", "too large"), (parse_time, "1e9999999us", "too large"),
+    (parse_size, "1e9999999GB", "too large"), (parse_fraction, "1e9999999%", "too large"),
+    (parse_rate, "1e41bps", "too large"), (parse_size, "1e-9999999MB", "finer than 1 byte"),
+    (parse_time, "1e-9999999us", "finer than 1 ps"), (parse_rate, "1e-9999999Gbps", "finer than 1 bit/s"),
+    (parse_time, "1e-41s", "finer than 1 ps"), (parse_fraction, "1e-9999999%", "too small to tell from 0"),
+    (parse_time, "1.0000000000000000000000000000000001us", "finer than 1 ps"),
+])
+def test_extreme_exponents_are_named_not_overflowed_or_zeroed(parse, value, why):
+    """An exponent of millions is a UnitError, never decimal.Overflow nor a silent 0, and a value
+    with more digits than the default decimal context keeps is not rounded into range."""
+    with pytest.raises(UnitError, match=why):
+        parse(value)
+
+
+def test_long_exact_values_still_parse():
+    assert parse_time("0.000000000001s") == 1
+    assert parse_time("1" + "0" * 30 + "e-30us") == 10**6
+    assert parse_fraction("1e-40") == 1e-40

@@ -80,6 +80,32 @@ def _path_error(e: OSError, paths: dict[str, Optional[Path]]) -> str:
     return f"{name}: {why}" if name else f"{type(e).__name__}: {why}"
 
 
+ForceFileOpt = typer.Option(False, "--force", help="Replace an output file that exists (never one of the command's "
+                           "inputs, nor a file in a run or sweep folder).")
+
+
+@contextmanager
+def _writing(inputs: dict[str, Optional[Path]], outputs: dict[str, tuple[Optional[Path], bool]], force: bool = False,
+             in_run: tuple[str, ...] = (), replaces: tuple[str, ...] = (), resumes: tuple[str, ...] = (),
+             own: tuple[Path, ...] = (), within: tuple[Path, ...] = ()) -> Iterator[None]:
+    """The command's rule for what it writes (`hopsim.scenario.outputs`): each output option
+    (`outputs`: option -> (path, is a folder)) checked against it before anything runs, then
+    the rule kept by every file the command writes. `own`: folders that are the command's own
+    output, inside which it writes freely (a sweep's folder); `within`: folders of hopsim's that
+    its outputs may stand in (`reproduce all`'s, for each paper's). Use inside `_bad_input`."""
+    from dataclasses import replace
+
+    from .scenario.outputs import Rule, applying, check_output
+
+    rule = Rule(inputs={k: v for k, v in inputs.items() if v is not None}, in_run=frozenset(in_run), force=force,
+                replaces=frozenset(replaces), resumes=frozenset(resumes))
+    for opt, (path, folder) in outputs.items():
+        if path is not None:
+            check_output(path, opt, folder=folder, rule=replace(rule, own=within))
+    with applying(replace(rule, own=own + within)):
+        yield
+
+
 @contextmanager
 def _spinner(text: str) -> Iterator[Callable[[str], None]]:
     """A spinner with elapsed time on stderr while a long step runs; yields a function that
@@ -117,7 +143,10 @@ MaxMemoryOpt = typer.Option(
     "auto", "--max-memory", metavar="SIZE",
     help="Refuse a run whose estimated memory exceeds this (e.g. 4GiB; 'off': no limit). Default: the "
     "HOPSIM_MAX_MEMORY environment variable, else the memory available on this machine.")
-ThreadsOpt = typer.Option(None, "--threads", min=1, help="Threads for the run: the network is split into that many "
+MAX_THREADS = 2**20
+"""The most threads (and worker processes) a command takes: far above any machine's cores, and
+a clear range to name instead of an overflow where the core takes the number."""
+ThreadsOpt = typer.Option(None, "--threads", min=1, max=MAX_THREADS, help="Threads for the run: the network is split into that many "
                           "partitions run side by side, with tables identical to one thread's (default: the "
                           "machine's cores).")
 
@@ -132,7 +161,8 @@ def _threads(threads: Optional[int]) -> int:
 def run(
     scenario: Path = typer.Argument(..., help="Scenario TOML file."),
     out: Path = typer.Option(..., "--out", "-o", help="Run folder to create."),
-    force: bool = typer.Option(False, "--force", help="Replace the run folder if it exists."),
+    force: bool = typer.Option(False, "--force", help="Replace the run folder if it exists (only a run folder: "
+                               "never another folder, nor one holding the scenario)."),
     keep_partial: bool = typer.Option(False, "--keep-partial", help="On Ctrl-C, still write what was measured "
                                       "(summary.json says partial)."),
     set_: list[str] = SetOpt,
@@ -148,11 +178,10 @@ def run(
     from . import interrupts
     from .results.store import check_writable, is_complete, write_run
 
-    with _bad_input(scenario=scenario, out=out):
+    with _bad_input(scenario=scenario, out=out), \
+            _writing({"SCENARIO": scenario}, {"--out": (out, True)}, force=force, replaces=("run",)):
         sc = load_scenario(scenario, _parse_set(set_), validate=True, max_memory=max_memory)
         _notes(sc.warnings)
-        if out.exists() and not force:
-            raise ScenarioError(f"--out {out}: already exists; choose another folder or pass --force")
         check_writable(out, "--out")
         check_disk(sc.core_json, [(Path(tempfile.gettempdir()), "the spool"), (out.parent, "--out")], str(scenario))
         try:
@@ -225,6 +254,7 @@ def validate(
     max_memory: str = MaxMemoryOpt,
     memory: bool = typer.Option(False, "--memory", help="Also print the estimated memory of a run, part by part."),
     threads: Optional[int] = ThreadsOpt,
+    force: bool = ForceFileOpt,
 ) -> None:
     """Check a scenario (schema, files, topology, flows, memory) without running it."""
     from .scenario.resources import check_disk, estimate_memory, with_process
@@ -232,7 +262,8 @@ def validate(
 
     from .scenario.paths import write_text_atomic
 
-    with _bad_input(scenario=scenario, core_json=core_json):
+    with _bad_input(scenario=scenario, core_json=core_json), \
+            _writing({"SCENARIO": scenario}, {"--core-json": (core_json, False)}, force=force):
         sc = load_scenario(scenario, _parse_set(set_), validate=True, max_memory=max_memory)
         check_disk(sc.core_json, [(Path(tempfile.gettempdir()), "the spool")], str(scenario))
         if core_json is not None:
@@ -260,7 +291,7 @@ def _print_estimate(est: dict[str, Any]) -> None:
 def sweep(
     sweep_file: Path = typer.Argument(..., metavar="SWEEP", help="Sweep TOML file."),
     out: Path = typer.Option(..., "--out", "-o", help="Folder of run folders (created; reused to resume)."),
-    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", min=1, help="Worker processes (default: one per core)."),
+    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", min=1, max=MAX_THREADS, help="Worker processes (default: one per core)."),
     cluster: Optional[str] = typer.Option(None, "--cluster", help="Dask scheduler address, e.g. tcp://10.0.0.1:8786."),
     max_memory: str = typer.Option(
         "auto", "--max-memory", metavar="SIZE",
@@ -276,7 +307,8 @@ def sweep(
 
     from .progress import SweepProgress
 
-    with _bad_input(sweep=sweep_file, out=out):
+    with _bad_input(sweep=sweep_file, out=out), \
+            _writing({"SWEEP": sweep_file}, {"--out": (out, True)}, resumes=("sweep",), own=(out,)):
         check_writable(out, "--out")
         with SweepProgress(err_console) as progress:
             t0 = time.perf_counter()
@@ -339,25 +371,32 @@ def _cell(v: Any) -> str:
 def report(
     root: Path = typer.Argument(..., metavar="DIR", help="A run folder or a folder of them."),
     out: Path = typer.Option(Path("report.html"), "--out", "-o", help="HTML file to write."),
+    force: bool = ForceFileOpt,
 ) -> None:
     """Build one HTML page with the figures and summary tables (for a `hopsim reproduce` folder:
     the paper's page, each figure beside the paper's numbers; for `reproduce all`'s: the pages and
     their index, whatever --out says)."""
     from .papers.index import build_index
     from .papers.report import build_report
+    from .results.store import find_runs
     from .papers.reproduce import build_paper_page, is_reproduction
 
     try:
-        with _bad_input(root=root, out=out), _spinner("building report") as say:
-            if is_reproduction(root):
-                path = build_paper_page(root, out)
-            elif root.is_dir() and any(is_reproduction(d) for d in root.iterdir() if d.is_dir()):
-                for d in root.iterdir():  # `hopsim reproduce all`'s folder: each paper's page, then the index
-                    if is_reproduction(d):
-                        build_paper_page(d)
-                path = build_index(root)
-            else:
-                path = build_report(root, out, on_step=lambda s: say(f"report: {s}"))
+        with _bad_input(root=root, out=out):
+            pages = is_reproduction(root) or (root.is_dir() and any(is_reproduction(d) for d in root.iterdir() if d.is_dir()))
+            # a reproduction's page is written into its folder: its own output there
+            with _writing({"DIR": root}, {} if pages else {"--out": (out, False)}, force=force, own=(root,) if pages else ()), \
+                    _spinner("building report") as say:
+                if is_reproduction(root):
+                    path = build_paper_page(root, out)
+                elif pages:
+                    for d in root.iterdir():  # `hopsim reproduce all`'s folder: each paper's page, then the index
+                        if is_reproduction(d):
+                            build_paper_page(d)
+                    path = build_index(root)
+                else:
+                    path = build_report(root, out, on_step=lambda s: say(f"report: {s}"))
+                    _notes(_partial(*find_runs(root)))
     except FileNotFoundError as e:
         _error(e)
         raise typer.Exit(BAD_INPUT) from None
@@ -369,7 +408,7 @@ def reproduce(
     paper: str = typer.Argument(..., metavar="PAPER", help="floodgate, bfc, flowsail, ppfc, pulser (scenarios/papers/PAPER), a folder, or all."),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Folder for the runs and the page (default runs/reproduce-PAPER[-quick])."),
     quick: bool = typer.Option(False, "--quick", help="The reduced version: shorter runs, first seed only (minutes on 2 cores)."),
-    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", min=1, help="Worker processes (default: one per core)."),
+    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", min=1, max=MAX_THREADS, help="Worker processes (default: one per core)."),
 ) -> None:
     """Run a paper's scenarios as sweeps and write one HTML page: each figure redrawn from hopsim's
     runs beside the numbers the paper reports; resumes when run again. `all`: every paper, each in
@@ -377,29 +416,35 @@ def reproduce(
     from .papers.index import build_index
     from .papers.reproduce import all_papers
     from .results.store import check_writable
+    from .scenario.outputs import mark
 
     if paper != "all":
         _reproduce_one(paper, out, quick, jobs)
         return
     out = out or Path("runs") / f"reproduce-all{'-quick' if quick else ''}"
-    with _bad_input():
+    with _bad_input(out=out), _writing({}, {"--out": (out, True)}, resumes=("reproductions",)):
         check_writable(out, "--out")
+        out.mkdir(parents=True, exist_ok=True)
+        mark(out, "reproductions")
     t0 = time.perf_counter()
     for name in all_papers():
-        _reproduce_one(name, out / name, quick, jobs)
+        _reproduce_one(name, out / name, quick, jobs, within=(out,))
     out_console.print(f"index: {build_index(out, wall_s=time.perf_counter() - t0)}")
 
 
-def _reproduce_one(paper: str, out: Optional[Path], quick: bool, jobs: Optional[int]) -> None:
+def _reproduce_one(paper: str, out: Optional[Path], quick: bool, jobs: Optional[int], within: tuple[Path, ...] = ()) -> None:
     from .progress import SweepProgress
     from .papers.reproduce import paper_dir, paper_sweeps, wall_text
     from .papers.reproduce import reproduce as run_paper
     from .results.store import check_writable
 
-    with _bad_input(out=out):
+    from contextlib import ExitStack
+
+    with _bad_input(out=out), ExitStack() as stack:
         d = paper_dir(paper)
         sweeps = paper_sweeps(d)
         out = out or Path("runs") / f"reproduce-{d.name}{'-quick' if quick else ''}"
+        stack.enter_context(_writing({}, {"--out": (out, True)}, resumes=("reproduction",), own=(out,), within=within))
         check_writable(out, "--out")
         est_text = wall_text(sweeps, quick)
         err_console.print(f"{d.name}: {len(sweeps)} sweeps ({'quick' if quick else 'full'}); expected wall time: {est_text}",
@@ -484,11 +529,13 @@ def plugin_build(
 def import_hpcc_cmd(
     config: Path = typer.Argument(..., help="The HPCC simulator's config.txt."),
     out: Path = typer.Option(..., "--out", "-o", help="Scenario TOML to write."),
+    force: bool = ForceFileOpt,
 ) -> None:
     """Turn an HPCC ns-3 simulator config into a hopsim scenario."""
     from .interop.hpcc.importer import import_hpcc
 
-    with _bad_input(config=config, out=out):
+    with _bad_input(config=config, out=out), \
+            _writing({"CONFIG": config}, {"--out": (out, False)}, force=force):
         path, warnings = import_hpcc(config, out)
     _notes(warnings)
     out_console.print(f"scenario: {path}")
@@ -499,11 +546,13 @@ def import_floodgate_cmd(
     config: Path = typer.Argument(..., help="Floodgate-NS3's config (mix/config-*.ini)."),
     out: Path = typer.Option(..., "--out", "-o", help="Scenario TOML to write (its converted topology and flow files go beside it)."),
     flows: Optional[Path] = typer.Option(None, "--flows", help="The flows it drew (FLOW_FROM_FILE 0): its standard output, or scripts/ns3_flow_list.py's output."),
+    force: bool = ForceFileOpt,
 ) -> None:
     """Turn a Floodgate-NS3 config into a hopsim scenario."""
     from .interop.floodgate.importer import import_floodgate
 
-    with _bad_input(config=config, out=out):
+    with _bad_input(config=config, out=out, flows=flows), \
+            _writing({"CONFIG": config, "--flows": flows}, {"--out": (out, False)}, force=force):
         path, warnings = import_floodgate(config, out, flows)
     _notes(warnings)
     out_console.print(f"scenario: {path}")
@@ -515,14 +564,23 @@ def import_bfc_cmd(
     out: Path = typer.Option(..., "--out", "-o", help="Scenario TOML to write (with --flows, its flow file goes beside it)."),
     flows: Optional[Path] = typer.Option(None, "--flows", help="Its standard output: the flows it drew (`New Flow Created` "
                                          "lines), run flow for flow; without, hopsim draws the same kind of traffic."),
+    force: bool = ForceFileOpt,
 ) -> None:
     """Turn a BFC simulator (BFC_NS3_NSDI2022) config into a hopsim scenario."""
     from .interop.bfc.importer import import_bfc
 
-    with _bad_input(config=config, out=out):
+    with _bad_input(config=config, out=out, flows=flows), \
+            _writing({"CONFIG": config, "--flows": flows}, {"--out": (out, False)}, force=force):
         path, warnings = import_bfc(config, out, flows)
     _notes(warnings)
     out_console.print(f"scenario: {path}")
+
+
+def _partial(*run_dirs: Path) -> list[str]:
+    """What a command that reads run folders says of each partial one (`store.partial_note`)."""
+    from .results.store import partial_note
+
+    return [n for n in map(partial_note, run_dirs) if n]
 
 
 def _notes(lines: list[str]) -> None:
@@ -535,12 +593,15 @@ def _notes(lines: list[str]) -> None:
 def export_floodgate_cmd(
     run_dir: Path = typer.Argument(..., help="A run folder."),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="File to write (default RUN_DIR/fct-floodgate.txt)."),
+    force: bool = ForceFileOpt,
 ) -> None:
     """Write per-flow results in Floodgate-NS3's fct format (its qp_finish lines, its oracle FCT)."""
     from .interop.floodgate.exporter import export_floodgate
 
-    with _bad_input(run_dir=run_dir, out=out):
+    with _bad_input(run_dir=run_dir, out=out), \
+            _writing({"RUN_DIR": run_dir}, {"--out": (out, False)}, force=force, in_run=("fct-floodgate.txt",)):
         path, n, notes = export_floodgate(run_dir, out)
+        _notes(_partial(run_dir))
     _notes(notes)
     out_console.print(f"{n} flows -> {path}")
 
@@ -552,12 +613,15 @@ def export_bfc_cmd(
     incast_packets: Optional[int] = typer.Option(None, "--incast-packets", min=1, help="Packets per incast flow for its "
                                                  "`Incast info` line (default: from the run's incast-tagged flows)."),
     incast_sources: int = typer.Option(100, "--incast-sources", min=1, help="Senders per incast, with --incast-packets."),
+    force: bool = ForceFileOpt,
 ) -> None:
     """Write per-flow and buffer results as the BFC simulator prints them (for its calculate_fct_slowdown.py)."""
     from .interop.bfc.exporter import export_bfc
 
-    with _bad_input(run_dir=run_dir, out=out):
+    with _bad_input(run_dir=run_dir, out=out), \
+            _writing({"RUN_DIR": run_dir}, {"--out": (out, False)}, force=force, in_run=("stdout-bfc.txt",)):
         path, n, notes = export_bfc(run_dir, out, None if incast_packets is None else (incast_packets, incast_sources))
+        _notes(_partial(run_dir))
     _notes(notes)
     out_console.print(f"{n} flows -> {path}")
 
@@ -566,12 +630,15 @@ def export_bfc_cmd(
 def export_fct_cmd(
     run_dir: Path = typer.Argument(..., help="A run folder."),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="File to write (default RUN_DIR/fct.txt)."),
+    force: bool = ForceFileOpt,
 ) -> None:
     """Write per-flow results in the HPCC simulator's fct.txt format (fct.txt only; see export-hpcc)."""
     from .interop.hpcc.exporter import export_fct
 
-    with _bad_input(run_dir=run_dir, out=out):
+    with _bad_input(run_dir=run_dir, out=out), \
+            _writing({"RUN_DIR": run_dir}, {"--out": (out, False)}, force=force, in_run=("fct.txt",)):
         path, n = export_fct(run_dir, out)
+        _notes(_partial(run_dir))
     out_console.print(f"{n} flows -> {path}")
 
 
@@ -579,13 +646,16 @@ def export_fct_cmd(
 def export_hpcc_cmd(
     run_dir: Path = typer.Argument(..., help="A run folder."),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Folder to write into (default RUN_DIR; created)."),
+    force: bool = ForceFileOpt,
 ) -> None:
     """Write the HPCC simulator's output files (fct.txt, pfc.txt, qlen.txt) for a run; a file whose
     table the run lacks is skipped with a note saying what writes it."""
-    from .interop.hpcc.exporter import export_hpcc
+    from .interop.hpcc.exporter import HPCC_FILES, export_hpcc
 
-    with _bad_input(run_dir=run_dir, out=out):
+    with _bad_input(run_dir=run_dir, out=out), \
+            _writing({"RUN_DIR": run_dir}, {}, force=force, in_run=HPCC_FILES):  # (each file checked as written)
         files = export_hpcc(run_dir, out)
+        _notes(_partial(run_dir))
     _notes([f"{f.name} skipped: {f.skipped}" for f in files if f.skipped])
     for f in files:
         if not f.skipped:
@@ -613,6 +683,7 @@ def compare_fct_cmd(
                                         "(repeatable): its p99s are a range over its runs, not a bootstrap interval."),
     cand_seed: list[Path] = typer.Option([], "--cand-seed", help="Another run of the candidate, same flows, another seed "
                                          "(repeatable): its p99s are a range over its runs."),
+    force: bool = ForceFileOpt,
 ) -> None:
     """Compare FCT slowdowns of two runs flow by flow, in 10 flow-size buckets (see hopsim.interop.compare).
     p99s are judged as ranges: over each side's runs, or a bootstrap interval for a reference of one run.
@@ -620,12 +691,16 @@ def compare_fct_cmd(
     from .interop.compare import BFC_TAG, PLOT_FORMATS, compare, plot, read_fct, render, summary_lines, write_json
     from .scenario.paths import why_unwritable
 
-    with _bad_input(ref=ref, cand=cand, plot=plot_, json=json_):
+    with _bad_input(ref=ref, cand=cand, plot=plot_, json=json_), \
+            _writing({"REF": ref, "CAND": cand}, {"--json": (json_, False), "--plot": (plot_, False)}, force=force):
+        if tol != tol:  # (older click lets nan through a range: no comparison with it is false)
+            raise ScenarioError(f"--tol {tol}: not a number; give a gap of 0 or more, e.g. 0.1")
         if plot_ is not None and plot_.suffix.lstrip(".").lower() not in PLOT_FORMATS:
             raise ScenarioError(f"--plot {plot_}: unknown image type {plot_.suffix!r}; allowed: "
                                 + ", ".join("." + f for f in PLOT_FORMATS))
         ref_rows, ref_name = read_fct(ref, "REF")
         cand_rows, cand_name = read_fct(cand, "CAND")
+        _notes(_partial(ref, cand))
         try:
             dsts = [int(x) for x in incast_dsts.split(",") if x.strip()]
         except ValueError:
@@ -730,17 +805,25 @@ def _preload(args: list[str]) -> None:
 
 
 def _main() -> Any:
-    import click
+    import typer.main
 
+    command = typer.main.get_command(app)
+    _once_each(command)
     try:
-        code = app(standalone_mode=False)
-    except click.exceptions.Abort as e:
+        code = command.main(args=sys.argv[1:], prog_name="hopsim", standalone_mode=False)
+    except _click_classes("Abort") as e:
         if isinstance(e.__context__, KeyboardInterrupt):  # click's name for a Ctrl-C it caught
             raise KeyboardInterrupt from None
         return 1
-    except click.ClickException as e:
+    except _click_classes("NoArgsIsHelpError") as e:  # `hopsim` alone, `hopsim run` alone: the help
         e.show()
-        return e.exit_code
+        return BAD_INPUT
+    except _click_classes("ClickException") as e:
+        _usage_error(e)
+        return BAD_INPUT
+    except RepeatedOption as e:
+        _error(e)
+        return BAD_INPUT
     except OSError as e:
         # the last line of defence: the file system refusing a path given on the command line
         # (too long, a loop of links, ...) where no command expected it is bad input too
@@ -755,6 +838,64 @@ def _main() -> Any:
         # versions raised click's Abort, above); the command had no line for it, so `main` says one
         raise KeyboardInterrupt
     return code
+
+
+def _click_classes(name: str) -> tuple[type[BaseException], ...]:
+    """Click's exception class `name` as each command-line library in use defines it: recent Typer
+    carries its own copy of click (`typer._click`, with Abort and Exit in `typer.exceptions`)
+    whose exceptions are not click's; older Typer raises click's own. Catching both is what keeps
+    every usage error one line."""
+    import importlib
+
+    out = []
+    for module in ("typer._click.exceptions", "typer.exceptions", "click.exceptions"):
+        try:
+            cls = getattr(importlib.import_module(module), name, None)
+        except ImportError:
+            continue
+        if isinstance(cls, type) and cls not in out:
+            out.append(cls)
+    return tuple(out)
+
+
+class RepeatedOption(Exception):
+    """An option that takes one value given more than once (`_once_each`)."""
+
+
+def _once_each(command: Any) -> None:
+    """Refuse an option that takes one value given twice (``--out a --out b``): click keeps the
+    last silently, and a user who typed both meant one of them. Done in each command's parser,
+    whose list of what it read (in order, repeats included) is the one place that knows."""
+    for sub in [command, *getattr(command, "commands", {}).values()]:
+        make_parser = sub.make_parser
+
+        def checked(ctx: Any, make_parser: Any = make_parser) -> Any:
+            parser = make_parser(ctx)
+            parse = parser.parse_args
+
+            def parse_args(args: list[str]) -> Any:
+                opts, rest, order = parse(args=args)
+                seen: set[int] = set()
+                for p in order:
+                    once = getattr(p, "param_type_name", "") == "option" and not getattr(p, "multiple", False) \
+                        and not getattr(p, "count", False)
+                    if once and id(p) in seen:
+                        raise RepeatedOption(f"{ctx.command_path}: {'/'.join(p.opts)} given more than once; give it once")
+                    seen.add(id(p))
+                return opts, rest, order
+
+            parser.parse_args = parse_args
+            return parser
+
+        sub.make_parser = checked
+
+
+def _usage_error(e: BaseException) -> None:
+    """A usage error as one line: what click says (the option and why), and where to read more."""
+    msg = " ".join(str(e.format_message()).split()) if hasattr(e, "format_message") else str(e)
+    ctx = getattr(e, "ctx", None)
+    where = getattr(ctx, "command_path", "") or "hopsim"
+    _error(f"{where}: {msg} (see `{where} --help`)")
 
 
 _said = False

@@ -45,6 +45,7 @@ from .run import execute, results_from_native
 from .scenario.model import Scenario, apply_overrides, format_validation_error, read_toml, scenario_from_dict
 from .scenario.schema import Int, Strict
 from .results.store import SUMMARY, clean_stale, is_complete, read_summary, write_run
+from .scenario.outputs import mark
 from .scenario.paths import read_bounded, resolve, why_unwritable
 
 __all__ = ["SweepModel", "RunPoint", "plan_sweep", "run_sweep", "check_out", "SweepReport", "MANIFEST"]
@@ -260,6 +261,7 @@ def run_sweep(
                 todo.append(rp)
         clean_stale(out)
         _write_manifest(out, owner, path, points, quick)
+        mark(out, "sweep")
         if on_plan:
             on_plan(len(points), len(todo))
         if todo:

@@ -65,6 +65,7 @@ _RUN_COLS = {
     "events": "events",
     "wall_time_s": "wall (s)",
     "events_per_s": "events/s",
+    "partial": "partial",
 }
 
 
@@ -112,7 +113,8 @@ def build_report(root: Path | str, out: Path | str, title: str | None = None,
     root = Path(root)
     runs = runs_frame(root)
     if runs.empty:
-        raise FileNotFoundError(f"no complete run folders under {root}")
+        raise ScenarioError(f"{root}: no complete run folders under it (a run folder holds summary.json); give a "
+                            "folder that `hopsim run` or `hopsim sweep` wrote")
     tables = plots.load_tables(runs, ["flows", "buffer", "queues", "ports"])
     figs = []
     for key, (caption, fn, table) in plots.ALL_FIGURES.items():
@@ -134,6 +136,9 @@ def build_report(root: Path | str, out: Path | str, title: str | None = None,
         f"<p class='meta'>{len(runs)} run(s) from {html.escape(str(resolve(root)))}; generated "
         f"{time.strftime('%Y-%m-%d %H:%M:%S')}; swept parameters: "
         f"{html.escape(', '.join(pcols) or 'none')}.</p>",
+        *([f"<p class='meta'><b>partial:</b> {int(runs['partial'].sum())} of {len(runs)} run(s) stopped before "
+           "their end (--keep-partial); their tables hold only what they had measured (column partial).</p>"]
+          if runs["partial"].any() else []),
         "<h2>Summary by label</h2>",
         "<p class='meta'>Means over the runs of each label (e.g. seeds).</p>",
         _table(label_df, {"label": "label", **_LABEL_COLS}),

@@ -20,6 +20,7 @@ from ..errors import ScenarioError
 from .claims import MANIFEST
 from .page import CLAIMS, build_paper_page
 from ..sweep import SweepModel, read_sweep, run_sweep
+from ..scenario.outputs import mark
 from ..scenario.paths import resolve
 
 __all__ = ["paper_dir", "paper_sweeps", "reproduce", "build_paper_page", "is_reproduction",
@@ -151,6 +152,8 @@ def reproduce(paper: str, out: Path | str, quick: bool = False, jobs: int | None
         if bool(old.get("quick")) != quick or old.get("paper") != d.name:
             raise ScenarioError(f"--out {out}: holds the {'quick' if old.get('quick') else 'full'} reproduction of "
                                 f"{old.get('paper')!r}; give another folder")
+    out.mkdir(parents=True, exist_ok=True)
+    mark(out, "reproduction")  # first: a reproduction stopped halfway is still known as one, to resume
     rep = Reproduction(out=out, page=out / f"{d.name}.html")
     t0 = time.perf_counter()
     walls: dict[str, float] = {}

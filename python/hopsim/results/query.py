@@ -6,7 +6,8 @@ complete run under DIR — ``flows``, ``pauses``, ``control``, ``buffer``, ``que
 columns ``run`` (the run folder's path below DIR), ``label`` (its swept values other than the seed) and one
 column per swept parameter (named by the last part of its key, ``scheme`` for
 ``flow_control.scheme``, unless two keys share it), plus a ``runs`` table with each run's
-parameters and summary numbers, its control frames by kind (``frames_pfc``, ``frames_queue_pause``,
+parameters and summary numbers (``partial``: true for a run stopped before its end and kept with
+``--keep-partial``, whose tables hold only what it had measured), its control frames by kind (``frames_pfc``, ``frames_queue_pause``,
 ``frames_credit``, ``frames_dst_pause``, ``frames_flow_pause``, ``frames_other``) and its modules'
 counters (``bfc_pauses``, ``tqp_pauses``, ...; absent from a run whose modules lack it).
 """
@@ -14,12 +15,13 @@ counters (``bfc_pauses``, ``tqp_pauses``, ...; absent from a run whose modules l
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .tables import TABLES
 from ..errors import ScenarioError
-from .store import TMP_MARK, check_regular, find_runs, read_summary, read_table
+from .store import TMP_MARK, check_table, find_runs, read_summary, read_table
 from ..scenario.paths import resolve
 
 if TYPE_CHECKING:  # pandas loads on first use: `hopsim run` never needs it (60 MB, 0.3 s)
@@ -30,7 +32,7 @@ __all__ = ["connect", "query", "runs_frame", "param_columns", "label_of"]
 _SUMMARY_COLS = (
     "flows", "flows_finished", "incast_flows", "drops", "dropped_bytes", "pause_frames", "resume_frames",
     "pause_time_ns", "max_switch_buffer_bytes", "end_time_ns", "events", "wall_time_s", "events_per_s",
-    "slowdown_mean", "slowdown_p99", "fct_ns_p99", "scenario_hash", "name",
+    "slowdown_mean", "slowdown_p99", "fct_ns_p99", "scenario_hash", "name", "partial",
 )
 
 
@@ -93,6 +95,7 @@ def runs_frame(root: Path | str) -> pd.DataFrame:
             row[cols[k]] = json.dumps(v) if isinstance(v, (list, dict)) else v
         for c in _SUMMARY_COLS:
             row[c] = s.get(c)
+        row["partial"] = bool(s.get("partial", False))  # (--keep-partial: stopped before its end)
         # control frames by kind, then the flow-control and congestion-control modules' counters
         # (`FlowControl::counters`): columns named as the summary names them
         extra = {**{f"frames_{k}": n for k, n in (s.get("control_frames") or {}).items()}, **(s.get("modules") or {})}
@@ -115,7 +118,8 @@ def connect(root: Path | str):
 
     runs = runs_frame(root)
     if runs.empty:
-        raise FileNotFoundError(f"no complete run folders under {root}")
+        raise ScenarioError(f"{root}: no complete run folders under it (a run folder holds summary.json); give a "
+                            "folder that `hopsim run` or `hopsim sweep` wrote")
     con = duckdb.connect()
     con.register("_runs_df", runs)
     con.execute("CREATE TABLE runs AS SELECT * FROM _runs_df")
@@ -124,12 +128,14 @@ def connect(root: Path | str):
     sel = ", ".join(["r.run", "r.label", *[f'r."{c}"' for c in pcols]])
     for t in TABLES:
         # run folders written before a table existed lack its file: the view covers those that have it
-        have = [(str(Path(p) / f"{t}.parquet"), r) for p, r in zip(runs["path"], runs["run"]) if (Path(p) / f"{t}.parquet").exists()]
+        # (lexists: a loop of links in a table's place is a damaged folder, not a missing table)
+        have = [(str(Path(p) / f"{t}.parquet"), r) for p, r in zip(runs["path"], runs["run"])
+                if os.path.lexists(Path(p) / f"{t}.parquet")]
         if not have:
             continue
         files = [f for f, _ in have]
         for f in files:
-            check_regular(f)  # a pipe in a table's place would block DuckDB for ever
+            check_table(f, t)  # a pipe in a table's place would block DuckDB for ever
         con.execute(f"CREATE TABLE _files_{t} AS SELECT unnest(?) AS file, unnest(?) AS run", [files, [r for _, r in have]])
         try:
             con.execute(
@@ -168,6 +174,15 @@ def _sql_list(items: list[str]) -> str:
     return "[" + ", ".join("'" + s.replace("'", "''") + "'" for s in items) + "]"
 
 
+def _rows(con: Any, sql: str) -> pd.DataFrame:
+    """The rows the last statement of `sql` returns; none returned (``;`` alone, a comment) is bad input."""
+    con.execute(sql)
+    if con.description is None:
+        raise ScenarioError(f"SQL {sql.strip()[:40]!r}: no statement that returns rows (only ';' or comments); give a "
+                            "query, e.g. SELECT * FROM runs")
+    return con.df()
+
+
 def query(root: Path | str, sql: str) -> pd.DataFrame:
     """Run `sql` over the views of `connect(root)` and return a DataFrame. Ctrl-C stops a query
     that runs long (or never ends, as a recursive one can): DuckDB runs it on a helper thread
@@ -181,7 +196,7 @@ def query(root: Path | str, sql: str) -> pd.DataFrame:
                             + ", e.g. SELECT * FROM runs")
     con = connect(root)
     try:
-        return call(lambda: con.execute(sql).df(), stop=con.interrupt)
+        return call(lambda: _rows(con, sql), stop=con.interrupt)
     except duckdb.Error as e:
         if not _data_error(e):
             raise

@@ -19,12 +19,13 @@ lock nobody holds any more (`remove_abandoned`).
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import tempfile
 import weakref
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO, Iterator
 
 import numpy as np
 
@@ -116,8 +117,21 @@ class Spool:
         A signal that arrives meanwhile is delivered once the chunk is whole (`interrupts`)."""
         from ..interrupts import deferred
 
-        with deferred():
+        with deferred(), self._named():
             self._add(tables)
+
+    @contextlib.contextmanager
+    def _named(self) -> Iterator[None]:
+        """An OSError from writing the spool (a full disk where TMPDIR points) names the spool's
+        folder and says what it is: a file object's write error names no file, and "No space
+        left on device" alone does not say which device."""
+        try:
+            yield
+        except OSError as e:
+            if e.filename:
+                raise
+            raise OSError(e.errno, f"{e.strerror or e} (the run's spool of samples, in TMPDIR "
+                          f"{self.dir.parent}; point TMPDIR at a disk with room)", str(self.dir)) from None
 
     def _add(self, tables: Mapping[str, Mapping[str, Any]]) -> None:
         self.chunks += 1
@@ -166,25 +180,32 @@ class Spool:
                 self._path(name, c).unlink(missing_ok=True)
 
     def read_by_id(self, name: str, key: str, empty: Mapping[str, Any]) -> Iterator[dict[str, np.ndarray]]:
-        """`read`, with the rows in the order of column `key`, which holds each of 0..rows-1 once
-        (the flows table's `flow_id`). The raw files are put in that order first, a column at a
-        time: each row goes to its key's place (no sort), so the memory this takes is the key
-        column and two copies of one column, not the table."""
+        """`read`, with the rows in the order of column `key` (the flows table's `flow_id`). The
+        raw files are put in that order first, a column at a time. When the keys number the rows
+        0..rows-1 once each (a whole run), each row goes to its key's place (no sort), so the
+        memory this takes is the key column and two copies of one column, not the table. A run
+        stopped by Ctrl-C (``--keep-partial``) may lack some flows, so that a key is past the last
+        row: its rows are sorted by key instead."""
         files = self._raw.get(name)
         if files is not None:
             for f in files.values():
                 f.close()
             dtypes = self._dtypes[name]
             ids = np.fromfile(self._path(name, key), dtype=dtypes[key])
-            check = np.full(len(ids), len(ids), dtype=np.int64)
-            check[ids] = np.arange(len(ids))  # (an id beyond the rows raises here)
-            if (check == len(ids)).any():
-                raise ValueError(f"{name}: column {key} does not number the rows 0..{len(ids) - 1} once each")
-            del check
+            rows = min(self._path(name, c).stat().st_size // dt.itemsize for c, dt in dtypes.items())
+            ids = ids[:rows]  # (every column is whole: `add` defers signals; the shortest sets the rows anyway)
+            place = _places(ids)
+            if place is None:  # some keys missing: gather in key order
+                order = np.argsort(ids, kind="stable")
+                if rows > 1 and (ids[order][1:] == ids[order][:-1]).any():
+                    raise ValueError(f"{name}: column {key} holds a value twice")
             for c, dt in dtypes.items():
-                col = np.fromfile(self._path(name, c), dtype=dt)
-                out = np.empty_like(col)
-                out[ids] = col
+                col = np.fromfile(self._path(name, c), dtype=dt, count=rows)
+                if place is not None:
+                    out = np.empty_like(col)
+                    out[place] = col
+                else:
+                    out = col[order]
                 del col
                 out.tofile(self._path(name, c))
                 del out
@@ -193,7 +214,18 @@ class Spool:
     def write(self, name: str, parts: Iterator[columns.Table]) -> Path:
         """Write the final table `name` from its parts (`hopsim.results.columns` tables), in order, a
         row group each; returns its file."""
-        return columns.write(self.dir / f"{name}.parquet", parts)
+        with self._named():
+            return columns.write(self.dir / f"{name}.parquet", parts)
+
+
+def _places(ids: np.ndarray) -> np.ndarray | None:
+    """`ids` when they number their rows 0..len-1 once each (each row's place), else None."""
+    n = len(ids)
+    if n == 0 or ids.min() < 0 or ids.max() >= n:
+        return None if n else ids
+    check = np.zeros(n, dtype=bool)
+    check[ids] = True
+    return ids if check.all() else None
 
 
 class Tables(Mapping):

@@ -15,6 +15,7 @@ Contents::
                        (time, node, port, metric, value: VOQs in use, flows paused, ...)
     latency.parquet    per-packet one-way latency by flow class (record.latency); empty when off
     summary.json       counts, drops, pause time, events, wall time, events/s
+    .hopsim.json       what made the folder ({"kind": "run"}): `--force` replaces only such a folder
 
 Atomicity: everything is written into a hidden temporary folder beside the target
 (``.NAME.tmp-XXXX``) and renamed into place last; a crash leaves only a temporary folder, which
@@ -33,8 +34,9 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ScenarioError
 from .columns import write as write_columns
+from ..scenario.outputs import mark
 from ..scenario.paths import check_replaceable, is_file, read_bounded, resolve
-from .tables import TABLES, Results
+from .tables import IDENTIFYING, TABLES, Results
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -42,7 +44,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from ..scenario.model import Scenario
 
-__all__ = ["check_writable", "write_run", "load_run", "read_table", "read_columns", "read_frame", "read_summary", "is_complete",
+__all__ = ["check_writable", "write_run", "load_run", "partial_note", "read_table", "read_columns", "read_frame", "read_summary", "is_complete",
            "find_runs", "clean_stale", "RunExists"]
 
 SUMMARY = "summary.json"
@@ -116,6 +118,7 @@ def write_run(
         summary["name"] = scenario.name
         summary["params"] = params or {}
         _json(tmp / SUMMARY, summary)
+        mark(tmp, "run")
         os.chmod(tmp, 0o755)
         if out.exists():  # overwrite: move the old one aside first, then swap
             old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old{TMP_MARK}", dir=out.parent))
@@ -157,6 +160,15 @@ def check_regular(path: Path | str) -> None:
         raise ScenarioError(f"{path}: cannot read it ({e.strerror or e}); {_REDO}") from None
     if not stat.S_ISREG(mode):
         raise ScenarioError(f"{path}: not a regular file (a damaged run folder); {_REDO}")
+
+
+def check_table(path: Path | str, table: str) -> None:
+    """`check_regular`, and the file must be table `table` (`IDENTIFYING`'s columns): another
+    table copied over it would otherwise answer for it."""
+    missing = [c for c in IDENTIFYING.get(table, ()) if c not in read_columns(path)]
+    if missing:
+        raise ScenarioError(f"{path}: has no column {', '.join(missing)}: not the {table} table of a hopsim run "
+                            f"(another file in its place?); {_REDO}")
 
 
 def read_columns(path: Path | str) -> set[str]:
@@ -238,6 +250,20 @@ def load_run(d: Path | str) -> Results:
     # folders written before a table existed lack its file: they load without it
     tables = {name: read_table(d / f"{name}.parquet") for name in TABLES if (d / f"{name}.parquet").exists()}
     return Results(tables=tables, summary=read_summary(d))
+
+
+def partial_note(d: Path | str) -> str | None:
+    """The line every reader of run folder `d` says when the run is partial (``--keep-partial``:
+    stopped by a signal, its tables holding what it had measured), else None. Why each reader
+    says it: an export or a page made from such a run otherwise reads like one of a whole run."""
+    d = Path(d)
+    if not is_complete(d):
+        return None
+    s = read_summary(d)
+    if not s.get("partial"):
+        return None
+    return (f"{d}: a partial run (stopped before its end; {s.get('flows_finished')} of {s.get('flows')} flows "
+            "finished): what is made from it holds only what it had measured")
 
 
 def find_runs(d: Path | str) -> list[Path]:

@@ -11,9 +11,19 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
     import pyarrow as pa
 
-__all__ = ["TABLES", "Results"]
+__all__ = ["TABLES", "IDENTIFYING", "Results"]
 
 TABLES = ("flows", "pauses", "control", "buffer", "queues", "ports", "pfc_received", "qlen", "trace", "module_samples", "latency", "cwnd")
+
+IDENTIFYING = {
+    "flows": ("flow_id", "size_bytes"), "pauses": ("prio", "quanta"), "control": ("kind", "target"),
+    "buffer": ("scope", "bytes"), "queues": ("node", "port", "bytes"), "ports": ("rate_bps", "tx_bytes"),
+    "pfc_received": ("prio", "pause"), "qlen": ("kb", "count"), "trace": ("event", "seq"),
+    "module_samples": ("metric", "value"), "latency": ("class", "p99_ns"), "cwnd": ("cwnd_bytes",),
+}
+"""Columns each table has had since it was first written, and that make it that table: a file
+without them in a table's place (another table copied over it) is a damaged run folder, not data
+to answer with."""
 
 
 @dataclass

@@ -17,6 +17,7 @@ from typing import Any, Iterator, Mapping
 from pydantic_core import PydanticCustomError
 
 from ..errors import ScenarioError
+from .outputs import NotAFile, check_replaceable, note_read, real_path
 
 _PACKAGE_REPO = Path(__file__).resolve().parents[3]
 
@@ -28,14 +29,11 @@ is named at once rather than filling the memory."""
 
 
 def resolve(path: Path | str) -> Path:
-    """`Path.resolve`, with a loop of symbolic links raised as the OSError (ELOOP, naming the
-    path) that every other file-system refusal is, rather than Python 3.11's RuntimeError: the
-    commands turn OSError into one line naming the option that gave the path (`hopsim.cli`)."""
-    p = Path(path)
-    try:
-        return p.resolve()
-    except RuntimeError:  # "Symlink loop from ..." (Python < 3.13)
-        raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), str(p)) from None
+    """The absolute path the kernel reaches for `path` (`outputs.real_path`: links followed in
+    turn, so ``loop/../x`` is the loop's error, not ``./x``); a loop of symbolic links is the
+    OSError (ELOOP, naming the path) that every other file-system refusal is: the commands turn
+    OSError into one line naming the option that gave the path (`hopsim.cli`)."""
+    return real_path(path)
 
 
 def repo_roots(base_dir: Path) -> list[Path]:
@@ -107,18 +105,12 @@ def read_text(path: Path | str, what: str = "") -> str:
                             "save it as UTF-8 (or ASCII)") from None
 
 
-class NotAFile(OSError):
-    """An input path that is not a regular file of a sensible size (`read_bounded`)."""
-
-    def __init__(self, path: Path, why: str):
-        super().__init__(errno.EINVAL, why, str(path))
-
-
 def read_bounded(p: Path, limit: int = MAX_INPUT_BYTES) -> bytes:
     """The bytes of regular file `p`, refusing what is not one (a FIFO, which would block, a
     device such as /dev/zero, which never ends, a folder) and a file larger than `limit`, before
     reading (and, for a file that grows meanwhile, after `limit` bytes)."""
     fd = os.open(p, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # a FIFO must not block here
+    note_read(p)
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
@@ -145,27 +137,6 @@ def read_bounded(p: Path, limit: int = MAX_INPUT_BYTES) -> bytes:
         os.close(fd)
 
 
-def check_replaceable(path: Path | str, folder: bool = False) -> None:
-    """Before an output is put in place by renaming over `path`: what stands there must be what
-    hopsim writes (a regular file, or with `folder` a folder), else OSError naming it. Why: a
-    rename replaces whatever the name points at, and a command run by root with ``--out
-    /dev/zero`` would otherwise replace the device itself."""
-    p = Path(path)
-    try:
-        mode = os.lstat(p).st_mode
-    except FileNotFoundError:
-        return
-    ok = stat.S_ISDIR(mode) if folder else stat.S_ISREG(mode)
-    if not ok and stat.S_ISDIR(mode):
-        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(p))
-    if not ok:
-        kind = ("a folder" if stat.S_ISDIR(mode) else "a pipe" if stat.S_ISFIFO(mode) else "a link" if stat.S_ISLNK(mode)
-                else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "a file" if stat.S_ISREG(mode)
-                else "a special file")
-        want = "a folder" if folder else "a file"
-        raise NotAFile(p, f"it exists and is {kind}, not {want} hopsim wrote; give another path")
-
-
 def write_text_atomic(path: Path | str, text: str, what: str) -> Path:
     """Write a whole output file (a scenario, a report, the core's JSON) under a temporary name
     beside it, then rename it into place, so a failed write leaves the old file or nothing. A
@@ -174,7 +145,7 @@ def write_text_atomic(path: Path | str, text: str, what: str) -> Path:
     p = Path(path)
     tmp = p.with_name(f".{p.name}.tmp")
     try:
-        check_replaceable(p)
+        check_replaceable(p, what=what)
         with created_folder(p.parent):
             try:
                 tmp.write_text(text)

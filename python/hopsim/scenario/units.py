@@ -10,7 +10,7 @@ the field name in front.
 from __future__ import annotations
 
 import re
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal, InvalidOperation, localcontext
 
 __all__ = [
     "UnitError",
@@ -96,13 +96,31 @@ def _too_large(value: object, unit_name: str) -> UnitError:
                      f"times up to about 213 days, sizes and rates up to about 1.8e19")
 
 
+EXPONENT_LIMIT = 40
+"""The largest power of ten, up or down, a unit value may be written with: 1e40 of the smallest
+unit is past 2^64 - 1, and 1e-40 of the largest is below 1 ps, 1 byte or 1 bit/s, so nothing
+beyond it can be a value; refused before any arithmetic, whose context would overflow (an
+exception) or round the number to 0 (a silent zero) at such exponents."""
+
+
 def _scaled(num: Decimal, scale: int, value: object, unit_name: str) -> int:
-    exact = num * scale
+    """`num` units of `scale` in the core's unit, exactly, or a UnitError naming why not."""
+    if num != 0 and num.adjusted() > EXPONENT_LIMIT:
+        raise _too_large(value, unit_name)
+    if num != 0 and num.adjusted() < -EXPONENT_LIMIT:
+        raise _too_fine(value, unit_name)
+    with localcontext() as ctx:  # every digit kept: the product is exact, never rounded
+        ctx.prec = len(num.as_tuple().digits) + 2 * EXPONENT_LIMIT
+        exact = num * scale
     if exact != exact.to_integral_value():
-        raise UnitError(f"{shown(value)} is finer than 1 {unit_name}, the smallest step the simulator has")
+        raise _too_fine(value, unit_name)
     if exact > U64_MAX:
         raise _too_large(value, unit_name)
     return int(exact)
+
+
+def _too_fine(value: object, unit_name: str) -> UnitError:
+    return UnitError(f"{shown(value)} is finer than 1 {unit_name}, the smallest step the simulator has")
 
 
 def parse_rate(value: object) -> int:
@@ -159,11 +177,14 @@ def parse_fraction(value: object) -> float:
             return float(value)
         if isinstance(value, str):
             m = _NUM_UNIT.match(value)
-            if m and m.group(2) == "%":
-                return float(Decimal(m.group(1)) / 100)
-            if m and m.group(2) == "":
-                return float(Decimal(m.group(1)))
-    except OverflowError:  # an integer of hundreds of digits
+            if m and m.group(2) in ("%", ""):
+                num = Decimal(m.group(1))
+                if num != 0 and num.adjusted() > EXPONENT_LIMIT:
+                    raise OverflowError
+                if num != 0 and num.adjusted() < -EXPONENT_LIMIT:
+                    raise UnitError(f"{shown(value)} is too small to tell from 0; write 0 if 0 is meant")
+                return float(num / 100 if m.group(2) else num)
+    except OverflowError:  # an integer of hundreds of digits, an exponent of millions
         raise UnitError(f"{shown(value)} is too large for a fraction; expected {FRACTION_FORMS}") from None
     raise UnitError(f"expected {FRACTION_FORMS}, got {shown(value)}")
 

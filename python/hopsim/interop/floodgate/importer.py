@@ -17,14 +17,15 @@ the scenario (``NAME.topology.txt``, ``NAME.flows.txt``); nothing is written whe
 from __future__ import annotations
 
 import math
+import re
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from .. import ns3_config as C
 from ..hpcc import importer as H
 from ...errors import ScenarioError
-from .files import hpcc_flows, hpcc_topology, read_drawn_flows, read_fg_config, read_flow_file, read_topology
+from .files import _rows, hpcc_flows, hpcc_topology, read_drawn_flows, read_fg_config, read_flow_file, read_topology
 from ...scenario.paths import read_text, resolve, write_text_atomic
 
 __all__ = ["import_floodgate", "HONOURED", "IGNORED", "NS3_HEADER", "credit_frame"]
@@ -63,7 +64,8 @@ HONOURED = {
     "TOPOLOGY_FILE": "converted to NAME.topology.txt (HPCC format) beside the scenario",
     "FLOW_FROM_FILE": "1 -> FLOW_FILE converted to NAME.flows.txt; 0 -> --flows (the flows it drew) is required",
     "FLOW_FILE": "read with FLOW_FROM_FILE 1",
-    "SIMULATOR_STOP_TIME": "duration (its flows start near 0 s: no time offset)",
+    "SIMULATOR_STOP_TIME": "duration = stop time - time_offset, read as `hopsim import-hpcc` reads it (a stop time "
+                           "at or before the offset, nan or none is refused)",
     "USE_DYNAMIC_PFC_THRESHOLD": "flow_control.pfc.threshold 'dynamic' between switches (its static threshold applies to "
                                  "per-destination PFC only)",
 }
@@ -75,6 +77,10 @@ IGNORED = {k: "draws the flows there: with FLOW_FROM_FILE 0 give the drawn flows
         "DRILL_LOAD_MODE", "QUEUE_STATISTIC_INTERVAL_US")}
 FG_KEYS = set(HONOURED) | set(IGNORED) | {"PFC_DST_ALHPA"}
 """Keys `hpcc.importer` does not know (or reads differently): taken out before it reads the rest."""
+
+AS_HPCC = {"SIMULATOR_STOP_TIME"}
+"""Keys of `HONOURED` that Floodgate-NS3 reads as the HPCC simulator does: `hpcc.importer` reads
+them (its checks included) from the config passed on to it."""
 
 NS3_HEADER = 38
 """Its PppHeader (ppp-header.cc): Ethernet 14 + preamble, FCS and gap 24 bytes, against HPCC's 2."""
@@ -138,7 +144,8 @@ def _import(config: Path, cfg: C.Config, out: Path, flows: Path | str | None, to
         raise ScenarioError(problems)
 
     topo_path = C._file(cfg, "TOPOLOGY_FILE", config.parent)
-    topo = read_topology(topo_path, read_text(topo_path, "TOPOLOGY_FILE"))
+    topo_text = read_text(topo_path, "TOPOLOGY_FILE")
+    topo = read_topology(topo_path, topo_text)
     if from_file:
         fpath = C._file(cfg, "FLOW_FILE", config.parent)
         flow_text: str | None = hpcc_flows(read_flow_file(fpath, read_text(fpath, "FLOW_FILE")))
@@ -164,10 +171,45 @@ def _import(config: Path, cfg: C.Config, out: Path, flows: Path | str | None, to
         flow_file = fpath
     shared = C.Config()
     for k, v in cfg.items():
-        if k not in FG_KEYS:
+        if k not in FG_KEYS or k in AS_HPCC:
             shared[k] = v
             shared.lines[k] = cfg.lines[k]
     shared["TOPOLOGY_FILE"], shared["FLOW_FILE"] = [str(topo_out)], [str(flow_file)]
+    try:
+        return _model(config, cfg, out, topo, fg_cfg, shared)
+    except ScenarioError as e:
+        # what the HPCC importer and the scenario check say of the converted files, said of the user's
+        conv = {topo_out: (topo_path, _topology_lines(topo_text, len(topo.switches)))}
+        if flow_file == flows_out:
+            conv[flows_out] = (fpath, None)
+        raise ScenarioError([_in_user_files(p, conv) for p in e.problems], source=e.source) from None
+
+
+def _topology_lines(text: str, switches: int) -> Callable[[int], int]:
+    """The line of the user's topology file that line `n` of its HPCC conversion comes from
+    (`hpcc_topology`: the header, the switch ids on one line, then the links in order)."""
+    rows = [no for no, _ in _rows(text)]
+
+    def line(n: int) -> int:
+        i = 0 if n <= 1 else 1 if n == 2 else 1 + switches + (n - 3)
+        return rows[min(i, len(rows) - 1)]
+
+    return line
+
+
+def _in_user_files(problem: str, conv: dict[Path, tuple[Path, Callable[[int], int] | None]]) -> str:
+    """`problem` with each converted file's name (and line, where known) put as the user's."""
+    for made, (theirs, line) in conv.items():
+        if line is not None:
+            problem = re.sub(re.escape(str(made)) + r"(:? line) (\d+)", lambda m: f"{theirs}{m.group(1)} {line(int(m.group(2)))}", problem)
+        else:  # the flows: one line each there, after a count line here
+            problem = re.sub(re.escape(str(made)) + r"(:? line) (\d+)", lambda m: f"{theirs}: flow {int(m.group(2)) - 1}", problem)
+        problem = problem.replace(str(made), str(theirs))
+    return problem
+
+
+def _model(config: Path, cfg: C.Config, out: Path, topo: Any, fg_cfg: Any, shared: C.Config) -> tuple[str, list[str]]:
+    """The scenario's text and notes: the HPCC importer's reading of `shared`, then Floodgate's model."""
     base, notes = H._import(config, shared, out)
     sc = tomllib.loads(base)
     notes = [n for n in notes if not n.startswith(("TOPOLOGY_FILE", "FLOW_FILE"))]
@@ -201,6 +243,15 @@ def _import(config: Path, cfg: C.Config, out: Path, flows: Path | str | None, to
     return H.with_header(header, notes, sc, out, cfg), notes
 
 
+def _at_least_0(cfg: C.Config, key: str, conv: Any, default: Any) -> Any:
+    """A count, multiple or timeout of its switches: negative is no setting there (its unsigned
+    fields would wrap to huge values, its multiples would turn a threshold upside down)."""
+    v = C._one(cfg, key, conv, default)
+    if v < 0:
+        raise ScenarioError(f"{C._key(cfg, key)}: {v}; allowed: 0 or more")
+    return v
+
+
 def _floodgate_model(sc: dict[str, Any], cfg: C.Config, topo: Any, fg_cfg: Any, notes: list[str]) -> set[str]:
     """Set what Floodgate-NS3 does differently from the HPCC simulator; returns the keys used."""
     cc_mode = C._one(cfg, "CC_MODE", int, 1)
@@ -228,10 +279,10 @@ def _floodgate_model(sc: dict[str, Any], cfg: C.Config, topo: Any, fg_cfg: Any, 
     if C._one(cfg, "USE_FLOODGATE", int, 0) != 1:
         return used - {k for k in HONOURED if k.startswith(("SWT", "SWI", "FLOODGATE", "SRCTOR", "PFC_TH", "RESET"))}
     ack_mode = C._one(cfg, "SWTICH_ACK_MODE", int, 1)
-    bc = C._one(cfg, "SWTICH_BYTE_COUNTER", int, 1)
+    bc = _at_least_0(cfg, "SWTICH_BYTE_COUNTER", int, 1)
     interval = C._one(cfg, "SWTICH_CREDIT_INTERVAL", C._real, 0.0)
     win_m = C._one(cfg, "SWITCH_WIN_M", C._real, 1.5)
-    th_m = C._one(cfg, "SWITCH_ACK_TH_M", C._real, 0.0)
+    th_m = _at_least_0(cfg, "SWITCH_ACK_TH_M", C._real, 0.0)
     ideal = ack_mode == 1 and bc <= 1 and interval == 0
     rates = [r for a, b, r, _ in topo.links if a in topo.switches and b in topo.switches] or [r for *_, r, _ in topo.links]
     delays = [d for *_, d in topo.links]
@@ -268,7 +319,7 @@ def _floodgate_model(sc: dict[str, Any], cfg: C.Config, topo: Any, fg_cfg: Any, 
             fg["ideal_delay_credit"] = True
     else:
         fg["delay_credit"] = False
-    syn = C._one(cfg, "SWITCH_SYN_TIMEOUT_US", int, 0)
+    syn = _at_least_0(cfg, "SWITCH_SYN_TIMEOUT_US", int, 0)
     fg["syn_timeout"] = f"{syn}us" if syn > 0 else "1s"
     if C._one(cfg, "SRCTOR_DST_PFC", int, 1) == 1:
         # per-destination PFC at the source ToR's host ports, no PFC between switches

@@ -232,8 +232,12 @@ def _write_all(texts: dict[Path, str]) -> None:
         raise
 
 
+HPCC_FILES = ("fct.txt", "pfc.txt", "qlen.txt")
+"""The HPCC simulator's output files that `export_hpcc` writes."""
+
+
 def export_hpcc(run_dir: Path | str, out: Path | str | None = None,
-                names: tuple[str, ...] = ("fct.txt", "pfc.txt", "qlen.txt")) -> list[Exported]:
+                names: tuple[str, ...] = HPCC_FILES) -> list[Exported]:
     """Write the simulator's files (`names`) for a run folder into `out` (default: the run
     folder); returns one `Exported` per file. Raises ScenarioError (naming the run folder) when
     the run folder or a table cannot be read or `out` cannot be written; nothing is written then."""
