@@ -146,8 +146,7 @@ NO_VERDICT_YET = {
         "table2-webserver", "fig11b-webserver-tor-up", "fig11b-webserver-agg-down",
         "fig11b-webserver-tor-down"},
     "flowsail": {"fig10a", "fig13", "fig16a", "fig16c", "fig9-f1", "fig9-series"},
-    "ppfc": {"fig10-throughput", "fig15-dumbbell-16to1", "fig15-dumbbell-8to1", "fig15-leafspine-16to1",
-        "fig15-leafspine-8to1", "fig8-group1"},
+    "ppfc": {"fig8-group1"},
     "pulser": {"fig5", "fig6", "settings-p99", "settings-median"},
 }
 """Figures whose statement of the paper (``claim``) has no checkable claim yet: each should get a
