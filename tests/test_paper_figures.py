@@ -147,7 +147,7 @@ NO_VERDICT_YET = {
         "fig11b-webserver-tor-down"},
     "flowsail": {"fig10a", "fig13", "fig16a", "fig16c", "fig9-f1", "fig9-series"},
     "ppfc": {"fig8-group1"},
-    "pulser": {"fig5", "fig6", "settings-p99", "settings-median"},
+    "pulser": {"fig6"},
 }
 """Figures whose statement of the paper (``claim``) has no checkable claim yet: each should get a
 reported number, or a ``direction`` where the paper gives none, so that it gets a verdict."""
