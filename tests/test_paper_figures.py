@@ -137,9 +137,7 @@ def test_every_paper_figure_has_units_and_the_papers_numbers(path, fig):
 
 
 NO_VERDICT_YET = {
-    "bfc": {"fig18b", "fig19", "fig21", "fig21b", "fig22", "fig10a", "fig10b", "fig11a", "fig11a-short",
-        "fig11b", "fig11b-short", "fig13a", "fig13b", "fig14a", "fig20a", "fig20a-p99", "fig8", "fig9a",
-        "fig9d", "fig9e"},
+    "bfc": {"fig9e", "fig10b"},
     "floodgate": {"fig12-goodput", "fig24-non-incast", "fig24-incast", "table2-hadoop", "table2-memcached",
         "fig18-memcached", "table2-websearch", "table2-webserver"},
     "flowsail": {"fig10a", "fig13", "fig16a", "fig16c", "fig9-f1", "fig9-series"},
