@@ -140,7 +140,7 @@ NO_VERDICT_YET = {
     "bfc": {"fig9e", "fig10b"},
     "floodgate": {"fig12-goodput", "fig24-non-incast", "fig24-incast", "table2-hadoop", "table2-memcached",
         "fig18-memcached", "table2-websearch", "table2-webserver"},
-    "flowsail": {"fig10a", "fig13", "fig16a", "fig16c", "fig9-f1", "fig9-series"},
+    "flowsail": {"fig9-f1", "fig9-series"},
     "ppfc": {"fig8-group1"},
     "pulser": {"fig6"},
 }
