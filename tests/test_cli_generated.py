@@ -275,6 +275,7 @@ WRITERS: dict[str, tuple[list[str], str, str, bool]] = {
     "export-fct": (["../run"], "--out", "../run/flows.parquet", True),
     "export-hpcc": (["../run"], "--out", "../run", True),
     "compare-fct": (["../run", "../run"], "--json", "../run/summary.json", True),
+    "init": (["small-incast-star"], "--out", "", False),
 }
 """Every command that writes, with how to call it. `test_every_writer_is_listed` keeps this
 complete: a command with an output option that is not here fails it."""

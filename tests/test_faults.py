@@ -105,7 +105,7 @@ def test_import_maps_error_rate_and_link_down(hpcc_dir, tmp_path, cli):
     # "0 0 0" and 0: no faults table at all
     cfg.write_text(cfg.read_text().replace("ERROR_RATE_PER_LINK 0.01", "ERROR_RATE_PER_LINK 0")
                    .replace("LINK_DOWN 1500 4 5", "LINK_DOWN 0 0 0"))
-    code, msg = cli("import-hpcc", cfg, "--out", out)
+    code, msg = cli("import-hpcc", cfg, "--out", out, "--force")
     assert code == 0, msg
     assert "faults" not in tomllib.loads(out.read_text())
 

@@ -488,7 +488,8 @@ def init(
         dest = out or Path(f"{src.stem}.toml")
         if dest.exists() or dest.is_symlink():
             raise ScenarioError(f"--out {dest}: already exists; hopsim init never replaces a file (give another --out)")
-        write_text_atomic(dest, src.read_text(), "--out")
+        with _writing({}, {"--out": (dest, False)}):
+            write_text_atomic(dest, src.read_text(), "--out")
     out_console.print(f"wrote {dest}; run it with: hopsim run {dest} --out runs/{src.stem}", markup=False, highlight=False, soft_wrap=True)
 
 
