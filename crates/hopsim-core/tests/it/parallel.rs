@@ -139,6 +139,40 @@ fn a_run_that_cannot_be_split_says_why_and_runs_on_one_thread() {
     assert_same(&on(&sc, 1, None), &stats, "TCP");
 }
 
+/// Links shorter than the shortest useful window are never cut: a fabric of 1 ns links keeps
+/// the whole network in one partition and says why, with the one-thread run's tables; a fabric
+/// with one such link still splits, its ends together.
+#[test]
+fn links_shorter_than_a_useful_window_are_never_cut() {
+    use hopsim_core::scenario::TopologySpec;
+    let mut sc = busy(lossless(FcConfig::Pfc, CcConfig::Dcqcn(Default::default())));
+    let TopologySpec::LeafSpine(l) = &mut sc.topology else { unreachable!() };
+    l.fabric_delay = Time(1_000);
+    let (stats, split) = run_threads(&|| sc.build(), 4, None, Watch::default()).expect("runs");
+    assert_eq!(split.threads, 1);
+    assert!(split.note.as_deref().is_some_and(|n| n.contains("shorter than 100ns")), "{:?}", split.note);
+    assert_same(&on(&sc, 1, None), &stats, "1 ns fabric");
+    // a plan given by hand may not cut one either
+    let topo = sc.topology.build().expect("topology");
+    let by_tor: Vec<u16> = (0..topo.nodes.len()).map(|n| if n >= 36 { 0 } else if n < 32 { (n / 8) as u16 } else { (n - 32) as u16 }).collect();
+    let err = run_threads(&|| sc.build(), 4, Some(by_tor), Watch::default()).err().expect("refused");
+    assert!(err.contains("shorter than the shortest window"), "{err}");
+}
+
+/// A stop asked before a split run starts ends it before its first window: every partition
+/// reads the stop flag, not only the first after its own 16,384 events.
+#[test]
+fn a_split_run_hears_a_stop_before_its_first_window() {
+    use std::sync::atomic::AtomicBool;
+    use std::sync::Arc;
+    let sc = busy(lossless(FcConfig::Pfc, CcConfig::Dcqcn(Default::default())));
+    let flag = Arc::new(AtomicBool::new(true));
+    let (stats, split) = run_threads(&|| sc.build(), 3, None, Watch::with_flag(flag)).expect("runs");
+    assert_eq!(split.threads, 3);
+    assert_eq!(stats.stop.reason.name(), "interrupted");
+    assert!(stats.stop.message.ends_with("after 0 events"), "{}", stats.stop.message);
+}
+
 /// The time-growing tables a split run hands to the sink, chunk by chunk, then what is left:
 /// the one-thread run's tables, row for row, and no chunk much above the threshold: a long run
 /// on many threads holds no more of its samples and logs than on one. Floodgate for module
