@@ -93,7 +93,7 @@ def one(toml: str, out: str, threads: int) -> None:
         "wall_s": round(wall, 2), "sim_wall_s": round(s["wall_time_s"], 2),
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
         "events": s["events"], "flows": s["flows"], "flows_finished": s["flows_finished"],
-        "peak_packets": s["counters"].get("peak_packets_alive", 0),
+        "peak_packets": s.get("diagnostics", {}).get("peak_packets_alive", 0),
     }))
 
 
