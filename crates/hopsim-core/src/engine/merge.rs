@@ -91,7 +91,17 @@ pub(crate) fn merge(sims: &mut [Simulation], plan: &Plan) -> RunStats {
     let key: Vec<(u64, u32, u16)> = (0..q.node.len()).map(|i| (q.dump_time_ps[i], q.node[i], q.port[i])).collect();
     q.sort_rows_by(&key);
 
-    out.latency = parts[0].latency.clone();
+    // per-packet latency: every partition's histograms added, quantiles taken after
+    out.latency = match sims[0].rec.latency.as_deref() {
+        Some(first) => {
+            let mut all = first.clone();
+            for l in sims[1..].iter().filter_map(|s| s.rec.latency.as_deref()) {
+                all.merge(l);
+            }
+            all.table()
+        }
+        None => parts[0].latency.clone(),
+    };
     for s in &parts {
         for (k, v) in &s.modules {
             *out.modules.entry(k.clone()).or_insert(0) += v;

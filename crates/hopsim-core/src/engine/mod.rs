@@ -60,8 +60,9 @@
 //! A feature whose state is global by nature runs the whole network in one partition whatever
 //! the threads asked (`single_reason` names it): Pulser's Ideal (its oracle books every packet's
 //! path), TCP (a flow's sender and receiver share one timer), ICTCP (the receiver's window
-//! lives in the sender's controller), per-packet latency histograms (percentiles do not add up),
-//! and link faults (a failure reroutes every switch at once).
+//! lives in the sender's controller), and link faults (a failure reroutes every switch at once).
+//! Per-packet latency histograms split: each partition counts the packets its hosts receive and
+//! its switches queue, and `merge` adds the bucket counts before taking percentiles.
 
 pub mod merge;
 pub mod parallel;
@@ -134,9 +135,6 @@ pub fn single_reason_of(cfg: &crate::config::NetConfig) -> Option<&'static str> 
     }
     if cfg.cc.receiver_window() {
         return Some("ICTCP's receive window lives in the sender's controller");
-    }
-    if cfg.record.latency.is_some() {
-        return Some("per-packet latency percentiles are taken over the whole network");
     }
     if !cfg.faults.is_off() {
         return Some("a link fault reroutes every switch at once");

@@ -51,6 +51,7 @@ pub fn assert_same(a: &RunStats, b: &RunStats, what: &str) {
     assert_eq!(a.pfc_received, b.pfc_received, "{what}: PFC frames received");
     assert_eq!(a.qlen, b.qlen, "{what}: queue-length histograms");
     assert_eq!(a.trace, b.trace, "{what}: trace");
+    assert_eq!(a.latency, b.latency, "{what}: latency");
     // every counter (the engine's own peaks, which depend on the split, are `diagnostics`)
     assert_eq!(a.counters, b.counters, "{what}: counters");
     assert_eq!(a.stop, b.stop, "{what}: stop");
@@ -104,6 +105,20 @@ fn dctcp_rate_over_a_lossy_fabric_is_identical_on_1_2_3_and_8_threads() {
     n.switch.lossless = false;
     let r = identical_on_any_threads(&busy(n), "rate DCTCP, lossy");
     assert!(r.counters.drops > 0, "the small buffer drops");
+}
+
+/// Per-packet latency histograms (end to end by incast tag and size, and queueing per hop)
+/// split: each partition counts what its hosts receive and its switches queue, and the bucket
+/// counts add up before the percentiles are taken.
+#[test]
+fn latency_histograms_are_identical_on_1_2_3_and_8_threads() {
+    use hopsim_core::stats::latency::LatencyConfig;
+    let mut n = lossless(FcConfig::Pfc, CcConfig::Dcqcn(Default::default()));
+    n.record.latency = Some(LatencyConfig { size_edges: vec![10_000, 100_000], per_hop: true, ..Default::default() });
+    let r = identical_on_any_threads(&busy(n), "latency");
+    let l = &r.latency;
+    assert!(l.class.len() > 8 && l.class.iter().any(|c| c.starts_with("queueing at tor-up, incast")), "{:?}", l.class);
+    assert!(l.p99_ps[0] > l.p50_ps[0], "a tail: {l:?}");
 }
 
 /// A plan given by hand: spines in one partition, every ToR with its hosts in another (five
