@@ -60,7 +60,9 @@
 //! A feature whose state is global by nature runs the whole network in one partition whatever
 //! the threads asked (`single_reason` names it): Pulser's Ideal (its oracle books every packet's
 //! path), TCP (a flow's sender and receiver share one timer), ICTCP (the receiver's window
-//! lives in the sender's controller), and link faults (a failure reroutes every switch at once).
+//! lives in the sender's controller), and links going down or up (a failure reroutes every
+//! switch at once). Random loss on links splits: a wire's losses are drawn where its far end
+//! is, from the sending port's own stream, in the order its packets arrive.
 //! Per-packet latency histograms split: each partition counts the packets its hosts receive and
 //! its switches queue, and `merge` adds the bucket counts before taking percentiles.
 
@@ -136,8 +138,8 @@ pub fn single_reason_of(cfg: &crate::config::NetConfig) -> Option<&'static str> 
     if cfg.cc.receiver_window() {
         return Some("ICTCP's receive window lives in the sender's controller");
     }
-    if !cfg.faults.is_off() {
-        return Some("a link fault reroutes every switch at once");
+    if !cfg.faults.link_events.is_empty() {
+        return Some("a link going down or up reroutes every switch at once");
     }
     None
 }

@@ -121,6 +121,17 @@ fn latency_histograms_are_identical_on_1_2_3_and_8_threads() {
     assert!(l.p99_ps[0] > l.p50_ps[0], "a tail: {l:?}");
 }
 
+/// Random loss on every link splits: each wire's losses are drawn where its packets arrive, from
+/// its own stream; DCQCN's go-back-N repairs them the same way on any thread count.
+#[test]
+fn dcqcn_over_lossy_links_is_identical_on_1_2_3_and_8_threads() {
+    let mut n = NetConfig { cc: CcConfig::Dcqcn(Default::default()), ..Default::default() };
+    n.switch.lossless = false;
+    n.faults.loss_rate = 0.002;
+    let r = identical_on_any_threads(&busy(n), "DCQCN, 0.2% loss");
+    assert!(r.counters.drops_loss > 20 && r.counters.nacks > 0, "{:?}", r.counters);
+}
+
 /// A plan given by hand: spines in one partition, every ToR with its hosts in another (five
 /// partitions for 36 nodes), and every node in its own partition where it may be.
 #[test]
