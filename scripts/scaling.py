@@ -6,6 +6,15 @@ benchmarks/scaling.png (commit them with the machine named in the .md).
     bash scripts/scaling.sh --quick    # the two smallest networks at 30% only
     bash scripts/scaling.sh --length   # memory against the workload's length (about 1 minute after the build)
     bash scripts/scaling.sh --threads 1,2   # each grid point on 1 and on 2 threads (default: 1)
+    bash scripts/scaling.sh --k32 --stop-ms 10 --threads 1,16   # the 8,192-host fat-tree
+
+`--k32` writes benchmarks/scaling_k32.{csv,md}: the k = 32 fat-tree (8,192 hosts, 100 Gb/s, 1 us
+links), DCQCN over PFC, WebSearch at 60% of the host links for 10 ms, stopped at `--stop-ms`
+(default 10) and at half that, on each of `--threads`. Where the full 10 ms is out of reach (one
+thread on a small machine), the 10 ms wall time is projected from the two shorter runs: the
+second half of a run is in the steady state the load reaches within a few hundred microseconds
+(flows in flight, packets per ms level off), so each further millisecond costs what the second
+half cost per millisecond: wall(10) = wall(s) + (10 - s) x (wall(s) - wall(s/2)) / (s/2).
 
 The grid: k-ary fat-trees (128 hosts: k = 8; 320: k = 8 with 10 hosts per edge switch, the
 HPCC fat-tree's size; 1024: k = 16; 4394: k = 26), 100 Gb/s links of 1 us, DCQCN over PFC with
@@ -49,11 +58,11 @@ LOADS = [0.3, 0.6, 0.9]
 LENGTHS_MS = [1, 10, 50, 200]
 
 
-def scenario(hosts: int, k: int, hpe: int | None, load: float, arrivals_ms: int = 1) -> str:
+def scenario(hosts: int, k: int, hpe: int | None, load: float, arrivals_ms: int = 1, stop_ms: float = 1) -> str:
     hpe_line = f"hosts_per_edge = {hpe}\n" if hpe else ""
     return f"""name = "scaling-{hosts}h-{int(load * 100)}"
 seed = 1
-duration = "1ms"
+duration = "{stop_ms * 1000:g}us"
 
 [topology]
 kind = "fat_tree"
@@ -93,7 +102,7 @@ def one(toml: str, out: str, threads: int) -> None:
         "wall_s": round(wall, 2), "sim_wall_s": round(s["wall_time_s"], 2),
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
         "events": s["events"], "flows": s["flows"], "flows_finished": s["flows_finished"],
-        "peak_packets": s["counters"].get("peak_packets_alive", 0),
+        "peak_packets": s.get("diagnostics", {}).get("peak_packets_alive", 0),
     }))
 
 
@@ -144,14 +153,14 @@ def write_table(name: str, cols: list[str], rows: list[dict], title: str, desc: 
         w = csv.DictWriter(f, fieldnames=cols)
         w.writeheader()
         for r in rows:
-            w.writerow({c: r[c] for c in cols})
+            w.writerow({c: r.get(c, "") for c in cols})
     machine = f"{os.cpu_count()} cores, {os.uname().machine}, Python {sys.version.split()[0]}"
     machine += f"; core: {os.environ.get('HOPSIM_BUILD', 'as installed in the environment')}"
     with open(OUT / f"{name}.md", "w") as f:
         f.write(f"# {title}\n\nMachine: {machine}. {desc}\n\n")
         f.write("| " + " | ".join(cols) + " |\n|" + "---|" * len(cols) + "\n")
         for r in rows:
-            f.write("| " + " | ".join(str(r[c]) for c in cols) + " |\n")
+            f.write("| " + " | ".join(str(r.get(c, "")) for c in cols) + " |\n")
 
 
 def length_study() -> None:
@@ -206,6 +215,33 @@ def main(quick: bool, threads: list[int]) -> None:
     print(f"wrote {OUT / 'scaling.csv'}, scaling.md, scaling.png")
 
 
+def k32_study(stop_ms: float, threads: list[int]) -> None:
+    """The 8,192-host fat-tree at 60% for 10 ms, stopped at `stop_ms` and at half that, on each
+    of `threads` (`--k32`), with the 10 ms projection (module doc) where `stop_ms` < 10."""
+    rows = []
+    with tempfile.TemporaryDirectory() as d:
+        for stop in (stop_ms / 2, stop_ms):
+            toml = Path(d) / f"k32-{stop}.toml"
+            toml.write_text(scenario(8192, 32, None, 0.6, arrivals_ms=10, stop_ms=stop))
+            for t in threads:
+                r = run_one(toml, Path(d) / f"r{stop}-{t}", t)
+                r.update(hosts=8192, k=32, load=0.6, stop_ms=stop, threads=t)
+                print(f"k=32 to {stop:g} ms on {t:2d} threads: {r['wall_s']:7.2f} s wall, {r['peak_rss_mb']:7.1f} MB, "
+                      f"{r['events']:>12,} events, {r['events_per_s_m']} M events/s", flush=True)
+                rows.append(r)
+    for t in threads:
+        half, full = (next(r for r in rows if r["threads"] == t and r["stop_ms"] == s) for s in (stop_ms / 2, stop_ms))
+        per_ms = (full["sim_wall_s"] - half["sim_wall_s"]) / (stop_ms / 2)
+        full["projected_10ms_sim_wall_s"] = round(full["sim_wall_s"] + (10 - stop_ms) * per_ms, 1)
+    cols = ["hosts", "k", "load", "stop_ms", "threads", "flows", "flows_finished", "events", "sim_wall_s", "wall_s",
+            "events_per_s_m", "peak_rss_mb", "projected_10ms_sim_wall_s"]
+    write_table("scaling_k32", cols, rows, "The 8,192-host fat-tree (`bash scripts/scaling.sh --k32`)",
+                "k = 32 fat-tree, 100 Gb/s links of 1 us, DCQCN over PFC, Poisson WebSearch at 60% of the host links "
+                "for 10 ms, stopped at stop_ms; wall = the whole `hopsim run` path in a fresh process; peak RSS of "
+                "that process; projected_10ms_sim_wall_s: the simulation's wall time to 10 ms, projected from the "
+                "run and its half (the script's module doc says how).")
+
+
 def _threads_arg(argv: list[str]) -> list[int]:
     """`--threads 1,2,4` (default 1): the thread counts each grid point runs on."""
     if "--threads" not in argv:
@@ -231,5 +267,10 @@ if __name__ == "__main__":
         plot([r for r in rows if r.get("threads", 1) == first], sorted({r["load"] for r in rows}))
     elif "--length" in sys.argv:
         length_study()
+    elif "--k32" in sys.argv:
+        stop = float(sys.argv[sys.argv.index("--stop-ms") + 1]) if "--stop-ms" in sys.argv else 10.0
+        if not 0 < stop <= 10:
+            sys.exit("--stop-ms: a time in ms above 0 and at most 10, e.g. --stop-ms 1")
+        k32_study(stop, _threads_arg(sys.argv))
     else:
         main("--quick" in sys.argv, _threads_arg(sys.argv))

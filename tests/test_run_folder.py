@@ -84,6 +84,15 @@ def test_summary(run_dir):
     assert s["scenario_hash"] == (run_dir / "scenario.sha256").read_text().strip()
 
 
+def test_the_engines_peaks_are_diagnostics_not_counters(run_dir):
+    """They change with how a run is split over threads, where every table and counter does not."""
+    s = json.loads((run_dir / "summary.json").read_text())
+    peaks = ("peak_packets_alive", "peak_live_flows", "peak_pending_events")
+    assert not set(peaks) & set(s["counters"])
+    assert s["diagnostics"]["depends_on_split"] is True
+    assert all(s["diagnostics"][k] > 0 for k in peaks), s["diagnostics"]
+
+
 def test_resolved_scenario_reloads_to_the_same_hash(run_dir):
     sc = load_scenario(run_dir / "scenario.toml")
     assert sc.hash == (run_dir / "scenario.sha256").read_text().strip()

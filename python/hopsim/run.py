@@ -330,6 +330,9 @@ def results_from_native(raw: dict[str, Any], scenario_hash: str = "", name: str 
         "stopped": raw.get("stop", {}).get("reason", "done"),
         "counters": counters,
         "modules": {k: int(v) for k, v in raw.get("modules", {}).items()},
+        # the engine's own peaks: per partition, so they change with `threads` where no table
+        # or counter does; not results
+        "diagnostics": {"depends_on_split": True, **{k: int(v) for k, v in raw.get("diagnostics", {}).items()}},
     }
     stop = raw.get("stop", {})
     if stop.get("message"):

@@ -403,11 +403,14 @@ impl Scenario {
     }
 
     /// `check_memory` for a run whose time-growing tables leave it every `spill` rows.
-    /// `estimate_spilled` for a run on `threads` threads (`crate::engine`): each partition
-    /// holds a whole copy of the network's and the flows' state and keeps its tables to the end
-    /// (no sink), so every part counts once a partition.
+    /// `estimate_spilled` for a run on `threads` threads (`crate::engine`): each partition the
+    /// run makes (`engine::parts_for`: fewer than the threads where the network has fewer
+    /// units, one where the run cannot be split) holds a whole copy of the network's and the
+    /// flows' state and keeps its tables to the end (no sink), so every part counts once a
+    /// partition made.
     pub fn estimate_threads(&self, spill: Option<usize>, threads: usize) -> Result<Estimate, String> {
-        if threads <= 1 {
+        let parts = crate::engine::parts_for(self, threads)?;
+        if parts <= 1 {
             return self.estimate_spilled(spill);
         }
         // each partition holds a copy of the network and of every flow's state to the end; the
@@ -418,10 +421,10 @@ impl Scenario {
         for p in &mut e.parts {
             if let Some(q) = spilled.parts.iter().find(|q| q.name == p.name).filter(|_| spill.is_some() && GROWING.contains(&p.name)) {
                 *p = q.clone();
-                p.detail = format!("{}, over all {threads} partitions", p.detail);
+                p.detail = format!("{}, over all {parts} partitions", p.detail);
             } else {
-                p.bytes = p.bytes.saturating_mul(threads as u64);
-                p.detail = format!("{}, once in each of {threads} partitions", p.detail);
+                p.bytes = p.bytes.saturating_mul(parts as u64);
+                p.detail = format!("{}, once in each of {parts} partitions", p.detail);
             }
         }
         e.disk = spilled.disk;

@@ -20,7 +20,7 @@
 //! - `TRACE_EVENTS`: the names of the packet trace's event codes.
 //!
 //! How results cross the boundary: `run` returns `{"tables": {table: {column: value}},
-//! "counters": {name: int}, "modules": {name: int}, "stop": {"reason", "message", "cycle"}}`. A numeric column is a `(dtype, bytes)` pair: the column's `Vec`
+//! "counters": {name: int}, "diagnostics": {name: int}, "modules": {name: int}, "stop": {"reason", "message", "cycle"}}`. A numeric column is a `(dtype, bytes)` pair: the column's `Vec`
 //! copied once into a Python `bytes` in native (little-endian) layout, with a NumPy dtype string
 //! (`"<u8"`, `"<f8"`, `"|b1"`, ...), so the Python side wraps it with `numpy.frombuffer` without
 //! creating one Python object per value. Text columns are lists of `str`. The scenario itself
@@ -155,20 +155,7 @@ fn stats_to_py<'py>(py: Python<'py>, s: &RunStats) -> PyResult<Bound<'py, PyDict
     );
 
     // Counters go through serde so that a counter the core adds shows up without a binding change.
-    let counters = PyDict::new(py);
-    let v = serde_json::to_value(&s.counters).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
-    if let serde_json::Value::Object(m) = v {
-        for (k, v) in m {
-            match v {
-                serde_json::Value::Number(n) if n.is_u64() => counters.set_item(k, n.as_u64())?,
-                serde_json::Value::Number(n) if n.is_i64() => counters.set_item(k, n.as_i64())?,
-                serde_json::Value::Number(n) => counters.set_item(k, n.as_f64())?,
-                serde_json::Value::Bool(b) => counters.set_item(k, b)?,
-                serde_json::Value::String(t) => counters.set_item(k, t)?,
-                other => counters.set_item(k, other.to_string())?,
-            }
-        }
-    }
+    let counters = flat_dict(py, serde_json::to_value(&s.counters))?;
     // Module counters (P-PFC's predictive pauses, CaPFC's, EIN marks, Pulser's cuts), by name.
     let modules = PyDict::new(py);
     for (k, v) in &s.modules {
@@ -183,10 +170,31 @@ fn stats_to_py<'py>(py: Python<'py>, s: &RunStats) -> PyResult<Bound<'py, PyDict
     out.set_item("stop", stop)?;
     out.set_item("tables", tables)?;
     out.set_item("counters", counters)?;
+    // the engine's own peaks, which depend on how the run was split (`Diagnostics`)
+    out.set_item("diagnostics", flat_dict(py, serde_json::to_value(&s.diagnostics))?)?;
     out.set_item("modules", modules)?;
     // names of `module_samples`' metric ids (they outlive the spilled rows)
     out.set_item("module_metrics", PyList::new(py, &s.module_metrics)?)?;
     Ok(out)
+}
+
+/// A struct of plain fields as a dict, through serde: a field the core adds shows up without a
+/// binding change.
+fn flat_dict(py: Python<'_>, v: serde_json::Result<serde_json::Value>) -> PyResult<Bound<'_, PyDict>> {
+    let d = PyDict::new(py);
+    if let serde_json::Value::Object(m) = v.map_err(|e| PyRuntimeError::new_err(e.to_string()))? {
+        for (k, v) in m {
+            match v {
+                serde_json::Value::Number(n) if n.is_u64() => d.set_item(k, n.as_u64())?,
+                serde_json::Value::Number(n) if n.is_i64() => d.set_item(k, n.as_i64())?,
+                serde_json::Value::Number(n) => d.set_item(k, n.as_f64())?,
+                serde_json::Value::Bool(b) => d.set_item(k, b)?,
+                serde_json::Value::String(t) => d.set_item(k, t)?,
+                other => d.set_item(k, other.to_string())?,
+            }
+        }
+    }
+    Ok(d)
 }
 
 fn parse(scenario_json: &str) -> PyResult<Scenario> {

@@ -150,7 +150,7 @@ fn run(sc: Scenario) {
     let t1 = Instant::now();
     sim.run();
     let wall = t1.elapsed().as_secs_f64();
-    let c = &sim.stats.counters;
+    let (c, d) = (&sim.stats.counters, &sim.stats.diagnostics);
     let mut sds = std::mem::take(&mut *slowdowns.lock().unwrap());
     sds.add(&sim.stats.flows);
     let (mean, p99) = mean_p99(sds.hopsim);
@@ -166,6 +166,6 @@ fn run(sc: Scenario) {
     println!("slowdown_mean {mean:.3} p99 {p99:.3}");
     let (hmean, hp99) = mean_p99(sds.hpcc);
     println!("hpcc_basis_slowdown_mean {hmean:.3} p99 {hp99:.3}");
-    println!("peak_pending_events {} peak_packets_alive {} peak_live_flows {}", c.peak_pending_events, c.peak_packets_alive, c.peak_live_flows);
+    println!("peak_pending_events {} peak_packets_alive {} peak_live_flows {}", d.peak_pending_events, d.peak_packets_alive, d.peak_live_flows);
     println!("pauses {} drops {} cnps {} timeouts {}", c.pauses_sent, c.drops, c.cnps, c.timeouts);
 }

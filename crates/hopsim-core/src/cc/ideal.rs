@@ -27,6 +27,18 @@
 //! - The congestion control itself is line rate with no window: the oracle paces. The host's
 //!   in-flight cap should be `off` (with no queuing a flow never has more than one BDP in flight,
 //!   so a BDP cap binds only by rounding).
+//!
+//! **Why it runs on one thread** (`crate::engine::single_reason`). A booking is decided at the
+//! moment the sender asks, against every link of the packet's path and of its ACK's path, and
+//! takes the first gap on each in the order senders ask: a later request never displaces an
+//! earlier one. Split over partitions, two senders in different partitions asking at the same
+//! instant (or within one window) for the same core link would each need the other's bookings
+//! to find their gap, and the first-come order between them would be the order the threads got
+//! there. No per-link booking can be made partition-independent without changing what the
+//! oracle is: keeping it exact needs a request to see every booking made before it anywhere in
+//! the network, which is one calendar, so the run keeps one thread. (A per-link booking made
+//! only when the packet reaches the link would let it wait at that link, which is the queuing
+//! Ideal exists to rule out.)
 
 use std::collections::BTreeMap;
 

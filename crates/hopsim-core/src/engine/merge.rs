@@ -91,13 +91,29 @@ pub(crate) fn merge(sims: &mut [Simulation], plan: &Plan) -> RunStats {
     let key: Vec<(u64, u32, u16)> = (0..q.node.len()).map(|i| (q.dump_time_ps[i], q.node[i], q.port[i])).collect();
     q.sort_rows_by(&key);
 
-    out.latency = parts[0].latency.clone();
+    // per-packet latency: every partition's histograms added, quantiles taken after
+    out.latency = match sims[0].rec.latency.as_deref() {
+        Some(first) => {
+            let mut all = first.clone();
+            for l in sims[1..].iter().filter_map(|s| s.rec.latency.as_deref()) {
+                all.merge(l);
+            }
+            all.table()
+        }
+        None => parts[0].latency.clone(),
+    };
     for s in &parts {
         for (k, v) in &s.modules {
             *out.modules.entry(k.clone()).or_insert(0) += v;
         }
     }
     out.counters = merge_counters(&parts, sims);
+    let ds: Vec<&crate::stats::Diagnostics> = parts.iter().map(|p| &p.diagnostics).collect();
+    out.diagnostics = crate::stats::Diagnostics {
+        peak_packets_alive: ds.iter().map(|d| d.peak_packets_alive).sum(),
+        peak_live_flows: ds.iter().map(|d| d.peak_live_flows).max().unwrap_or(0),
+        peak_pending_events: ds.iter().map(|d| d.peak_pending_events).sum(),
+    };
     out.counters.flows_finished = out.flows.finish_ps.iter().filter(|&&t| t != u64::MAX).count() as u64;
     out
 }
@@ -218,9 +234,6 @@ fn merge_counters(parts: &[RunStats], sims: &[Simulation]) -> crate::stats::Coun
     c.nacks = sum(&|c| c.nacks);
     c.out_of_order = sum(&|c| c.out_of_order);
     c.cnps = sum(&|c| c.cnps);
-    c.peak_packets_alive = sum(&|c| c.peak_packets_alive);
-    c.peak_live_flows = max(&|c| c.peak_live_flows);
-    c.peak_pending_events = sum(&|c| c.peak_pending_events);
     c.max_switch_buffer_bytes = max(&|c| c.max_switch_buffer_bytes);
     c
 }

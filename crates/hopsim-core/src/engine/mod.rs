@@ -11,7 +11,8 @@
 //!
 //! # Windows
 //! Simulated time is cut into windows on a fixed grid of width `W` (`partition::window_width`):
-//! the shortest delay of any link a partitioning may cut, at most 1 us. A window starts at the
+//! the shortest delay of any link a partitioning may cut, at most 1 us; no plan cuts a link
+//! shorter than 100 ns (`partition::MIN_CUT_DELAY`), so no window is narrower. A window starts at the
 //! grid line at or before the earliest pending event anywhere (empty stretches are skipped) and
 //! ends at the next grid line. Inside a window each partition handles its own events with no
 //! look at the others: whatever one partition sends another crosses a cut link, takes at least
@@ -36,7 +37,8 @@
 //! # What is global
 //! The end of the run, the watchdog, the sampler's idle rule and the outside watch (stop flag,
 //! progress) are decided at window ends from every partition's report, the same way on one
-//! thread: a run ends at the end of the window in which its last flow finished, or in which
+//! thread (every partition reads the stop flag, mid-window too, and partition 0 asks the
+//! progress hook, which may look at signals, while it waits for the others): a run ends at the end of the window in which its last flow finished, or in which
 //! the stop time falls. A flow's sender half (NIC queue, timers, congestion control) runs where
 //! its source is, its receiver half where its destination is; every partition keeps the flow's
 //! fixed data, and only those two its state. At the end, `merge` builds each table from the partitions as one thread writes it;
@@ -58,8 +60,11 @@
 //! A feature whose state is global by nature runs the whole network in one partition whatever
 //! the threads asked (`single_reason` names it): Pulser's Ideal (its oracle books every packet's
 //! path), TCP (a flow's sender and receiver share one timer), ICTCP (the receiver's window
-//! lives in the sender's controller), per-packet latency histograms (percentiles do not add up),
-//! and link faults (a failure reroutes every switch at once).
+//! lives in the sender's controller), and links going down or up (a failure reroutes every
+//! switch at once). Random loss on links splits: a wire's losses are drawn where its far end
+//! is, from the sending port's own stream, in the order its packets arrive.
+//! Per-packet latency histograms split: each partition counts the packets its hosts receive and
+//! its switches queue, and `merge` adds the bucket counts before taking percentiles.
 
 pub mod merge;
 pub mod parallel;
@@ -118,22 +123,48 @@ impl Part {
 
 /// Why a scenario must run in one partition, if it must (see the module docs).
 pub fn single_reason(sim: &crate::Simulation) -> Option<&'static str> {
-    if sim.ideal.is_some() {
+    single_reason_of(&sim.cfg)
+}
+
+/// `single_reason` read from the settings alone (the net's faults with a topology file's loss
+/// rates in `faults.file_loss`).
+pub fn single_reason_of(cfg: &crate::config::NetConfig) -> Option<&'static str> {
+    if cfg.cc.oracle() {
         return Some("Pulser's Ideal books every packet's path in one oracle");
     }
-    if sim.cfg.host.tcp.is_some() {
+    if cfg.host.tcp.is_some() {
         return Some("a TCP flow's sender and receiver share one timer");
     }
-    if sim.cfg.cc.receiver_window() {
+    if cfg.cc.receiver_window() {
         return Some("ICTCP's receive window lives in the sender's controller");
     }
-    if sim.rec.latency.is_some() {
-        return Some("per-packet latency percentiles are taken over the whole network");
-    }
-    if sim.faults.is_some() {
-        return Some("a link fault reroutes every switch at once");
+    if !cfg.faults.link_events.is_empty() {
+        return Some("a link going down or up reroutes every switch at once");
     }
     None
+}
+
+/// The partitions a run of `sc` on `threads` threads will make (`run_threads`' automatic plan),
+/// from its settings and topology, without building it. Why: memory is held once a partition
+/// made, not once a thread asked (`crate::footprint`).
+pub fn parts_for(sc: &crate::scenario::Scenario, threads: usize) -> Result<usize, String> {
+    if threads <= 1 {
+        return Ok(1);
+    }
+    let (topo, file_loss) = sc.topology.build_with_loss()?;
+    let mut net = sc.net.clone();
+    net.faults.file_loss = file_loss;
+    if single_reason_of(&net).is_some() {
+        return Ok(1);
+    }
+    Ok(Plan::of_graph(&partition::Graph::of_topology(&topo), threads).parts as usize)
+}
+
+/// The note of a run asked to split (`threads` > 1) that the plan kept on one thread because
+/// its short links join the network whole.
+fn short_note(plan: &Plan) -> Option<String> {
+    (plan.parts <= 1 && plan.short_joins > 0)
+        .then(|| format!("one thread: links shorter than {}ns are never cut (a shorter window costs more than it runs), and they join the whole network", partition::MIN_CUT_DELAY.0 / 1000))
 }
 
 /// The end of the window that starts with the grid line at or before `t`: the next grid line,
@@ -172,7 +203,7 @@ pub fn run_threads(
     } else if let Some(why) = single_reason(&first) {
         Some(format!("one thread: {why}"))
     } else {
-        None
+        short_note(&plan)
     };
     first.set_watch(watch);
     if note.is_some() || plan.parts <= 1 {

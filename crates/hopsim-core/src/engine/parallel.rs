@@ -40,6 +40,13 @@ impl SpinBarrier {
     }
 
     fn wait(&self) {
+        self.wait_polling(&mut || {});
+    }
+
+    /// `wait`, calling `poll` now and then while it waits past its spins. Why: the thread that
+    /// holds the outside watch (Ctrl-C, a stop flag) must look at it while the others work, or a
+    /// run waits for the slowest partition's window to end before it hears a stop.
+    fn wait_polling(&self, poll: &mut dyn FnMut()) {
         let gen = self.generation.load(Ordering::Acquire);
         if self.count.fetch_add(1, Ordering::AcqRel) + 1 == self.n {
             self.count.store(0, Ordering::Relaxed);
@@ -50,10 +57,13 @@ impl SpinBarrier {
         while self.generation.load(Ordering::Acquire) == gen {
             if spins < 200 {
                 std::hint::spin_loop();
-                spins += 1;
             } else {
+                if spins % 64 == 0 {
+                    poll();
+                }
                 std::thread::yield_now();
             }
+            spins = spins.wrapping_add(1);
         }
     }
 }
@@ -78,6 +88,12 @@ struct Shared {
 pub(crate) fn run_parts(sims: &mut [Simulation], plan: Option<&Plan>) -> StopInfo {
     let n = sims.len();
     let abort: std::sync::Arc<std::sync::atomic::AtomicBool> = Default::default();
+    // every partition reads the outside stop flag itself, mid-window too (the hook stays with
+    // partition 0, on the calling thread)
+    let flag = sims[0].watch.stop.clone();
+    for s in sims.iter_mut().skip(1) {
+        s.watch.stop = flag.clone();
+    }
     for (k, s) in sims.iter_mut().enumerate() {
         match plan {
             Some(plan) => {
@@ -141,15 +157,27 @@ fn worker(sim: &mut Simulation, k: usize, sh: &Shared, stop: Time, w: Time) -> (
     let n = sh.reports.len();
     let mut ran = false;
     let mut checked = 0u64;
+    let mut windows = 0u32;
     let mut asked_stop = false;
+    // the run's totals at the last window's end, for a progress line shown while waiting
+    let mut seen = (0u64, 0u64, Time::ZERO);
     loop {
         let mut r = sim.report();
+        // a split run: every partition reads the outside stop flag at every window's end
+        asked_stop |= sim.aborted || (n > 1 && sim.watch.stop_requested());
         r.stop = asked_stop;
         *sh.reports[k].lock().expect("report") = r;
-        sh.barrier.wait();
+        if k == 0 && n > 1 {
+            sh.barrier.wait_polling(&mut || poll_watch(sim, seen));
+        } else {
+            sh.barrier.wait();
+        }
         let all: Vec<Report> = sh.reports.iter().map(|m| *m.lock().expect("report")).collect();
         let done: usize = all.iter().map(|r| r.flows_done).sum();
         let last = all.iter().map(|r| r.last).max().unwrap_or(Time::ZERO);
+        if !ran && all.iter().any(|r| r.stop) {
+            return (End::Interrupted, last);
+        }
         if ran {
             if done == sim.flows.len() {
                 return (End::Done, last);
@@ -175,10 +203,15 @@ fn worker(sim: &mut Simulation, k: usize, sh: &Shared, stop: Time, w: Time) -> (
             if n > 1 && all.iter().map(|r| r.rows).sum::<usize>() >= sh.chunk_rows && !spill_across(sim, k, sh) {
                 asked_stop = true;
             }
-            if k == 0 && sim.sched.popped - checked >= CHECK_EVERY {
+            windows += 1;
+            if k == 0 && (sim.sched.popped - checked >= CHECK_EVERY || n > 1 && windows >= WATCH_WINDOWS) {
                 // the outside watch, out of line: its stop flag, and its progress hook when due
-                // (partition 0 runs on the calling thread, where the hook may look at signals)
+                // (partition 0 runs on the calling thread, where the hook may look at signals);
+                // every so many events or windows, whichever comes first, so that a partition
+                // with little to do still looks
                 checked = sim.sched.popped;
+                windows = 0;
+                seen = (all.iter().map(|r| r.popped).sum(), done as u64, last);
                 asked_stop = asked_stop || sim.watch_says_stop(|s| {
                     let mut p = s.progress();
                     p.events = all.iter().map(|r| r.popped).sum();
@@ -219,13 +252,39 @@ fn worker(sim: &mut Simulation, k: usize, sh: &Shared, stop: Time, w: Time) -> (
             }
         }
         if n > 1 {
-            sh.barrier.wait();
+            if k == 0 {
+                sh.barrier.wait_polling(&mut || poll_watch(sim, seen));
+            } else {
+                sh.barrier.wait();
+            }
             for from in 0..n {
                 let msgs = std::mem::take(&mut *sh.mail[k][from].lock().expect("mail"));
                 for m in &msgs {
                     sim.take_in(m);
                 }
             }
+        }
+    }
+}
+
+/// Windows between looks at the outside watch at most, on a split run (`worker`).
+const WATCH_WINDOWS: u32 = 64;
+
+/// Partition 0, waiting for the others: ask the outside watch (its progress line shows the
+/// totals `seen` at the last window's end) and, when it says stop, tell the others mid-window.
+fn poll_watch(sim: &mut Simulation, seen: (u64, u64, Time)) {
+    if sim.aborted || !(sim.watch.stop_requested() || sim.watch.due()) {
+        return;
+    }
+    let stop = sim.watch_says_stop(|s| {
+        let mut p = s.progress();
+        (p.events, p.flows_done, p.now) = seen;
+        p
+    });
+    if stop {
+        sim.aborted = true;
+        if let Some(part) = sim.part.as_deref() {
+            part.abort.store(true, std::sync::atomic::Ordering::Relaxed);
         }
     }
 }

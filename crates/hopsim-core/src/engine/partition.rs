@@ -3,40 +3,95 @@
 //!
 //! A partition owns nodes whole: a switch with its ports, queues, buffer and module, a host with
 //! its NICs and the halves of the flows it sends and receives. A single-homed host always goes
-//! with its switch (its link is never cut), and nodes joined by a zero-delay link stay together
-//! (a cut link must take time to cross). Every other link may be cut.
+//! with its switch (its link is never cut), and nodes joined by a link shorter than
+//! `MIN_CUT_DELAY` stay together: a cut link sets the window, and a window of a few nanoseconds
+//! costs the threads more in meeting than it gives them in work (a 1 ns link once made a split
+//! run of 850,000 events take minutes where one thread took under a second). Every other link
+//! may be cut. When the short links join the whole network, it runs on one thread and says so.
 //!
 //! The automatic plan: units are a first-tier switch with its hosts, or any other switch alone
-//! (merged over zero-delay links); the first-tier units are dealt, in node order, into
+//! (merged over short links); the first-tier units are dealt, in node order, into
 //! contiguous blocks of about equal weight (a fat-tree's or leaf-spine's builder numbers a pod's
 //! ToRs together, so a block is a pod or a run of ToRs); then each remaining unit (aggregation,
 //! spine, core) joins the partition it has the most links to, the lightest on a tie, so that a
 //! pod's aggregation switches stay with their pod and cores spread evenly. A unit's weight is its
 //! ports: each port's service and each wire arrival are what a run spends its events on.
+//!
+//! A plan reads only the network's shape (`Graph`), so the partitions a run will make are known
+//! from its topology before anything is built (`crate::footprint` counts memory by them).
 
 use crate::ids::NodeRef;
 use crate::sim::Simulation;
 use crate::time::Time;
+use crate::topo::Topology;
 
 /// The widest window: long links still synchronise at least this often, so that the end of a
 /// run, which comes at the end of a window, is never far after its last event of interest.
 pub const MAX_WINDOW: Time = Time(1_000_000);
+
+/// The shortest link a plan may cut, and so the narrowest window: 100 ns, about one full-sized
+/// packet's service at 100 Gb/s, so that a window holds at least an event a busy port.
+pub const MIN_CUT_DELAY: Time = Time(100_000);
+
+/// What a plan reads of a network: each node's tier (`None`: a host) and link count, and each
+/// link's ends and shorter delay.
+pub struct Graph {
+    tiers: Vec<Option<u8>>,
+    degree: Vec<u32>,
+    links: Vec<(u32, u32, Time)>,
+}
+
+impl Graph {
+    pub fn of_sim(sim: &Simulation) -> Graph {
+        let links: Vec<(u32, u32, Time)> =
+            (0..sim.ports.len()).step_by(2).map(|p| (sim.ports[p].node, sim.ports[p + 1].node, sim.ports[p].delay.min(sim.ports[p + 1].delay))).collect();
+        let tiers = (0..sim.node_ref.len()).map(|i| if matches!(sim.node_ref[i], NodeRef::Host(_)) { None } else { Some(sim.tiers[i].unwrap_or(0)) }).collect();
+        Graph::new(tiers, links)
+    }
+
+    pub fn of_topology(t: &Topology) -> Graph {
+        Graph::new((0..t.nodes.len() as u32).map(|i| if t.is_host(i) { None } else { Some(t.tier(i).unwrap_or(0)) }).collect(), t.links.iter().map(|l| (l.a, l.b, l.delay)).collect())
+    }
+
+    fn new(tiers: Vec<Option<u8>>, links: Vec<(u32, u32, Time)>) -> Graph {
+        let mut degree = vec![0u32; tiers.len()];
+        for &(a, b, _) in &links {
+            degree[a as usize] += 1;
+            degree[b as usize] += 1;
+        }
+        Graph { tiers, degree, links }
+    }
+
+    fn single_homed(&self, n: u32) -> bool {
+        self.tiers[n as usize].is_none() && self.degree[n as usize] == 1
+    }
+
+    /// Whether a plan may cut link `l`: neither end a single-homed host, and no shorter than
+    /// `MIN_CUT_DELAY`.
+    fn cuttable(&self, l: usize) -> bool {
+        let (a, b, d) = self.links[l];
+        d >= MIN_CUT_DELAY && !self.single_homed(a) && !self.single_homed(b)
+    }
+}
 
 /// Node `i` belongs to partition `of[i]`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Plan {
     pub of: Vec<u16>,
     pub parts: u16,
+    /// Units that links shorter than `MIN_CUT_DELAY` joined (0 for a plan given by hand).
+    pub short_joins: usize,
 }
 
 impl Plan {
     /// Every node in one partition.
     pub fn single(nodes: usize) -> Plan {
-        Plan { of: vec![0; nodes], parts: 1 }
+        Plan { of: vec![0; nodes], parts: 1, short_joins: 0 }
     }
 
     /// A partitioning given by hand (`of[node]`): checked against what every plan must keep
-    /// (hosts with their only switch, zero-delay links uncut, no empty partition).
+    /// (hosts with their only switch, links shorter than `MIN_CUT_DELAY` uncut, no empty
+    /// partition).
     pub fn explicit(sim: &Simulation, of: Vec<u16>) -> Result<Plan, String> {
         if of.len() != sim.node_ref.len() {
             return Err(format!("partition: {} entries for {} nodes", of.len(), sim.node_ref.len()));
@@ -47,51 +102,58 @@ impl Plan {
                 return Err(format!("partition: partition {k} owns no node (allowed: 0 to {} with every one used)", parts - 1));
             }
         }
-        for p in (0..sim.ports.len()).step_by(2) {
-            let (a, b) = (sim.ports[p].node, sim.ports[p + 1].node);
-            if of[a as usize] == of[b as usize] {
+        let g = Graph::of_sim(sim);
+        for (l, &(a, b, d)) in g.links.iter().enumerate() {
+            if of[a as usize] == of[b as usize] || g.cuttable(l) {
                 continue;
             }
-            if sim.ports[p].delay == Time::ZERO {
-                return Err(format!("partition: nodes {a} and {b} are joined by a zero-delay link and must share a partition"));
+            if d < MIN_CUT_DELAY {
+                return Err(format!(
+                    "partition: nodes {a} and {b} are joined by a link of {}ns, shorter than the shortest window ({}ns), and must share a partition",
+                    d.0 as f64 / 1e3,
+                    MIN_CUT_DELAY.0 / 1000
+                ));
             }
-            for n in [a, b] {
-                if matches!(sim.node_ref[n as usize], NodeRef::Host(h) if sim.hosts[h as usize].nics == 1) {
-                    return Err(format!("partition: host {n} has one link and must share its switch's partition"));
-                }
-            }
+            let n = if g.single_homed(a) { a } else { b };
+            return Err(format!("partition: host {n} has one link and must share its switch's partition"));
         }
-        Ok(Plan { of, parts })
+        Ok(Plan { of, parts, short_joins: 0 })
     }
 
     /// The automatic plan for `parts` partitions (fewer where the network has fewer units).
     pub fn auto(sim: &Simulation, parts: usize) -> Plan {
-        let n = sim.node_ref.len();
+        Plan::of_graph(&Graph::of_sim(sim), parts)
+    }
+
+    /// `auto` on a network's shape.
+    pub fn of_graph(g: &Graph, parts: usize) -> Plan {
+        let n = g.tiers.len();
         let mut uf = UnionFind::new(n);
-        for p in (0..sim.ports.len()).step_by(2) {
-            let (a, b) = (sim.ports[p].node, sim.ports[p + 1].node);
-            let single_homed = |x: u32| matches!(sim.node_ref[x as usize], NodeRef::Host(h) if sim.hosts[h as usize].nics == 1);
-            if sim.ports[p].delay == Time::ZERO || single_homed(a) || single_homed(b) {
-                uf.join(a as usize, b as usize);
+        let mut short_joins = 0;
+        for (l, &(a, b, d)) in g.links.iter().enumerate() {
+            if !g.cuttable(l) && uf.join(a as usize, b as usize) && d < MIN_CUT_DELAY && !g.single_homed(a) && !g.single_homed(b) {
+                short_joins += 1;
             }
         }
         // a multi-homed host joins the unit of its first link's switch
         let mut first_link: Vec<Option<u32>> = vec![None; n];
-        for p in 0..sim.ports.len() {
-            let node = sim.ports[p].node as usize;
-            if first_link[node].is_none() {
-                first_link[node] = Some(sim.ports[p ^ 1].node);
+        for &(a, b, _) in &g.links {
+            for (x, y) in [(a, b), (b, a)] {
+                if first_link[x as usize].is_none() {
+                    first_link[x as usize] = Some(y);
+                }
             }
         }
         for i in 0..n {
-            if let (NodeRef::Host(_), Some(peer)) = (sim.node_ref[i], first_link[i]) {
+            if let (None, Some(peer)) = (g.tiers[i], first_link[i]) {
                 uf.join(i, peer as usize);
             }
         }
         let root: Vec<usize> = (0..n).map(|i| uf.find(i)).collect();
         let mut weight = vec![0u64; n];
-        for p in &sim.ports {
-            weight[root[p.node as usize]] += 1;
+        for &(a, b, _) in &g.links {
+            weight[root[a as usize]] += 1;
+            weight[root[b as usize]] += 1;
         }
         // units in order of their smallest node; a unit is "first tier" if it holds a host or a
         // tier-0 switch
@@ -104,7 +166,7 @@ impl Plan {
                 seen[r] = true;
                 units.push(r);
             }
-            if sim.tiers[i].is_none_or(|t| t == 0) {
+            if g.tiers[i].is_none_or(|t| t == 0) {
                 first_tier[r] = true;
             }
         }
@@ -125,8 +187,8 @@ impl Plan {
         }
         // links between units, for the upper tiers' choice
         let mut links: Vec<Vec<usize>> = vec![vec![]; n];
-        for p in (0..sim.ports.len()).step_by(2) {
-            let (a, b) = (root[sim.ports[p].node as usize], root[sim.ports[p + 1].node as usize]);
+        for &(a, b, _) in &g.links {
+            let (a, b) = (root[a as usize], root[b as usize]);
             if a != b {
                 links[a].push(b);
                 links[b].push(a);
@@ -149,7 +211,7 @@ impl Plan {
         }
         let of: Vec<u16> = (0..n).map(|i| part_of_unit[root[i]]).collect();
         let used = of.iter().copied().max().map_or(1, |m| m + 1);
-        Plan { of, parts: used }
+        Plan { of, parts: used, short_joins }
     }
 
     /// The partition that owns port `p`.
@@ -160,20 +222,19 @@ impl Plan {
 }
 
 /// The window width of a network, the same for every partitioning of it: the shortest delay of
-/// any link a plan may cut (between switches, or a multi-homed host's), at most `MAX_WINDOW`.
-/// Why not each plan's own shortest cut: the run ends at the end of a window (`crate::engine`),
-/// so windows must not depend on the plan for the tables not to.
+/// any link a plan may cut (between switches, or a multi-homed host's, no shorter than
+/// `MIN_CUT_DELAY`), at most `MAX_WINDOW`. Why not each plan's own shortest cut: the run ends
+/// at the end of a window (`crate::engine`), so windows must not depend on the plan for the
+/// tables not to.
 pub fn window_width(sim: &Simulation) -> Time {
-    let mut w = MAX_WINDOW;
-    for p in (0..sim.ports.len()).step_by(2) {
-        let (a, b) = (sim.ports[p].node, sim.ports[p + 1].node);
-        let single_homed = |x: u32| matches!(sim.node_ref[x as usize], NodeRef::Host(h) if sim.hosts[h as usize].nics == 1);
-        let d = sim.ports[p].delay.min(sim.ports[p + 1].delay);
-        if d > Time::ZERO && !single_homed(a) && !single_homed(b) {
-            w = w.min(d);
-        }
+    Graph::of_sim(sim).window()
+}
+
+impl Graph {
+    /// `window_width` of this network.
+    pub fn window(&self) -> Time {
+        (0..self.links.len()).filter(|&l| self.cuttable(l)).map(|l| self.links[l].2).fold(MAX_WINDOW, Time::min)
     }
-    w
 }
 
 struct UnionFind {
@@ -191,12 +252,67 @@ impl UnionFind {
         }
         i
     }
-    /// Join the sets of `a` and `b`; the smaller root stays the root (deterministic).
-    fn join(&mut self, a: usize, b: usize) {
+    /// Join the sets of `a` and `b`; the smaller root stays the root (deterministic). Whether
+    /// they were apart.
+    fn join(&mut self, a: usize, b: usize) -> bool {
         let (ra, rb) = (self.find(a), self.find(b));
         if ra != rb {
             let (lo, hi) = (ra.min(rb), ra.max(rb));
             self.up[hi] = lo;
         }
+        ra != rb
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::time::Rate;
+
+    /// Four ToRs with two hosts each under two spines, 1 us everywhere.
+    fn leaf_spine() -> Topology {
+        crate::topo::LeafSpine { hosts_per_tor: 2, tors: 4, spines: 2, host_rate: Rate::gbps(100), fabric_rate: Rate::gbps(100), host_delay: Time::from_us(1), fabric_delay: Time::from_us(1), links_per_spine: 1 }
+            .build()
+    }
+
+    fn set_delay(t: &mut Topology, a: u32, b: u32, d: Time) {
+        for l in &mut t.links {
+            if (l.a, l.b) == (a, b) || (l.a, l.b) == (b, a) {
+                l.delay = d;
+            }
+        }
+    }
+
+    #[test]
+    fn a_link_shorter_than_the_shortest_window_is_never_cut_nor_sets_the_window() {
+        let mut t = leaf_spine();
+        // nodes: hosts 0-7, ToRs 8-11, spines 12-13; ToR 11 hangs on spine 13 by 1 ns
+        set_delay(&mut t, 11, 13, Time(1_000));
+        let g = Graph::of_topology(&t);
+        assert_eq!(g.window(), Time::from_us(1), "the 1 ns link does not set the window");
+        let plan = Plan::of_graph(&g, 4);
+        assert_eq!(plan.of[11], plan.of[13], "{:?}", plan.of);
+        assert_eq!(plan.short_joins, 1);
+        assert!(plan.parts > 1, "the rest still splits: {:?}", plan.of);
+        // a link of exactly the shortest window may be cut, and then sets it
+        set_delay(&mut t, 11, 13, MIN_CUT_DELAY);
+        let g = Graph::of_topology(&t);
+        assert_eq!(g.window(), MIN_CUT_DELAY);
+        assert_eq!(Plan::of_graph(&g, 4).short_joins, 0);
+    }
+
+    #[test]
+    fn short_links_everywhere_make_one_partition() {
+        let mut t = leaf_spine();
+        for l in &mut t.links {
+            l.delay = Time(1_000);
+        }
+        let g = Graph::of_topology(&t);
+        let plan = Plan::of_graph(&g, 8);
+        assert_eq!(plan.parts, 1);
+        assert!(plan.short_joins > 0);
+        assert_eq!(g.window(), MAX_WINDOW);
+        // while 1 us links split four ways
+        assert_eq!(Plan::of_graph(&Graph::of_topology(&leaf_spine()), 8).parts, 4);
     }
 }

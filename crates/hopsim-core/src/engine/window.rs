@@ -72,13 +72,16 @@ impl Simulation {
     }
 
     /// Every `CHECK_EVERY` events inside a window: whether to stop now (a window may hold any
-    /// number of events: a run that loops at one instant must still obey Ctrl-C). Partition 0
-    /// (or the one thread) asks the outside watch and tells the others through the shared flag.
+    /// number of events: a run that loops at one instant must still obey Ctrl-C). Every
+    /// partition reads the outside stop flag; partition 0 (or the one thread) asks the hook too
+    /// and tells the others through the shared flag, which every partition reads.
     #[cold]
     #[inline(never)]
     fn stop_mid_window(&mut self) -> bool {
         let me = self.part.as_deref().map_or(0, |p| p.me);
-        if me == 0 && !self.aborted {
+        if me != 0 {
+            self.aborted |= self.watch.stop_requested();
+        } else if !self.aborted {
             self.aborted = self.watch_says_stop(|s| s.progress());
             if let Some(part) = self.part.as_deref() {
                 if self.aborted {

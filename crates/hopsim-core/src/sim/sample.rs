@@ -228,12 +228,14 @@ impl Simulation {
         c.events = self.sched.popped;
         c.flows = self.flows.len() as u64;
         c.flows_finished = self.flows.finished_rows();
-        c.peak_live_flows = self.flows.peak_live() as u64;
         c.end_time_ps = now.0;
-        c.peak_packets_alive = self.slab.capacity_used() as u64;
         c.data_bytes_in_flight = self.slab.live_packets().filter(|p| p.kind == crate::packet::PktKind::Data).map(|p| p.payload as u64).sum();
-        c.peak_pending_events = self.sched.peak_len as u64;
         c.max_switch_buffer_bytes = self.switches.iter().map(|s| s.mmu.peak_used).max().unwrap_or(0);
+        self.stats.diagnostics = crate::stats::Diagnostics {
+            peak_packets_alive: self.slab.capacity_used() as u64,
+            peak_live_flows: self.flows.peak_live() as u64,
+            peak_pending_events: self.sched.peak_len as u64,
+        };
     }
 }
 

@@ -165,6 +165,25 @@ impl LogHist {
     pub fn mean(&self) -> Option<f64> {
         (self.count > 0).then(|| self.sum as f64 / self.count as f64)
     }
+
+    /// Add `other`'s samples: bucket counts add, so the merged histogram is the one that would
+    /// have seen both sets of samples, and its quantiles are taken after (a run split over
+    /// partitions, `crate::engine::merge`).
+    pub fn merge(&mut self, other: &LogHist) {
+        if other.count == 0 {
+            return;
+        }
+        if self.counts.len() < other.counts.len() {
+            self.counts.resize(other.counts.len(), 0);
+        }
+        for (a, b) in self.counts.iter_mut().zip(&other.counts) {
+            *a += b;
+        }
+        self.min = if self.count == 0 { other.min } else { self.min.min(other.min) };
+        self.max = self.max.max(other.max);
+        self.count += other.count;
+        self.sum += other.sum;
+    }
 }
 
 /// The per-class latency table: one row per class that saw a packet, times in picoseconds.
@@ -247,6 +266,21 @@ impl LatencyRec {
         if !self.edges.is_empty() {
             let b = self.edges.partition_point(|&e| e <= size);
             by[1 + b].add(v);
+        }
+    }
+
+    /// Add another recorder's histograms (same settings: another partition of the run).
+    pub fn merge(&mut self, other: &LatencyRec) {
+        self.all.merge(&other.all);
+        for (mine, theirs) in self.by.iter_mut().zip(&other.by) {
+            for (a, b) in mine.iter_mut().zip(theirs) {
+                a.merge(b);
+            }
+        }
+        if let (Some((mine, _)), Some((theirs, _))) = (&mut self.hop, &other.hop) {
+            for (a, b) in mine.iter_mut().flatten().zip(theirs.iter().flatten()) {
+                a.merge(b);
+            }
         }
     }
 
@@ -335,6 +369,22 @@ mod tests {
         }
         assert_eq!((h.min, h.max, h.count), (v[0], *v.last().unwrap(), v.len() as u64));
         assert_eq!(h.sum, v.iter().map(|&x| x as u128).sum::<u128>());
+    }
+
+    #[test]
+    fn merged_histograms_are_the_histogram_of_all_samples() {
+        let (mut a, mut b, mut whole) = (LogHist::default(), LogHist::default(), LogHist::default());
+        for v in (1..5000u64).map(|i| i * i * 37 % 1_000_003) {
+            if v % 3 == 0 { &mut a } else { &mut b }.add(v);
+            whole.add(v);
+        }
+        let mut empty = LogHist::default();
+        empty.merge(&a);
+        empty.merge(&b);
+        assert_eq!(empty, whole);
+        a.merge(&b);
+        assert_eq!(a, whole);
+        assert_eq!(a.quantile(0.99), whole.quantile(0.99));
     }
 
     #[test]

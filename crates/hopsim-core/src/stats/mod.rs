@@ -249,13 +249,21 @@ pub struct Counters {
     pub flows: u64,
     pub flows_finished: u64,
     pub end_time_ps: u64,
+    pub max_switch_buffer_bytes: u64,
+}
+
+/// The engine's own peaks: what its memory follows, not results. Each is one partition's,
+/// summed over the partitions a run was split into (packets, events) or the largest of them
+/// (flows), so they change with the split (`crate::engine`) where no table or counter does.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct Diagnostics {
+    /// Packet slots the slab used at most.
     pub peak_packets_alive: u64,
     /// The most flows holding live state at once: started, and not yet past their last packet
     /// (`net::flow_store`); the per-flow memory follows this, not `flows`.
-    #[serde(default)]
     pub peak_live_flows: u64,
+    /// The longest the event queue grew.
     pub peak_pending_events: u64,
-    pub max_switch_buffer_bytes: u64,
 }
 
 /// Why a run ended.
@@ -324,6 +332,8 @@ pub struct RunStats {
     /// Congestion windows of chosen flows (`record.cwnd_flows`).
     pub cwnd: CwndSeries,
     pub counters: Counters,
+    /// The engine's peaks, which depend on the split (not results).
+    pub diagnostics: Diagnostics,
     pub stop: StopInfo,
 }
 

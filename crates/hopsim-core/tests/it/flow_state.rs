@@ -124,13 +124,13 @@ fn freeing_finished_flows_changes_no_result() {
         assert!(r.counters.flows >= 100, "{what}: a busy run ({} flows)", r.counters.flows);
         assert_same(r, &kept, what);
         // the freed run held no more states than flows were in flight at once
-        assert_eq!(freed.flows.slots() as u64, r.counters.peak_live_flows, "{what}");
-        assert!(r.counters.peak_live_flows < r.counters.flows, "{what}: {} states for {} flows", r.counters.peak_live_flows, r.counters.flows);
+        assert_eq!(freed.flows.slots() as u64, r.diagnostics.peak_live_flows, "{what}");
+        assert!(r.diagnostics.peak_live_flows < r.counters.flows, "{what}: {} states for {} flows", r.diagnostics.peak_live_flows, r.counters.flows);
         if *what == "cut at 250 us" {
             assert!(r.counters.flows_finished < r.counters.flows && !freed.flows.started(r.counters.flows as u32 - 1), "{what}: flows left unstarted");
             assert!(!r.cwnd.flow.is_empty());
         }
-        eprintln!("{what}: {} flows, at most {} live, {} released late, {} CNPs", r.counters.flows, r.counters.peak_live_flows, freed.flows.late_releases(), r.counters.cnps);
+        eprintln!("{what}: {} flows, at most {} live, {} released late, {} CNPs", r.counters.flows, r.diagnostics.peak_live_flows, freed.flows.late_releases(), r.counters.cnps);
     }
 }
 
@@ -143,13 +143,13 @@ fn live_flow_states_follow_the_flows_in_flight_not_the_workload() {
     let mut sim = sc.build().unwrap();
     sim.run();
     sim.check_flow_packets();
-    let c = &sim.stats.counters;
+    let (c, d) = (&sim.stats.counters, &sim.stats.diagnostics);
     assert_conserved(&sim.stats);
     assert!(c.flows > 500, "{} flows", c.flows);
-    eprintln!("{} flows, at most {} live", c.flows, c.peak_live_flows);
-    assert!(c.peak_live_flows * 5 < c.flows, "{} live states at the peak for {} flows", c.peak_live_flows, c.flows);
+    eprintln!("{} flows, at most {} live", c.flows, d.peak_live_flows);
+    assert!(d.peak_live_flows * 5 < c.flows, "{} live states at the peak for {} flows", d.peak_live_flows, c.flows);
     // at the end only flows with packets still in the network hold state
-    assert!(sim.flows.live_now() as u64 <= c.peak_packets_alive);
+    assert!(sim.flows.live_now() as u64 <= d.peak_packets_alive);
     // a finished flow's state is gone, and reading it by the old index path says so
     let done = (0..sim.flows.len() as u32).find(|&f| sim.flows.get(f).is_none()).expect("some flow was freed");
     let err = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| sim.flows[done as usize].snd_una)).unwrap_err();

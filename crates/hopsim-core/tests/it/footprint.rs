@@ -132,3 +132,30 @@ fn estimate_of_many_flows_and_samples() {
     };
     assert_close(&sc, "leaf-spine background");
 }
+
+/// A run on many threads holds a copy of the network once a partition it makes, not once a
+/// thread asked: a one-switch star makes one partition, a 12-ary fat-tree 72 at most (its ToRs),
+/// and a TCP run one whatever is asked.
+#[test]
+fn estimate_on_many_threads_counts_the_partitions_made() {
+    let star = Scenario {
+        topology: TopologySpec::Star { hosts: 64, rate: Rate::gbps(100), delay: Time::from_us(1) },
+        workload: WorkloadSpec::Incast { incast: incast(16, 50_000), start: Time::ZERO, limit: Limit::Count(1) },
+        net: NetConfig::default(),
+    };
+    let one = star.estimate_threads(None, 1).unwrap().total();
+    assert_eq!(star.estimate_threads(None, 16).unwrap().total(), one, "one switch: one partition");
+    let g = Rate::gbps(100);
+    let mut tree = Scenario {
+        topology: TopologySpec::FatTree(FatTree::new(12, g, g, Time::from_us(1)).unwrap()),
+        workload: WorkloadSpec::Incast { incast: incast(32, 100_000), start: Time::ZERO, limit: Limit::Count(1) },
+        net: NetConfig::default(),
+    };
+    let one = tree.estimate_threads(None, 1).unwrap();
+    let many = tree.estimate_threads(None, 100_000).unwrap();
+    assert!(many.parts.iter().any(|p| p.detail.ends_with("once in each of 72 partitions")), "{:?}", many.parts);
+    assert_eq!(many.total(), tree.estimate_threads(None, 72).unwrap().total());
+    assert!(many.total() > one.total() && many.total() <= 72 * one.total());
+    tree.net.host.tcp = Some(Default::default());
+    assert_eq!(tree.estimate_threads(None, 16).unwrap().total(), tree.estimate_threads(None, 1).unwrap().total(), "TCP: one partition");
+}

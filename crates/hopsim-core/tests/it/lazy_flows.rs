@@ -154,7 +154,7 @@ fn per_flow_data_follows_the_flows_in_flight_when_flows_are_made_as_they_arrive(
     sc.workload = WorkloadSpec::Background(Background { cdf, load: 0.6, load_on: LoadOn::HostLinks, arrival, start: Time::ZERO, duration: Time::from_us(300), prio: 3, dst: None, rack_size: 0 });
     let (sim, r) = run(sc.build().unwrap(), Some(1000));
     let (store, memo, span) = sim.peak_flow_chunks();
-    eprintln!("{} flows in {span} chunks, at most {} in flight; at most {store} chunks of fixed data and {memo} of route slots held", r.counters.flows, r.counters.peak_live_flows);
+    eprintln!("{} flows in {span} chunks, at most {} in flight; at most {store} chunks of fixed data and {memo} of route slots held", r.counters.flows, r.diagnostics.peak_live_flows);
     assert!(span >= 6, "{span} chunks");
     assert!(store <= 3 && memo <= 3, "{store} and {memo} of {span} chunks held at once");
     // the whole list holds every chunk of fixed data (the route slots it adds at assembly too)

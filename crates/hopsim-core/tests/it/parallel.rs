@@ -51,14 +51,9 @@ pub fn assert_same(a: &RunStats, b: &RunStats, what: &str) {
     assert_eq!(a.pfc_received, b.pfc_received, "{what}: PFC frames received");
     assert_eq!(a.qlen, b.qlen, "{what}: queue-length histograms");
     assert_eq!(a.trace, b.trace, "{what}: trace");
-    let (mut ca, mut cb) = (a.counters.clone(), b.counters.clone());
-    // the engine's own peaks (packets alive, pending events, live flows) are per partition
-    for c in [&mut ca, &mut cb] {
-        c.peak_packets_alive = 0;
-        c.peak_pending_events = 0;
-        c.peak_live_flows = 0;
-    }
-    assert_eq!(ca, cb, "{what}: counters");
+    assert_eq!(a.latency, b.latency, "{what}: latency");
+    // every counter (the engine's own peaks, which depend on the split, are `diagnostics`)
+    assert_eq!(a.counters, b.counters, "{what}: counters");
     assert_eq!(a.stop, b.stop, "{what}: stop");
 }
 
@@ -112,6 +107,31 @@ fn dctcp_rate_over_a_lossy_fabric_is_identical_on_1_2_3_and_8_threads() {
     assert!(r.counters.drops > 0, "the small buffer drops");
 }
 
+/// Per-packet latency histograms (end to end by incast tag and size, and queueing per hop)
+/// split: each partition counts what its hosts receive and its switches queue, and the bucket
+/// counts add up before the percentiles are taken.
+#[test]
+fn latency_histograms_are_identical_on_1_2_3_and_8_threads() {
+    use hopsim_core::stats::latency::LatencyConfig;
+    let mut n = lossless(FcConfig::Pfc, CcConfig::Dcqcn(Default::default()));
+    n.record.latency = Some(LatencyConfig { size_edges: vec![10_000, 100_000], per_hop: true, ..Default::default() });
+    let r = identical_on_any_threads(&busy(n), "latency");
+    let l = &r.latency;
+    assert!(l.class.len() > 8 && l.class.iter().any(|c| c.starts_with("queueing at tor-up, incast")), "{:?}", l.class);
+    assert!(l.p99_ps[0] > l.p50_ps[0], "a tail: {l:?}");
+}
+
+/// Random loss on every link splits: each wire's losses are drawn where its packets arrive, from
+/// its own stream; DCQCN's go-back-N repairs them the same way on any thread count.
+#[test]
+fn dcqcn_over_lossy_links_is_identical_on_1_2_3_and_8_threads() {
+    let mut n = NetConfig { cc: CcConfig::Dcqcn(Default::default()), ..Default::default() };
+    n.switch.lossless = false;
+    n.faults.loss_rate = 0.002;
+    let r = identical_on_any_threads(&busy(n), "DCQCN, 0.2% loss");
+    assert!(r.counters.drops_loss > 20 && r.counters.nacks > 0, "{:?}", r.counters);
+}
+
 /// A plan given by hand: spines in one partition, every ToR with its hosts in another (five
 /// partitions for 36 nodes), and every node in its own partition where it may be.
 #[test]
@@ -137,6 +157,40 @@ fn a_run_that_cannot_be_split_says_why_and_runs_on_one_thread() {
     assert_eq!(split.threads, 1);
     assert!(split.note.as_deref().is_some_and(|n| n.contains("TCP")), "{:?}", split.note);
     assert_same(&on(&sc, 1, None), &stats, "TCP");
+}
+
+/// Links shorter than the shortest useful window are never cut: a fabric of 1 ns links keeps
+/// the whole network in one partition and says why, with the one-thread run's tables; a fabric
+/// with one such link still splits, its ends together.
+#[test]
+fn links_shorter_than_a_useful_window_are_never_cut() {
+    use hopsim_core::scenario::TopologySpec;
+    let mut sc = busy(lossless(FcConfig::Pfc, CcConfig::Dcqcn(Default::default())));
+    let TopologySpec::LeafSpine(l) = &mut sc.topology else { unreachable!() };
+    l.fabric_delay = Time(1_000);
+    let (stats, split) = run_threads(&|| sc.build(), 4, None, Watch::default()).expect("runs");
+    assert_eq!(split.threads, 1);
+    assert!(split.note.as_deref().is_some_and(|n| n.contains("shorter than 100ns")), "{:?}", split.note);
+    assert_same(&on(&sc, 1, None), &stats, "1 ns fabric");
+    // a plan given by hand may not cut one either
+    let topo = sc.topology.build().expect("topology");
+    let by_tor: Vec<u16> = (0..topo.nodes.len()).map(|n| if n >= 36 { 0 } else if n < 32 { (n / 8) as u16 } else { (n - 32) as u16 }).collect();
+    let err = run_threads(&|| sc.build(), 4, Some(by_tor), Watch::default()).err().expect("refused");
+    assert!(err.contains("shorter than the shortest window"), "{err}");
+}
+
+/// A stop asked before a split run starts ends it before its first window: every partition
+/// reads the stop flag, not only the first after its own 16,384 events.
+#[test]
+fn a_split_run_hears_a_stop_before_its_first_window() {
+    use std::sync::atomic::AtomicBool;
+    use std::sync::Arc;
+    let sc = busy(lossless(FcConfig::Pfc, CcConfig::Dcqcn(Default::default())));
+    let flag = Arc::new(AtomicBool::new(true));
+    let (stats, split) = run_threads(&|| sc.build(), 3, None, Watch::with_flag(flag)).expect("runs");
+    assert_eq!(split.threads, 3);
+    assert_eq!(stats.stop.reason.name(), "interrupted");
+    assert!(stats.stop.message.ends_with("after 0 events"), "{}", stats.stop.message);
 }
 
 /// The time-growing tables a split run hands to the sink, chunk by chunk, then what is left:
