@@ -409,7 +409,14 @@ impl Scenario {
     /// flows' state and keeps its tables to the end (no sink), so every part counts once a
     /// partition made.
     pub fn estimate_threads(&self, spill: Option<usize>, threads: usize) -> Result<Estimate, String> {
-        let parts = crate::engine::parts_for(self, threads)?;
+        let parts = if threads <= 1 {
+            1
+        } else {
+            let (topo, file_loss) = self.topology.build_with_loss()?;
+            let mut net = self.net.clone();
+            net.faults.file_loss = file_loss;
+            crate::engine::parts_for(&topo, &net, threads)
+        };
         if parts <= 1 {
             return self.estimate_spilled(spill);
         }

@@ -144,20 +144,14 @@ pub fn single_reason_of(cfg: &crate::config::NetConfig) -> Option<&'static str> 
     None
 }
 
-/// The partitions a run of `sc` on `threads` threads will make (`run_threads`' automatic plan),
-/// from its settings and topology, without building it. Why: memory is held once a partition
-/// made, not once a thread asked (`crate::footprint`).
-pub fn parts_for(sc: &crate::scenario::Scenario, threads: usize) -> Result<usize, String> {
-    if threads <= 1 {
-        return Ok(1);
+/// The partitions a run of the network `topo` with settings `net` on `threads` threads will
+/// make (`run_threads`' automatic plan), without building it. Why: memory is held once a
+/// partition made, not once a thread asked (`crate::footprint`).
+pub fn parts_for(topo: &crate::topo::Topology, net: &crate::config::NetConfig, threads: usize) -> usize {
+    if threads <= 1 || single_reason_of(net).is_some() {
+        return 1;
     }
-    let (topo, file_loss) = sc.topology.build_with_loss()?;
-    let mut net = sc.net.clone();
-    net.faults.file_loss = file_loss;
-    if single_reason_of(&net).is_some() {
-        return Ok(1);
-    }
-    Ok(Plan::of_graph(&partition::Graph::of_topology(&topo), threads).parts as usize)
+    Plan::of_graph(&partition::Graph::of_topology(topo), threads).parts as usize
 }
 
 /// The note of a run asked to split (`threads` > 1) that the plan kept on one thread because
