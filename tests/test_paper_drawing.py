@@ -63,6 +63,44 @@ def test_a_direction_without_a_number_gets_a_verdict():
         Reported(ratio=["ppfc", "pfc"], direction="below", value=0.5)
 
 
+def test_a_zero_matches_only_an_exact_zero_and_shows_the_value_it_got():
+    r = Reported(label="floodgate", zero=True)
+    assert check(r, {"floodgate": 0.0}).tier == "matches"
+    v = check(r, {"floodgate": 1e-6})
+    assert v.tier == "differs" and "1e-06" in v.why and v.paper == "0"
+    assert check(r, {"floodgate": math.nan}).tier is None and check(r, {"dcqcn": 0.0}).tier is None
+    for bad in ({"value": 1.0}, {"direction": "above"}):
+        with pytest.raises(ValueError, match="zero"):
+            Reported(label="a", zero=True, **bad)
+    with pytest.raises(ValueError, match="zero"):
+        Reported(ratio=["a", "b"], zero=True)
+
+
+def test_a_ratio_over_a_zero_is_above_one_with_no_number():
+    # "standard PFC never pauses" (0) and P-PFC does: the ratio has a direction, not a number
+    above = Reported(ratio=["ppfc", "pfc"], direction="above")
+    v = check(above, {"ppfc": 5.0, "pfc": 0.0})
+    assert v.tier == "same direction" and v.hopsim == math.inf
+    assert check(Reported(ratio=["ppfc", "pfc"], direction="below"), {"ppfc": 5.0, "pfc": 0.0}).tier == "differs"
+    assert check(Reported(ratio=["a", "b"], value=3.0), {"a": 5.0, "b": 0.0}).tier == "same direction"
+    assert check(Reported(ratio=["a", "b"], value=0.5), {"a": 5.0, "b": 0.0}).tier == "differs"
+    # both zero: no ratio at all
+    assert check(above, {"ppfc": 0.0, "pfc": 0.0}).tier is None
+
+
+def test_comparable_is_a_ratio_of_one_within_a_quarter():
+    same = Reported(ratio=["pfc_tag", "floodgate"], value=1.0)
+    assert check(same, {"pfc_tag": 1.2, "floodgate": 1.0}).tier == "matches"
+    assert check(same, {"pfc_tag": 0.8, "floodgate": 1.0}).tier == "matches"
+    assert check(same, {"pfc_tag": 1.3, "floodgate": 1.0}).tier != "matches"
+
+
+def test_a_zero_is_drawn_at_zero_with_its_note():
+    from hopsim.papers.plot import _claim_value
+
+    assert _claim_value(Reported(label="bfc", zero=True), {"bfc": 0.3}) == ("bfc", 0.0, 0.0, "paper's value: zero")
+
+
 def _page_labels() -> dict[str, list[str]]:
     out = {}
     for paper in all_papers():

@@ -32,6 +32,10 @@ Each claim gets one of three verdicts (`check`, `TIERS`):
   has no direction, only the factor;
 - *differs*: otherwise.
 
+A value the paper says is zero (``zero = true``) matches an exact 0 and differs from anything
+else. A ratio whose denominator is 0 and numerator is not is above 1 with no number: it has the
+paper's direction where the paper's ratio is above 1, and differs otherwise.
+
 Seeds are averaged: a named metric is computed per run and the runs of a label are averaged; an
 SQL metric's rows of one label are averaged.
 """
@@ -114,6 +118,9 @@ class Reported(Strict):
     """A ratio the paper states only the direction of, with no number ("P-PFC's pause time is lower
     than PFC's": ratio = ["ppfc", "pfc"], direction = "below"): hopsim's ratio on that side of 1
     has the paper's direction; no number, so it cannot match one."""
+    zero: bool = False
+    """A label's value the paper says is zero ("Floodgate triggers no PFC pause"): hopsim's value
+    matches when it is exactly 0 and differs otherwise; a zero has no factor to be near."""
     metric: str | None = None
     flows: str | None = None
     note: str = ""
@@ -131,6 +138,11 @@ class Reported(Strict):
     def _one_of_each(self) -> "Reported":
         if (self.label is None) == (self.ratio is None):
             raise ValueError("give exactly one of label (a value claim) and ratio (a ratio claim)")
+        if self.zero:
+            if self.label is None or self.value is not None or self.range is not None or self.direction is not None:
+                raise ValueError("zero = true is for a label's value the paper says is zero: give label and zero, "
+                                 "without ratio, value, range or direction")
+            return self
         if self.direction is not None:
             if self.ratio is None or self.value is not None or self.range is not None:
                 raise ValueError("direction is for a ratio the paper gives no number for: give ratio and direction, "
@@ -287,6 +299,8 @@ class Verdict:
 
 
 def _paper_text(r: Reported) -> str:
+    if r.zero:
+        return "0"
     if r.direction:
         return "above 1" if r.direction == "above" else "below 1"
     if r.range and not math.isfinite(r.range[1]):
@@ -295,9 +309,12 @@ def _paper_text(r: Reported) -> str:
 
 
 def hopsim_number(r: Reported, values: dict[str, float]) -> float:
-    """hopsim's number for a claim: the label's value, or the ratio of the two labels' values."""
+    """hopsim's number for a claim: the label's value, or the ratio of the two labels' values (``inf``
+    where the denominator is 0 and the numerator is not: a direction, "above", with no number)."""
     if r.ratio:
         a, b = values.get(r.ratio[0], math.nan), values.get(r.ratio[1], math.nan)
+        if b == 0 and a > 0:
+            return math.inf
         return a / b if b and not math.isnan(b) else math.nan
     return values.get(r.label or "", math.nan)
 
@@ -308,6 +325,17 @@ def check(r: Reported, values: dict[str, float]) -> Verdict:
     missing = [x for x in (r.ratio or [r.label]) if x not in values]
     if missing:
         return Verdict(_paper_text(r), math.nan, None, f"no run labelled {', '.join(map(repr, missing))}")
+    if r.zero:
+        if math.isnan(h):
+            return Verdict(_paper_text(r), h, None, "hopsim has no number here")
+        return (Verdict(_paper_text(r), h, "matches", "zero, as the paper says") if h == 0 else
+                Verdict(_paper_text(r), h, "differs", f"hopsim {h:.4g}, not zero"))
+    if math.isinf(h) and h > 0:  # the denominator is 0, the numerator is not: above 1, with no number
+        assert r.ratio is not None
+        above = r.direction == "above" or (r.direction is None and min(r.range or [r.value or 0.0]) > 1)
+        zero = f"{r.ratio[1]} is 0, {r.ratio[0]} is not"
+        return Verdict(_paper_text(r), h, "same direction" if above else "differs",
+                       f"above 1 ({zero}): the paper's direction, no number" if above else f"above 1 ({zero}): opposite direction")
     if not math.isfinite(h) or h <= 0:
         return Verdict(_paper_text(r), h, None, "hopsim has no positive number here")
     if r.direction:  # a direction only: it can have the paper's direction, not match a number

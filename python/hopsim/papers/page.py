@@ -219,7 +219,7 @@ def _figure_html(con: Any, stem: str, sec: str, fig: Figure, folder: Path, figs_
         shown_unit = None if r.ratio else cunit
         on_fig = ("" if drawn is None or i in drawn.drawn else " (a direction: no number to draw)" if r.direction
                   else " (not drawn: hopsim has no value to place it at)")
-        paper_text = (html.escape(v.paper) if r.direction else
+        paper_text = (html.escape(v.paper) if r.direction or r.zero else
                       f"at least {_number(r.range[0], shown_unit)}" if r.range and not math.isfinite(r.range[1]) else
                       "-".join(_number(x, shown_unit) for x in (r.range or [r.value])))
         hopsim_text = _number(v.hopsim, shown_unit)
@@ -232,13 +232,13 @@ def _figure_html(con: Any, stem: str, sec: str, fig: Figure, folder: Path, figs_
         claims_rows.append(f"<tr><td><a href='#{fig.id}'>{html.escape(fig.id)}</a></td>{cells}</tr>")
         entry = {"id": f"{fig.id}#{i}", "section": sec, "figure": fig.id, "sweep": stem, "quantity": cq,
                  "unit": "ratio" if r.ratio else cunit, "claim": {"ratio": r.ratio} if r.ratio else {"label": r.label},
-                 "paper": _json_number(r.value), "paper_range": [_json_number(x) for x in r.range] if r.range else None,
+                 "paper": 0.0 if r.zero else _json_number(r.value), "paper_range": [_json_number(x) for x in r.range] if r.range else None,
                  "paper_direction": r.direction,
                  "hopsim": v.hopsim if math.isfinite(v.hopsim) else None, "tier": v.tier, "why": v.why,
                  "cause": r.cause, "cause_class": r.cause_class,
                  "cause_text": _cause_text(r, folder), "note": r.note}
         claims.append(entry)
-        mine.append({"label": r.label, "paper": r.value, "paper_low": (r.range or [None])[0],
+        mine.append({"label": r.label, "paper": 0.0 if r.zero else r.value, "paper_low": (r.range or [None])[0],
                      "paper_high": (r.range or [None, None])[1]} if not r.ratio else {})
     cap = (f"<figcaption>In black: the paper's numbers (a diamond, a range's bar; a ratio drawn at "
            f"the paper's ratio times hopsim's reference).<ul>{''.join(caption)}</ul></figcaption>"

@@ -528,6 +528,8 @@ def _claim_value(r: Reported, values: dict[str, float]) -> tuple[str, float, flo
     """(label it is drawn at, low, high, what it is) of a reported number, in the values' unit."""
     if r.direction:  # no number to draw
         return None
+    if r.zero:
+        return (r.label or "", 0.0, 0.0, "paper's value: zero")
     lo, hi = (r.range[0], r.range[1]) if r.range else (r.value, r.value)
     assert lo is not None and hi is not None
     if not r.ratio:
@@ -548,7 +550,13 @@ def _draw_claim(p: _Panel, i: int, r: Reported, fig: Figure, normalised: bool) -
     lab, lo, hi, text = c
     x, (y0, y1) = p.at[lab], (p.axis(lo), p.axis(hi))
     top = p.axis(fig.y_limit) if fig.y_limit is not None and not normalised else math.inf
-    if y0 > top:  # beyond what the quantity can be: at the edge, its value written
+    if r.zero:  # on the axis's floor (a log axis has no 0), its value written
+        floor = 0.0 if p.ax.get_yscale() == "linear" else p.ax.get_ylim()[0]
+        (art,) = p.ax.plot([x], [floor], ls="none", marker="D", ms=7, mfc="none", mec="black", mew=1.4,
+                           label="paper's number", zorder=6, clip_on=False)
+        art.set_gid(f"paper-claim-{i}")
+        p.ax.annotate("paper 0", (x, floor), xytext=(0, 8), textcoords="offset points", ha="center", fontsize=7)
+    elif y0 > top:  # beyond what the quantity can be: at the edge, its value written
         (art,) = p.ax.plot([x], [top], ls="none", marker="^", ms=7, mfc="none", mec="black", mew=1.4,
                            label="paper's number, off the axis", zorder=6, clip_on=False)
         art.set_gid(f"paper-claim-{i}")
