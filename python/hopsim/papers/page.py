@@ -167,6 +167,8 @@ def _number(x: float | None, unit: str | None) -> str:
     """A claim's number as its axis shows it: a value in its unit (1.89 MB), a ratio (unit None) as 2.1x."""
     if unit is not None:
         return _in_unit(x, unit)
+    if x == math.inf:  # a ratio over a zero
+        return "∞ (over 0)"
     return f"{num(x)}x" if x is not None and math.isfinite(x) else "–"
 
 
@@ -234,7 +236,7 @@ def _figure_html(con: Any, stem: str, sec: str, fig: Figure, folder: Path, figs_
                  "unit": "ratio" if r.ratio else cunit, "claim": {"ratio": r.ratio} if r.ratio else {"label": r.label},
                  "paper": 0.0 if r.zero else _json_number(r.value), "paper_range": [_json_number(x) for x in r.range] if r.range else None,
                  "paper_direction": r.direction,
-                 "hopsim": v.hopsim if math.isfinite(v.hopsim) else None, "tier": v.tier, "why": v.why,
+                 "hopsim": None if math.isnan(v.hopsim) else _json_number(v.hopsim), "tier": v.tier, "why": v.why,
                  "cause": r.cause, "cause_class": r.cause_class,
                  "cause_text": _cause_text(r, folder), "note": r.note}
         claims.append(entry)
