@@ -551,7 +551,10 @@ def _draw_claim(p: _Panel, i: int, r: Reported, fig: Figure, normalised: bool) -
     x, (y0, y1) = p.at[lab], (p.axis(lo), p.axis(hi))
     top = p.axis(fig.y_limit) if fig.y_limit is not None and not normalised else math.inf
     if r.zero:  # on the axis's floor (a log axis has no 0), its value written
-        floor = 0.0 if p.ax.get_yscale() == "linear" else p.ax.get_ylim()[0]
+        lo, hi = p.ax.get_ylim()
+        if p.ax.get_yscale() == "linear" and lo < 0 < hi and all(v >= 0 for v in p.values.values() if math.isfinite(v)):
+            p.ax.set_ylim(0, hi)  # a quantity that cannot be negative: no axis below its zero
+        floor = 0.0 if p.ax.get_yscale() == "linear" else lo
         (art,) = p.ax.plot([x], [floor], ls="none", marker="D", ms=7, mfc="none", mec="black", mew=1.4,
                            label="paper's number", zorder=6, clip_on=False)
         art.set_gid(f"paper-claim-{i}")
