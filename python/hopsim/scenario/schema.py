@@ -107,6 +107,13 @@ def _ser_unset(fmt: Callable[[int], str], keyword: str) -> Callable[[Any, Serial
     return s
 
 
+def _unit_or(parse: Callable[[object], int], fmt: Callable[[int], str], keyword: str) -> Any:
+    """A unit field that also takes one keyword (a time or "off"): the keyword written back as
+    given, a value in the field's unit, and for the core the keyword as null (`_ser_unset`)."""
+    return Annotated[Union[Literal[keyword], int], BeforeValidator(_wrap(parse, (keyword,))),
+                     PlainSerializer(_ser_unset(fmt, keyword))]
+
+
 def _ser_zero(fmt: Callable[[int], str], keyword: str) -> Callable[[Any, SerializationInfo], Any]:
     """Like `_ser`; and for the core, `keyword` (the choice the core represents as 0) is 0."""
 
@@ -149,46 +156,18 @@ Headroom = Annotated[
     BeforeValidator(_wrap(parse_size, ("auto", "hpcc", "floodgate"))),
     PlainSerializer(_ser(fmt_size), when_used="json"),
 ]
-TimeOrOff = Annotated[
-    Union[Literal["off"], int],
-    BeforeValidator(_wrap(parse_time, ("off",))),
-    PlainSerializer(_ser_unset(fmt_time, "off")),
-]
-TimeOrFlow = Annotated[
-    Union[Literal["flow"], int],
-    BeforeValidator(_wrap(parse_time, ("flow",))),
-    PlainSerializer(_ser_unset(fmt_time, "flow")),
-]
-TimeOrMeasured = Annotated[
-    Union[Literal["measured"], int],
-    BeforeValidator(_wrap(parse_time, ("measured",))),
-    PlainSerializer(_ser_unset(fmt_time, "measured")),
-]
-SizeOrEcn = Annotated[
-    Union[Literal["ecn"], int],
-    BeforeValidator(_wrap(parse_size, ("ecn",))),
-    PlainSerializer(_ser_unset(fmt_size, "ecn")),
-]
+TimeOrOff = _unit_or(parse_time, fmt_time, "off")
+TimeOrFlow = _unit_or(parse_time, fmt_time, "flow")
+TimeOrMeasured = _unit_or(parse_time, fmt_time, "measured")
+SizeOrEcn = _unit_or(parse_size, fmt_size, "ecn")
 TimeOrPredicted = Annotated[
     Union[Literal["predicted"], int],
     BeforeValidator(_wrap(parse_time, ("predicted",))),
     PlainSerializer(_ser(fmt_time), when_used="json"),
 ]
-TimeOrRunEnd = Annotated[
-    Union[Literal["run_end"], int],
-    BeforeValidator(_wrap(parse_time, ("run_end",))),
-    PlainSerializer(_ser_unset(fmt_time, "run_end")),
-]
-SizeOrNone = Annotated[
-    Union[Literal["none"], int],
-    BeforeValidator(_wrap(parse_size, ("none",))),
-    PlainSerializer(_ser_unset(fmt_size, "none")),
-]
-RateOrNone = Annotated[
-    Union[Literal["none"], int],
-    BeforeValidator(_wrap(parse_rate, ("none",))),
-    PlainSerializer(_ser_unset(fmt_rate, "none")),
-]
+TimeOrRunEnd = _unit_or(parse_time, fmt_time, "run_end")
+SizeOrNone = _unit_or(parse_size, fmt_size, "none")
+RateOrNone = _unit_or(parse_rate, fmt_rate, "none")
 
 # ----------------------------------------------------------------------------- plain numbers
 
