@@ -11,6 +11,7 @@ that was interrupted picks up where it stopped; quick and full runs never share 
 from __future__ import annotations
 
 import json
+import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -157,19 +158,25 @@ def reproduce(paper: str, out: Path | str, quick: bool = False, jobs: int | None
     rep = Reproduction(out=out, page=out / f"{d.name}.html")
     t0 = time.perf_counter()
     walls: dict[str, float] = {}
+    counts: dict[str, list[int]] = {}
+    load0 = _load()
     for i, (f, _) in enumerate(sweeps):
         if on_sweep:
             on_sweep(i + 1, len(sweeps), f.stem)
         s0 = time.perf_counter()
         r = run_sweep(f, out / f.stem, jobs=jobs, on_plan=on_plan, on_done=on_done, quick=quick)
         walls[f.stem] = time.perf_counter() - s0
+        counts[f.stem] = [len(r.ran), len(r.skipped)]
         rep.sweeps.append(f.stem)
         rep.ran += len(r.ran)
         rep.skipped += len(r.skipped)
     runs_wall = time.perf_counter() - t0
     manifest = {"paper": d.name, "folder": str(d), "quick": quick, "sweeps": rep.sweeps,
                 "wall_s": runs_wall, "runs_wall_s": runs_wall, "sweep_wall_s": walls,
-                "finished": time.strftime("%Y-%m-%d %H:%M:%S")}
+                # what a recorded wall time means: the runs made (a resumed sweep's skipped ones
+                # cost nothing), the worker processes and cores, and how busy the machine was
+                "sweep_runs": counts, "jobs": jobs or os.cpu_count() or 1, "cores": os.cpu_count(),
+                "load": [load0, _load()], "finished": time.strftime("%Y-%m-%d %H:%M:%S")}
     out.mkdir(parents=True, exist_ok=True)
     man_path.write_text(json.dumps(manifest, indent=2) + "\n")
     build_paper_page(out, rep.page)
@@ -181,6 +188,14 @@ def reproduce(paper: str, out: Path | str, quick: bool = False, jobs: int | None
     claims["wall_s"] = manifest["wall_s"]
     claims_path.write_text(json.dumps(claims, indent=2) + "\n")
     return rep
+
+
+def _load() -> float | None:
+    """The machine's one-minute load average (None where the system gives none)."""
+    try:
+        return round(os.getloadavg()[0], 2)
+    except (AttributeError, OSError):
+        return None
 
 
 def is_reproduction(d: Path | str) -> bool:
