@@ -36,6 +36,14 @@
 //! port whose wire lost the packet, link-down drops at the port whose queue or wire held it,
 //! unreachable drops at the switch port the packet arrived by.
 //!
+//! Split over threads (`crate::engine`): every partition applies each link event at its time
+//! and computes the routes again (each holds the whole topology); the partitions owning the
+//! link's ends empty its queues, tell their modules and, when it comes back, serve its ports. A
+//! cut wire's far end keeps its ring, so the packets on it at the failure are counted where they
+//! arrive; those sent in the window being run are still messages in the sender's partition,
+//! which marks them (`Msg::doomed`) and the far side adds them to the count as they come in,
+//! after the ring's (the wire is FIFO). One thread's count of the whole wire is thus the same.
+//!
 //! Cost when off: `Simulation::faults` is `None`; the wire's arrival path tests it once, and a
 //! switch tests its route lookup for [`NO_ROUTE`], which only a failure can produce.
 //!
@@ -251,10 +259,11 @@ impl Simulation {
                 self.route_memo.clear();
                 self.rebind_nics();
                 if state == LinkState::Up {
-                    // both ends look for something to send, over the new routes
-                    for l in changed {
-                        self.kick(2 * l);
-                        self.kick(2 * l + 1);
+                    // both ends look for something to send, over the new routes (each where it runs)
+                    for p in changed.into_iter().flat_map(|l| [2 * l, 2 * l + 1]) {
+                        if self.owns(self.ports[p as usize].node) {
+                            self.kick(p);
+                        }
                     }
                 }
             }
@@ -275,6 +284,13 @@ impl Simulation {
             self.flush_port(p);
             let wire = self.ports[p as usize].wire.len() as u32;
             self.faults.as_mut().expect("a run with faults").doomed[p as usize] = wire;
+            // a cut wire's packets sent in this window are still messages here: they are
+            // doomed too, after those the far side's ring holds (`doomed_across`)
+            if let Some(part) = self.part.as_deref_mut().filter(|x| x.cut[p as usize]) {
+                for m in part.out.iter_mut().flatten().filter(|m| m.port == p) {
+                    m.doomed = true;
+                }
+            }
         }
         for p in [2 * l, 2 * l + 1] {
             let port = &mut self.ports[p as usize];
@@ -286,6 +302,9 @@ impl Simulation {
         }
         for p in [2 * l, 2 * l + 1] {
             let node = self.ports[p as usize].node;
+            if !self.owns(node) {
+                continue; // (its module runs in the partition that owns it)
+            }
             if let NodeRef::Switch(s) = self.node_ref[node as usize] {
                 let local = self.ports[p as usize].local;
                 let sw = &mut self.switches[s as usize];
@@ -300,6 +319,9 @@ impl Simulation {
     /// Drop everything queued at port `p` (its link went down): a switch's data packets leave
     /// the buffer as if sent, and its flow-control module sees them go.
     fn flush_port(&mut self, p: u32) {
+        if !self.owns(self.ports[p as usize].node) {
+            return; // (nothing waits at a port of a node another partition runs)
+        }
         let now = self.now;
         let drained = self.ports[p as usize].drain_all();
         let node = self.ports[p as usize].node;
@@ -323,6 +345,14 @@ impl Simulation {
             }
             self.fault_drop(id, Cause::LinkDown, p);
         }
+    }
+
+    /// A message across a cut link that was on its wire when the link went down (`link_down`
+    /// marked it in the sending partition): the next arrival on port `p`'s wire after those
+    /// already counted, as one thread's count of the whole wire has it (the wire is FIFO and the
+    /// messages of a window arrive after every packet already on this side's ring).
+    pub(crate) fn doomed_across(&mut self, p: u32) {
+        self.faults.as_mut().expect("a run with link events").doomed[p as usize] += 1;
     }
 
     /// Bring link `l` back up; false if it was up already. Routes and the kick of both ends are

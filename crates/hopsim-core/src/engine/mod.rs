@@ -59,9 +59,12 @@
 //! # What runs on one thread
 //! A feature whose state is global by nature runs the whole network in one partition whatever
 //! the threads asked (`single_reason` names it): Pulser's Ideal (its oracle books every packet's
-//! path), TCP (a flow's sender and receiver share one timer), ICTCP (the receiver's window
-//! lives in the sender's controller), and links going down or up (a failure reroutes every
-//! switch at once). Random loss on links splits: a wire's losses are drawn where its far end
+//! path), TCP (a flow's sender and receiver share one timer) and ICTCP (the receiver's window
+//! lives in the sender's controller). Links going down or up split: every partition applies
+//! each event at its time and computes the routes again from the topology it holds whole; the
+//! partitions that own the link's ends empty its queues and tell their modules; its wire's
+//! packets in flight are dropped where they arrive, those already on the far side's ring by
+//! count and those still messages marked by the sender (`Msg::doomed`). Random loss on links splits: a wire's losses are drawn where its far end
 //! is, from the sending port's own stream, in the order its packets arrive.
 //! Per-packet latency histograms split: each partition counts the packets its hosts receive and
 //! its switches queue, and `merge` adds the bucket counts before taking percentiles.
@@ -77,11 +80,14 @@ use crate::packet::Carried;
 use crate::time::Time;
 
 /// A packet that crosses a cut link: it reaches the far end of port `port`'s wire at `at`.
+/// `doomed`: the link went down while the packet was on its wire (set by the sending partition
+/// before the window's messages leave, `faults.rs`), so it is dropped where it arrives.
 #[derive(Clone, Copy, Debug)]
 pub struct Msg {
     pub at: Time,
     pub port: u32,
     pub carried: Carried,
+    pub doomed: bool,
 }
 
 /// What a partition knows of the split it is part of.
@@ -137,9 +143,6 @@ pub fn single_reason_of(cfg: &crate::config::NetConfig) -> Option<&'static str> 
     }
     if cfg.cc.receiver_window() {
         return Some("ICTCP's receive window lives in the sender's controller");
-    }
-    if !cfg.faults.link_events.is_empty() {
-        return Some("a link going down or up reroutes every switch at once");
     }
     None
 }

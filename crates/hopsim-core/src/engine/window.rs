@@ -115,12 +115,15 @@ impl Simulation {
         let peer = self.ports[(p ^ 1) as usize].node;
         let part = self.part.as_deref_mut().expect("a cut port belongs to a partition");
         let to = part.dest[peer as usize];
-        part.out[to as usize].push(Msg { at, port: p, carried });
+        part.out[to as usize].push(Msg { at, port: p, carried, doomed: false });
     }
 
     /// Take in a message: the packet goes on the wire's ring at this side, in send order.
     pub(crate) fn take_in(&mut self, m: &Msg) {
         let id = self.slab.import(&m.carried);
+        if m.doomed {
+            self.doomed_across(m.port);
+        }
         let port = &mut self.ports[m.port as usize];
         if port.wire.is_empty() {
             self.sched.push(m.at, Event::Wire { port: m.port, pkt: id });

@@ -142,6 +142,11 @@ impl Simulation {
                 self.flows.fixed_mut(f).src_nic = self.nic_of_port(out);
                 continue;
             }
+            if !self.owns(s.src) {
+                // the receiver's half: its copy follows, the sender's partition moves the flow
+                self.flows[f as usize].src_nic = self.nic_of_port(out);
+                continue;
+            }
             self.leave_nic(f);
             self.flows[f as usize].src_nic = self.nic_of_port(out);
             let h = self.join_nic(f);

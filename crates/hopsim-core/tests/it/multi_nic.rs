@@ -191,9 +191,28 @@ fn a_nic_whose_link_fails_hands_its_flows_and_acks_to_the_other() {
     c.faults.link_events = vec![LinkEvent { at: Time::from_us(20), link: (H, T1), state: LinkState::Down }];
     // a flow left on the dead NIC would retransmit for ever: stop well after all should be done
     c.stop_time = Some(Time::from_us(2_000));
-    let r = run(&net(), &flows, c);
+    let r = run(&net(), &flows, c.clone());
     assert_conserved(&r);
     // NIC 1 sent only what 20 us at 25 Gb/s allow (and one packet under way)
     let (d1, c1) = sent(&r, H, 1);
     assert!(d1 + c1 <= 62_500 + 1_100, "NIC 1 went on sending: {d1} data, {c1} ACK bytes");
+    // split with every switch apart and H, on two switches, apart too (a host with one link
+    // goes with its switch): the flows move NICs where their senders run, the receivers' ACKs
+    // where theirs do, as on one thread
+    let t = net();
+    let mut of: Vec<u16> = (0..t.nodes.len() as u16).collect();
+    for l in &t.links {
+        for (a, b) in [(l.a, l.b), (l.b, l.a)] {
+            if t.is_host(a) && t.links.iter().filter(|x| x.a == a || x.b == a).count() == 1 {
+                of[a as usize] = b as u16;
+            }
+        }
+    }
+    let used: Vec<u16> = of.iter().copied().collect::<std::collections::BTreeSet<_>>().into_iter().collect();
+    let of: Vec<u16> = of.iter().map(|x| used.binary_search(x).expect("used") as u16).collect();
+    let parts = used.len();
+    let make = || Simulation::new(&net(), &flows, c.clone());
+    let (split, info) = hopsim_core::engine::run_threads(&make, parts, Some(of), Default::default()).expect("runs");
+    assert!(info.threads >= 5, "{info:?}");
+    crate::parallel::assert_same(&r, &split, "every switch apart");
 }

@@ -248,3 +248,32 @@ fn chunks_add_up(sc: &Scenario, name: &str) -> RunStats {
         into.module_samples.append_rows(&from.module_samples);
     }
 }
+
+/// Links going down and up split: every partition applies each event at its time and routes
+/// again, and a cut wire's packets in flight at a failure are dropped where they arrive (those
+/// already on the far side's ring and those still messages of the window being run) as one
+/// thread drops them. Off the windows' grid, so that a window's messages are in flight at each
+/// failure: a spine link down for 90 us, another down for half a microsecond (back up
+/// within a window, so what it carries after is not doomed), a host's link down for 20 us.
+#[test]
+fn links_going_down_and_up_are_identical_on_1_2_3_and_8_threads() {
+    use hopsim_core::params::{LinkEvent, LinkState};
+    let ev = |us: f64, link: (u32, u32), state| LinkEvent { at: Time::from_ns((us * 1000.0) as u64), link, state };
+    let mut n = lossless(FcConfig::Pfc, CcConfig::Dcqcn(Default::default()));
+    n.faults.link_events = vec![
+        ev(60.3, (32, 36), LinkState::Down),
+        ev(80.2, (33, 37), LinkState::Down),
+        ev(80.7, (33, 37), LinkState::Up),
+        ev(100.4, (0, 32), LinkState::Down),
+        ev(120.6, (0, 32), LinkState::Up),
+        ev(150.1, (32, 36), LinkState::Up),
+    ];
+    let sc = busy(n);
+    let one = on(&sc, 1, None);
+    assert!(one.counters.drops_link_down > 20, "packets lost to the failures: {:?}", one.counters);
+    for t in [2, 3, 8] {
+        let (stats, split) = run_threads(&|| sc.build(), t, None, Watch::default()).expect("runs");
+        assert!(split.threads > 1 && split.note.is_none(), "{t} threads: split {split:?}");
+        assert_same(&one, &stats, &format!("link events on {t} threads"));
+    }
+}
