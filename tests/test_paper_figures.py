@@ -17,7 +17,7 @@ import pytest
 from hopsim.papers.figstyle import SCHEMES, colours, has_unit, scheme_name, sort_key
 from hopsim.papers.claims import Figure, check, claim_values, figure_values
 from hopsim.papers.page import cause_excerpt
-from hopsim.papers.plot import _label_part, _parse, bar_groups, draw, text_overlaps
+from hopsim.papers.plot import _label_part, _legend_name, _parse, bar_groups, draw, text_overlaps
 from hopsim.papers.reproduce import all_papers, paper_dir, paper_sweeps
 
 from paper_claims import planned_labels
@@ -186,3 +186,28 @@ def test_one_colour_and_the_papers_name_per_scheme():
     assert scheme_name("ppfc 6:1") == "P-PFC 6:1" and scheme_name("ideal-fq") == "Ideal-FQ"
     assert scheme_name("fixed 5us") == "fixed 5us"
     assert not math.isnan(_value("x"))
+
+
+def _legend_figures():
+    for path, fig in (p.values for p in _figures()):
+        if fig.legend and fig.plot in ("bars", "lines", "series"):
+            yield pytest.param(path, fig, id=fig.id)
+
+
+@pytest.mark.parametrize("path, fig", list(_legend_figures()))
+def test_a_papers_legend_order_names_what_the_figure_draws_in_that_order(path, fig):
+    """Each name of a figure's `legend` is a series it draws (a scheme, or a scheme's lines such as
+    FlowSail f1-f3), and the figure draws them in the legend's order."""
+    con = StandIn(planned_labels(path, quick=True), fig)
+    d = draw(con, fig, figure_values(con, fig))
+    try:
+        drawn = list(dict.fromkeys(str(s) for s in d.data["series"]))
+    finally:
+        plt.close(d.figure)
+    at = []
+    for name in fig.legend:
+        shown = _legend_name(name, fig)
+        where = [i for i, s in enumerate(drawn) if s == shown or s.startswith(shown + " ")]
+        assert where, f"{fig.id}: legend names {name!r} ({shown}), which the figure does not draw: {drawn}"
+        at.append(min(where))
+    assert at == sorted(at), f"{fig.id}: drawn {drawn}, not in the legend's order {fig.legend}"

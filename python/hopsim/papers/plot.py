@@ -9,8 +9,10 @@
   normalises; runs without the parameter (``reference``) as horizontal lines;
 - bars: with ``x``, one group of bars per swept value (sorted), one bar per scheme; without, one
   chart per sweep dimension (``T=5us`` ... and ``thre=1BDP``: two charts, each sorted by value),
-  or, for labels that are a scheme and a setting (``pfc 6:1``), one group per setting;
-- series, slowdown_by_size, buffer_cdf: as `plots` draws them.
+  or, for labels that are a scheme and a setting (``pfc 6:1``), one group per setting; one bar per
+  scheme in the paper's legend order;
+- series: a line per label over x (a scheme's lines told apart by dashes), each x window a claim
+  judges shaded (`claims.series_values`); slowdown_by_size, buffer_cdf: as `plots` draws them.
 
 A scheme has one colour and marker on every page (`figstyle`), its paper's name, and the paper's
 legend order (``legend``). Values in bytes or nanoseconds are shown in KB/MB or us/ms. Each number
@@ -408,6 +410,8 @@ def _bars_main(con: Any, fig: Figure, values: dict[str, float], title: str, quan
             ticks = [num(x) if math.isfinite(x) else _DIM.match(s).group(2) for (x, _), s in zip(parsed, labs)]  # type: ignore[union-attr]
             xlabel = f"{q} ({next(iter(units)) if len(units) == 1 else u})" if (units or u) else q
         else:
+            if all(scheme_of(s) for s in labs):  # one bar per scheme: in the paper's legend order
+                labs = _ordered(labs, fig.legend, fig.scheme)
             ticks = [scheme_name(s) for s in labs]
             xlabel = "scheme" if all(scheme_of(s) for s in labs) else "setting"
         names = [""] if fig.scheme and not any(scheme_of(s) for s in labs) else labs
