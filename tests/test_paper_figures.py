@@ -99,8 +99,22 @@ def assert_paper_figure(path: Path, fig: Figure) -> None:
         assert_swept_axis_sorted(fig, list(con.labels), d.figure)
         overlaps = text_overlaps(d.figure)
         assert not overlaps, f"{fig.id}: {overlaps}"
+        gap = title_gap(d.figure)
+        assert gap <= MAX_TITLE_GAP, f"{fig.id}: {gap:.2f} in of empty band between the title and the charts"
     finally:
         plt.close(d.figure)
+
+
+MAX_TITLE_GAP = 0.3
+"""Inches between a figure's title and its charts: the layout's padding (0.2 in), no empty band."""
+
+
+def title_gap(mpl) -> float:
+    """Inches from the bottom of a figure's title down to the top of its highest chart (with the
+    chart's own title, legend and labels)."""
+    r = mpl.canvas.get_renderer()
+    top = max(ax.get_tightbbox(r).y1 for ax in mpl.axes)
+    return (mpl._suptitle.get_window_extent(r).y0 - top) / mpl.dpi
 
 
 def swept_parameters(labels: list[str]) -> set[str]:

@@ -768,12 +768,34 @@ def _untangle_ticks(fig) -> None:
             else:
                 w, h = fig.get_size_inches()
                 fig.set_size_inches(w * 1.4, h)
-        fig.tight_layout(rect=_rect(fig))
+        _layout(fig)
 
 
-def _rect(mpl) -> tuple[float, float, float, float]:
-    lines = len((mpl._suptitle.get_text() if mpl._suptitle is not None else "").splitlines()) or 1
-    return (0, 0, 1, 1 - (0.16 * lines + 0.05) / mpl.get_size_inches()[1])
+def _fit_y_labels(mpl) -> None:
+    """A y label taller than its axes (shortened by turned tick labels) reaches up into the title:
+    on three lines, then a taller figure, until it fits beside its axes."""
+    for _ in range(4):
+        mpl.canvas.draw()
+        r = mpl.canvas.get_renderer()
+        tall = [ax for ax in mpl.axes if ax.get_ylabel() and
+                ax.yaxis.label.get_window_extent(r).height > ax.get_window_extent(r).height]
+        if not tall:
+            return
+        for ax in tall:
+            text = ax.get_ylabel()
+            if text.count("\n") < 2:
+                flat = text.replace("\n", " ")
+                ax.set_ylabel("\n".join(textwrap.wrap(flat, max(16, len(flat) // 3 + 5))))
+            else:
+                w, h = mpl.get_size_inches()
+                mpl.set_size_inches(w, h * 1.15)
+        _layout(mpl)
+
+
+def _layout(mpl) -> None:
+    """Fit the charts under the title: matplotlib's tight layout already keeps the title's own
+    height free above them (a margin reserved on top of that left an empty band under the title)."""
+    mpl.tight_layout()
 
 
 def draw(con: Any, fig: Figure, values: dict[str, float]) -> Drawn | None:
@@ -827,15 +849,16 @@ def draw(con: Any, fig: Figure, values: dict[str, float]) -> Drawn | None:
             if len(y) > 30:
                 ax.set_ylabel("\n".join(textwrap.wrap(y, max(28, (len(y) + 1) // 2 + 2))))
         _title(mpl, fig.title)  # again: extra charts widen the figure
-        mpl.tight_layout(rect=_rect(mpl))
+        _layout(mpl)
         for ax in mpl.axes:
             _place_legend(ax)
-        mpl.tight_layout(rect=_rect(mpl))
+        _layout(mpl)
         _untangle_ticks(mpl)
+        _fit_y_labels(mpl)
         if any("legend" in x for x in text_overlaps(mpl)):  # turned or widened: the legend again
             for ax in mpl.axes:
                 _place_legend(ax)
-            mpl.tight_layout(rect=_rect(mpl))
+            _layout(mpl)
     data = pd.DataFrame(rows, columns=CSV_COLUMNS).astype({"paper_is": object, "label": object})
     for i, got in drawn.items():  # the paper's number beside hopsim's, in the row of its label
         at = data.index[data["label"] == got["label"]]
