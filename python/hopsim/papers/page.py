@@ -215,7 +215,8 @@ def _figure_html(con: Any, stem: str, sec: str, fig: Figure, folder: Path, figs_
         paper_text = (html.escape(v.paper) if r.direction or r.zero else
                       f"at least {_number(r.range[0], shown_unit)}" if r.range and not math.isfinite(r.range[1]) else
                       "-".join(_number(x, shown_unit) for x in (r.range or [r.value])))
-        hopsim_text = _number(v.hopsim, shown_unit)
+        hopsim_text = ("∞ (a level never reached)" if r.stat == "reach" and r.ratio and v.hopsim == math.inf
+                       else _number(v.hopsim, shown_unit))
         caption.append(f"<li class='{_css(v.tier)}'>{html.escape(what)}: paper {paper_text}, "
                        f"hopsim {hopsim_text}: <b>{mark}</b> ({html.escape(v.why)}){on_fig}</li>")
         cells = (f"<td>{html.escape(what)}</td><td>{html.escape(cq)}</td>"
