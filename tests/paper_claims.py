@@ -28,5 +28,11 @@ def unmatched_claims(folder: Path, quick: bool = False) -> tuple[list[str], list
         for fig in model.paper.figures:
             ids.append(fig.id)
             missing += [f"{path.name} {fig.id}: {lab}" for r in fig.reported for lab in (r.ratio or [r.label])
-                        if lab not in labels]
+                        if not _carried(lab, labels, series=r.stat is not None)]
     return ids, missing
+
+
+def _carried(label: str, labels: dict[str, Any], series: bool) -> bool:
+    """Whether a run carries the label; a series' sql may name its lines by a run's label and a
+    suffix (``flowsail f2``: FlowSail's flow f2), which a claim on the series names."""
+    return label in labels or (series and any(label.startswith(f"{lab} ") for lab in labels))

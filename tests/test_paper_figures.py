@@ -15,9 +15,9 @@ import pandas as pd
 import pytest
 
 from hopsim.papers.figstyle import SCHEMES, colours, has_unit, scheme_name, sort_key
-from hopsim.papers.claims import Figure, check, figure_values
+from hopsim.papers.claims import Figure, check, claim_values, figure_values
 from hopsim.papers.page import cause_excerpt
-from hopsim.papers.plot import _label_part, _parse, bar_groups, draw, text_overlaps
+from hopsim.papers.plot import _label_part, _legend_name, _parse, bar_groups, draw, text_overlaps
 from hopsim.papers.reproduce import all_papers, paper_dir, paper_sweeps
 
 from paper_claims import planned_labels
@@ -61,8 +61,11 @@ class StandIn:
             return _Result(pd.DataFrame({"label": np.repeat(labs, 20), "scope": "switch",
                                          "bytes": np.tile(np.linspace(0, 2e6, 20), len(labs))}))
         if self.fig.plot == "series" and sql == self.fig.sql:
-            return _Result(pd.DataFrame({"label": np.repeat(labs, 5), "x": np.tile(np.arange(5.0), len(labs)),
-                                         "y": np.tile(np.arange(1.0, 6.0), len(labs))}))
+            # points across every window its claims judge, each label's at its own height
+            top = max([4.0, *(w[1] for r in self.fig.reported for w in (r.x_range, r.relative_to) if w)])
+            x = np.linspace(0.0, top * 1.2, 25)
+            return _Result(pd.DataFrame({"label": np.repeat(labs, len(x)), "x": np.tile(x, len(labs)),
+                                         "y": np.concatenate([_value(lab) + np.arange(len(x)) for lab in labs])}))
         return _Result(pd.DataFrame({"run": labs, "label": labs, "value": [_value(lab) for lab in labs]}))
 
 
@@ -88,16 +91,30 @@ def assert_paper_figure(path: Path, fig: Figure) -> None:
             assert has_unit(x) or x.startswith(CATEGORY_AXES), f"{fig.id}: x axis {x!r} names no unit"
         gids = {a.get_gid() for a in d.figure.findobj()}
         for i, r in enumerate(fig.reported):
-            has_number = check(r, values if r.metric is None and r.flows is None else
-                               {lab: _value(lab) for lab in con.labels}).holds is not None
+            own = values if r.metric is None and r.flows is None else {lab: _value(lab) for lab in con.labels}
+            has_number = check(r, claim_values(con, fig, r, own) if r.stat else own).holds is not None
             if has_number and r.direction is None:
                 assert f"paper-claim-{i}" in gids and i in d.drawn, f"{fig.id}: reported number {i} ({r.note}) not drawn"
         assert not d.data.empty and {"label", "value", "unit"} <= set(d.data.columns)
         assert_swept_axis_sorted(fig, list(con.labels), d.figure)
         overlaps = text_overlaps(d.figure)
         assert not overlaps, f"{fig.id}: {overlaps}"
+        gap = title_gap(d.figure)
+        assert gap <= MAX_TITLE_GAP, f"{fig.id}: {gap:.2f} in of empty band between the title and the charts"
     finally:
         plt.close(d.figure)
+
+
+MAX_TITLE_GAP = 0.3
+"""Inches between a figure's title and its charts: the layout's padding (0.2 in), no empty band."""
+
+
+def title_gap(mpl) -> float:
+    """Inches from the bottom of a figure's title down to the top of its highest chart (with the
+    chart's own title, legend and labels)."""
+    r = mpl.canvas.get_renderer()
+    top = max(ax.get_tightbbox(r).y1 for ax in mpl.axes)
+    return (mpl._suptitle.get_window_extent(r).y0 - top) / mpl.dpi
 
 
 def swept_parameters(labels: list[str]) -> set[str]:
@@ -141,16 +158,8 @@ NO_VERDICT_YET = {
         "fig12-goodput": "not in the paper: what the hosts' go-back-N makes of Fig. 12's losses",
         "fig18-memcached": "not the paper's Fig. 18: its numbers are of Web Server (fig18-webserver)",
     },
-    "flowsail": {
-        "fig9-series": "a series over time: its statement is checked on the means, fig9-f1, fig9-f2, fig9-f3",
-    },
-    "pulser": {
-        "fig6": "a series over time: the back-off to cwnd_safe is checked in fig6-safe",
-    },
 }
-"""Figures whose statement (``claim``) has no checkable claim, and why: one that is not the paper's,
-or a series over time, which has no value per label to check (its statement is checked on a figure
-of the same quantity that has)."""
+"""Figures whose statement (``claim``) has no checkable claim, and why (one that is not the paper's)."""
 
 
 def test_every_statement_of_a_figure_has_a_verdict_or_is_flagged():
@@ -191,3 +200,28 @@ def test_one_colour_and_the_papers_name_per_scheme():
     assert scheme_name("ppfc 6:1") == "P-PFC 6:1" and scheme_name("ideal-fq") == "Ideal-FQ"
     assert scheme_name("fixed 5us") == "fixed 5us"
     assert not math.isnan(_value("x"))
+
+
+def _legend_figures():
+    for path, fig in (p.values for p in _figures()):
+        if fig.legend and fig.plot in ("bars", "lines", "series"):
+            yield pytest.param(path, fig, id=fig.id)
+
+
+@pytest.mark.parametrize("path, fig", list(_legend_figures()))
+def test_a_papers_legend_order_names_what_the_figure_draws_in_that_order(path, fig):
+    """Each name of a figure's `legend` is a series it draws (a scheme, or a scheme's lines such as
+    FlowSail f1-f3), and the figure draws them in the legend's order."""
+    con = StandIn(planned_labels(path, quick=True), fig)
+    d = draw(con, fig, figure_values(con, fig))
+    try:
+        drawn = list(dict.fromkeys(str(s) for s in d.data["series"]))
+    finally:
+        plt.close(d.figure)
+    at = []
+    for name in fig.legend:
+        shown = _legend_name(name, fig)
+        where = [i for i, s in enumerate(drawn) if s == shown or s.startswith(shown + " ")]
+        assert where, f"{fig.id}: legend names {name!r} ({shown}), which the figure does not draw: {drawn}"
+        at.append(min(where))
+    assert at == sorted(at), f"{fig.id}: drawn {drawn}, not in the legend's order {fig.legend}"

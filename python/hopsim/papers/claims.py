@@ -32,6 +32,21 @@ Each claim gets one of three verdicts (`check`, `TIERS`):
   has no direction, only the factor;
 - *differs*: otherwise.
 
+A claim on a series over time (``plot = "series"``: the sql returns label, x, y) judges one
+statistic of a label's points inside an x window, with the paper's number or direction as above::
+
+    [[paper.figures.reported]]
+    label = "flowsail f2"            # or ratio = ["dctcp", "pulser"]: the statistic of each
+    x_range = [0, 750]               # the points with 0 <= x <= 750, in the figure's x unit
+    stat = "mean"                    # mean | min | max | last | reach
+    value = 20.0                     # in the figure's y unit
+
+``stat = "reach"`` with ``level = 5.84`` is the time to reach a level: the first x in the window
+at which y <= level, counted from the window's start (unbounded where it never does: against a
+number that differs, in a ratio it is above 1 with no number). ``relative_to = [0, 120]`` divides
+the statistic by the same statistic of the same label over that window (a series against its own
+earlier self: "restores its pre-incast window" is 1.0). A label's runs (seeds) are pooled.
+
 A value the paper says is zero (``zero = true``) matches an exact 0 and differs from anything
 else. A ratio whose denominator is 0 and numerator is not is above 1 with no number: it has the
 paper's direction where the paper's ratio is above 1, and differs otherwise.
@@ -56,7 +71,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = ["PaperModel", "Figure", "Reported", "TIERS", "MATCH", "FACTOR", "FLOW_METRICS", "SUMMARY_METRICS", "METRIC_AXES", "y_axis", "metric_by_run",
-           "by_label", "Verdict", "check", "figure_values", "MANIFEST"]
+           "by_label", "Verdict", "check", "figure_values", "claim_axis", "claim_values", "series_values", "SERIES_STATS", "MANIFEST"]
 
 # named metrics over the flows table: SQL aggregate of the finished flows that pass `flows`
 MANIFEST = "paper.json"
@@ -105,6 +120,8 @@ TIERS = ("matches", "same direction", "differs")
 Tier = Literal["matches", "same direction", "differs"]
 
 PLOTS = ("bars", "lines", "series", "slowdown_by_size", "buffer_cdf", "table")
+SERIES_STATS = ("mean", "min", "max", "last", "reach")
+"""What a claim on a series judges of the points in its window (`Reported.stat`)."""
 
 
 class Reported(Strict):
@@ -121,6 +138,16 @@ class Reported(Strict):
     zero: bool = False
     """A label's value the paper says is zero ("Floodgate triggers no PFC pause"): hopsim's value
     matches when it is exactly 0 and differs otherwise; a zero has no factor to be near."""
+    x_range: list[float] | None = Field(default=None, min_length=2, max_length=2)
+    """The x window of a series whose points the claim judges (both ends included), in the unit
+    of the figure's x; with `stat`."""
+    stat: Literal["mean", "min", "max", "last", "reach"] | None = None
+    """What of the window's points is judged: their mean, least, greatest or last y, or the time
+    to `level` (``reach``: the first x with y <= level, less the window's start)."""
+    level: float | None = None
+    """The y a series reaches (``stat = "reach"``), in the unit of the figure's y."""
+    relative_to: list[float] | None = Field(default=None, min_length=2, max_length=2)
+    """An earlier x window of the same label: the statistic is divided by its value there."""
     metric: str | None = None
     flows: str | None = None
     note: str = ""
@@ -138,6 +165,7 @@ class Reported(Strict):
     def _one_of_each(self) -> "Reported":
         if (self.label is None) == (self.ratio is None):
             raise ValueError("give exactly one of label (a value claim) and ratio (a ratio claim)")
+        self._series_fields()
         if self.zero:
             if self.label is None or self.value is not None or self.range is not None or self.direction is not None:
                 raise ValueError("zero = true is for a label's value the paper says is zero: give label and zero, "
@@ -155,6 +183,22 @@ class Reported(Strict):
         if self.value is not None and self.value <= 0:
             raise ValueError(f"value must be positive (claims are compared as ratios); got {self.value}")
         return self
+
+
+    def _series_fields(self) -> None:
+        if (self.x_range is None) != (self.stat is None):
+            raise ValueError("x_range and stat go together: the x window of a series and what of its points "
+                             f"is judged ({' | '.join(SERIES_STATS)})")
+        for name, w in (("x_range", self.x_range), ("relative_to", self.relative_to)):
+            if w is not None and not (math.isfinite(w[0]) and math.isfinite(w[1]) and w[0] <= w[1]):
+                raise ValueError(f"{name} must be two finite numbers, low first; got {w}")
+        if (self.stat == "reach") != (self.level is not None):
+            raise ValueError("stat = 'reach' needs level (the y the series reaches), and level needs stat = 'reach'")
+        if self.relative_to is not None and self.stat in (None, "reach"):
+            raise ValueError("relative_to needs x_range and a stat of the window's values (mean | min | max | last)")
+        if self.stat is not None and (self.metric is not None or self.flows is not None or self.zero):
+            raise ValueError("a claim on a series (x_range, stat) takes its points from the figure's sql: "
+                             "no metric, flows or zero")
 
 
 class Figure(Strict):
@@ -214,6 +258,13 @@ class Figure(Strict):
         if self.logx and self.x_even:
             raise ValueError("give logx (a log axis) or x_even (evenly spaced, not to scale), not both")
         for r in self.reported:
+            if r.stat is not None and self.plot != "series":
+                raise ValueError(f"x_range and stat judge a series over time: they need plot = 'series', not {self.plot!r}")
+            if self.plot == "series" and r.stat is None and r.metric is None:
+                raise ValueError("a claim on a series needs x_range and stat (the window and what of it is judged: "
+                                 f"{' | '.join(SERIES_STATS)}), or a metric of its own")
+            if r.stat is not None:
+                continue
             m = r.metric or self.metric
             if m is None and self.sql is None:
                 raise ValueError("a reported number needs the figure's metric or sql, or its own metric")
@@ -257,6 +308,23 @@ def y_axis(fig: Figure, metric: str | None = None, flows: str | None = None) -> 
         f = flows if flows is not None else fig.flows
         return (f"{q}, {flows_in_words(f)}" if f and m in FLOW_METRICS else q), unit
     return fig.y or "value", fig.unit or ""
+
+
+def claim_axis(fig: Figure, r: Reported) -> tuple[str, str | None]:
+    """(quantity, unit) of a claim's number: the figure's axis, or a statistic of its series over a
+    window (a time to reach a level in the x axis' unit; a statistic against an earlier window of
+    the same series: unit None, a ratio)."""
+    if r.stat is None or r.x_range is None:
+        return y_axis(fig, r.metric, r.flows)
+    q, unit = y_axis(fig)
+    win = f"x {r.x_range[0]:g}-{r.x_range[1]:g}"
+    if r.stat == "reach":
+        m = re.search(r"\(([^()]+)\)\s*$", fig.x_label or "")
+        return (f"time from x {r.x_range[0]:g} until {q} <= {r.level:g} {unit} (window {win})",
+                m.group(1) if m and m.group(1) in UNITS else "")
+    if r.relative_to is not None:
+        return f"{r.stat} {q} over {win} / over x {r.relative_to[0]:g}-{r.relative_to[1]:g}", None
+    return f"{r.stat} {q} over {win}", unit
 
 
 def metric_by_run(con: Any, metric: str | None, sql: str | None = None, flows: str | None = None) -> "pd.DataFrame":
@@ -310,13 +378,25 @@ def _paper_text(r: Reported) -> str:
 
 def hopsim_number(r: Reported, values: dict[str, float]) -> float:
     """hopsim's number for a claim: the label's value, or the ratio of the two labels' values (``inf``
-    where the denominator is 0 and the numerator is not: a direction, "above", with no number)."""
+    where the denominator is 0 and the numerator is not, or the numerator is unbounded: a direction,
+    "above", with no number; 0 where the denominator alone is unbounded: "below")."""
     if r.ratio:
         a, b = values.get(r.ratio[0], math.nan), values.get(r.ratio[1], math.nan)
-        if b == 0 and a > 0:
+        if math.isinf(a) and math.isinf(b):
+            return math.nan
+        if (b == 0 and a > 0) or (math.isinf(a) and b >= 0):
             return math.inf
         return a / b if b and not math.isnan(b) else math.nan
     return values.get(r.label or "", math.nan)
+
+
+def _why_unbounded(r: Reported, values: dict[str, float]) -> str:
+    """Why a ratio has no number: which of its labels is 0 or never reaches its level."""
+    assert r.ratio is not None
+    a, b = r.ratio
+    if math.isinf(values[a]) or math.isinf(values[b]):
+        return f"{a if math.isinf(values[a]) else b} never reaches {r.level:g} in the window"
+    return f"{b} is 0, {a} is not"
 
 
 def check(r: Reported, values: dict[str, float]) -> Verdict:
@@ -330,12 +410,17 @@ def check(r: Reported, values: dict[str, float]) -> Verdict:
             return Verdict(_paper_text(r), h, None, "hopsim has no number here")
         return (Verdict(_paper_text(r), h, "matches", "zero, as the paper says") if h == 0 else
                 Verdict(_paper_text(r), h, "differs", f"hopsim {h:.4g}, not zero"))
-    if math.isinf(h) and h > 0:  # the denominator is 0, the numerator is not: above 1, with no number
-        assert r.ratio is not None
-        above = r.direction == "above" or (r.direction is None and min(r.range or [r.value or 0.0]) > 1)
-        zero = f"{r.ratio[1]} is 0, {r.ratio[0]} is not"
-        return Verdict(_paper_text(r), h, "same direction" if above else "differs",
-                       f"above 1 ({zero}): the paper's direction, no number" if above else f"above 1 ({zero}): opposite direction")
+    if not r.ratio and math.isinf(h):  # a time to reach a level that is never reached
+        return Verdict(_paper_text(r), h, "differs", f"never reaches {r.level if r.level is not None else math.nan:g} in the window")
+    if r.ratio and (math.isinf(h) or (h == 0 and math.isinf(values[r.ratio[1]]))):
+        # above 1 (or below it) with no number: a 0 denominator, a level never reached
+        up = h > 0
+        paper_up = r.direction == "above" if r.direction else min(r.range or [r.value or 0.0]) > 1
+        paper_down = r.direction == "below" if r.direction else max(r.range or [r.value or 0.0]) < 1
+        side, why = ("above 1" if up else "below 1"), _why_unbounded(r, values)
+        same = paper_up if up else paper_down
+        return Verdict(_paper_text(r), h, "same direction" if same else "differs",
+                       f"{side} ({why}): the paper's direction, no number" if same else f"{side} ({why}): opposite direction")
     if not math.isfinite(h) or h <= 0:
         return Verdict(_paper_text(r), h, None, "hopsim has no positive number here")
     if r.direction:  # a direction only: it can have the paper's direction, not match a number
@@ -369,6 +454,52 @@ def check(r: Reported, values: dict[str, float]) -> Verdict:
     why = ("no difference in hopsim" if not same and tie else "opposite direction" if not same
            else f"same direction, {factor:.2g}x off")
     return Verdict(_paper_text(r), h, "differs", why)
+
+
+def _window_stat(x: "pd.Series", y: "pd.Series", stat: str, window: list[float], level: float | None) -> float:
+    """One statistic of the points with x inside `window` (nan: none there)."""
+    inside = (x >= window[0]) & (x <= window[1]) & y.notna()
+    xs, ys = x[inside].astype(float), y[inside].astype(float)
+    if xs.empty:
+        return math.nan
+    order = xs.argsort(kind="stable")
+    xs, ys = xs.iloc[order], ys.iloc[order]
+    if stat == "reach":
+        assert level is not None
+        hit = xs[ys <= level]
+        return float(hit.iloc[0] - window[0]) if len(hit) else math.inf
+    if stat == "last":
+        return float(ys.iloc[-1])
+    return float({"mean": ys.mean, "min": ys.min, "max": ys.max}[stat]())
+
+
+def series_values(df: "pd.DataFrame", r: Reported) -> dict[str, float]:
+    """A series claim's statistic per label (`Reported.stat` over `x_range`, divided by the same
+    over `relative_to` where given), from a series' rows (label, x, y); a label's runs pooled."""
+    assert r.stat is not None and r.x_range is not None
+    out: dict[str, float] = {}
+    for lab, g in df.groupby("label", sort=False):
+        v = _window_stat(g["x"], g["y"], r.stat, r.x_range, r.level)
+        if r.relative_to is not None:
+            base = _window_stat(g["x"], g["y"], r.stat, r.relative_to, r.level)
+            v = v / base if base and math.isfinite(base) else math.nan
+        out[str(lab)] = v
+    return out
+
+
+def claim_values(con: Any, fig: Figure, r: Reported, values: dict[str, float]) -> dict[str, float]:
+    """The values by label a claim is judged on: the figure's (`figure_values`), those of the
+    claim's own metric or flows, or its statistic of the figure's series."""
+    if con is None:
+        return values
+    try:
+        if r.stat is not None:
+            return series_values(con.execute(fig.sql).fetchdf(), r)
+        if r.metric is None and r.flows is None:
+            return values
+        return by_label(metric_by_run(con, r.metric or fig.metric, None if r.metric else fig.sql, r.flows or fig.flows))
+    except Exception:  # a table the runs lack: the claim has no number
+        return {}
 
 
 def figure_values(con: Any, fig: Figure) -> dict[str, float]:

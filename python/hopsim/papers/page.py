@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .claims import MANIFEST, TIERS, Figure, PaperModel, Reported, by_label, check, figure_values, metric_by_run, y_axis
+from .claims import MANIFEST, TIERS, Figure, PaperModel, Reported, check, claim_axis, claim_values, figure_values, y_axis
 from .figstyle import num
 from ..scenario.paths import resolve
 from ..sweep import read_sweep
@@ -133,15 +133,6 @@ def _in_unit(x: Any, unit: str) -> str:
     return shown if a.unit in ("", "count", "slowdown") else f"{shown} {html.escape(a.unit)}"
 
 
-def _claim_values(con: Any, fig: Figure, r: Reported, values: dict[str, float]) -> dict[str, float]:
-    if con is None or (r.metric is None and r.flows is None):
-        return values
-    try:
-        return by_label(metric_by_run(con, r.metric or fig.metric, None if r.metric else fig.sql, r.flows or fig.flows))
-    except Exception:
-        return {}
-
-
 _CLASS_TEXT = {"mechanism": "hopsim's mechanism differs from the paper's text",
                "setting": "a setting the paper states that the scenario lacks",
                "unstated": "a setting the paper leaves unstated",
@@ -166,7 +157,7 @@ def _cause_cell(r: Reported, tier: str | None, folder: Path) -> str:
 def _number(x: float | None, unit: str | None) -> str:
     """A claim's number as its axis shows it: a value in its unit (1.89 MB), a ratio (unit None) as 2.1x."""
     if unit is not None:
-        return _in_unit(x, unit)
+        return "never, in the window" if x == math.inf else _in_unit(x, unit)
     if x == math.inf:  # a ratio over a zero
         return "∞ (over 0)"
     return f"{num(x)}x" if x is not None and math.isfinite(x) else "–"
@@ -213,18 +204,19 @@ def _figure_html(con: Any, stem: str, sec: str, fig: Figure, folder: Path, figs_
         parts.append(f"<p><b>The paper:</b> {html.escape(fig.claim)}</p>")
     caption, rows, mine = [], [], []
     for i, r in enumerate(fig.reported):
-        v = check(r, _claim_values(con, fig, r, values))
+        v = check(r, claim_values(con, fig, r, values))
         counts.add(v.tier)
         mark = v.tier or "no number"
         what = f"{r.ratio[0]} / {r.ratio[1]}" if r.ratio else str(r.label)
-        cq, cunit = y_axis(fig, r.metric, r.flows)
+        cq, cunit = claim_axis(fig, r)
         shown_unit = None if r.ratio else cunit
         on_fig = ("" if drawn is None or i in drawn.drawn else " (a direction: no number to draw)" if r.direction
                   else " (not drawn: hopsim has no value to place it at)")
         paper_text = (html.escape(v.paper) if r.direction or r.zero else
                       f"at least {_number(r.range[0], shown_unit)}" if r.range and not math.isfinite(r.range[1]) else
                       "-".join(_number(x, shown_unit) for x in (r.range or [r.value])))
-        hopsim_text = _number(v.hopsim, shown_unit)
+        hopsim_text = ("∞ (a level never reached)" if r.stat == "reach" and r.ratio and v.hopsim == math.inf
+                       else _number(v.hopsim, shown_unit))
         caption.append(f"<li class='{_css(v.tier)}'>{html.escape(what)}: paper {paper_text}, "
                        f"hopsim {hopsim_text}: <b>{mark}</b> ({html.escape(v.why)}){on_fig}</li>")
         cells = (f"<td>{html.escape(what)}</td><td>{html.escape(cq)}</td>"
@@ -233,7 +225,7 @@ def _figure_html(con: Any, stem: str, sec: str, fig: Figure, folder: Path, figs_
         rows.append(f"<tr>{cells}</tr>")
         claims_rows.append(f"<tr><td><a href='#{fig.id}'>{html.escape(fig.id)}</a></td>{cells}</tr>")
         entry = {"id": f"{fig.id}#{i}", "section": sec, "figure": fig.id, "sweep": stem, "quantity": cq,
-                 "unit": "ratio" if r.ratio else cunit, "claim": {"ratio": r.ratio} if r.ratio else {"label": r.label},
+                 "unit": "ratio" if r.ratio or cunit is None else cunit, "claim": {"ratio": r.ratio} if r.ratio else {"label": r.label},
                  "paper": 0.0 if r.zero else _json_number(r.value), "paper_range": [_json_number(x) for x in r.range] if r.range else None,
                  "paper_direction": r.direction,
                  "hopsim": None if math.isnan(v.hopsim) else _json_number(v.hopsim), "tier": v.tier, "why": v.why,

@@ -9,8 +9,10 @@
   normalises; runs without the parameter (``reference``) as horizontal lines;
 - bars: with ``x``, one group of bars per swept value (sorted), one bar per scheme; without, one
   chart per sweep dimension (``T=5us`` ... and ``thre=1BDP``: two charts, each sorted by value),
-  or, for labels that are a scheme and a setting (``pfc 6:1``), one group per setting;
-- series, slowdown_by_size, buffer_cdf: as `plots` draws them.
+  or, for labels that are a scheme and a setting (``pfc 6:1``), one group per setting; one bar per
+  scheme in the paper's legend order;
+- series: a line per label over x (a scheme's lines told apart by dashes), each x window a claim
+  judges shaded (`claims.series_values`); slowdown_by_size, buffer_cdf: as `plots` draws them.
 
 A scheme has one colour and marker on every page (`figstyle`), its paper's name, and the paper's
 legend order (``legend``). Values in bytes or nanoseconds are shown in KB/MB or us/ms. Each number
@@ -38,7 +40,7 @@ import numpy as np
 import pandas as pd
 
 from . import plots
-from .claims import Figure, Reported, by_label, metric_by_run, y_axis
+from .claims import Figure, Reported, by_label, metric_by_run, series_values, y_axis
 from .figstyle import SCHEMES, Axis, axis_for, colours, marker_of, num, scheme_name, scheme_of, sort_key, variant_of
 
 __all__ = ["Drawn", "draw", "save", "bar_groups", "text_overlaps", "x_of", "PARAM_AXES", "FILE_KINDS", "CSV_COLUMNS"]
@@ -77,6 +79,8 @@ class _Panel:
     axis: Axis
     at: dict[str, float] = field(default_factory=dict)  # label -> x position of its value
     values: dict[str, float] = field(default_factory=dict)  # label -> value as drawn (raw unit, normalised)
+    series: pd.DataFrame | None = None  # a series' points (label, x, y): what its claims judge
+    windows: set = field(default_factory=set)  # the x windows shaded on it
 
 
 @dataclass
@@ -406,6 +410,8 @@ def _bars_main(con: Any, fig: Figure, values: dict[str, float], title: str, quan
             ticks = [num(x) if math.isfinite(x) else _DIM.match(s).group(2) for (x, _), s in zip(parsed, labs)]  # type: ignore[union-attr]
             xlabel = f"{q} ({next(iter(units)) if len(units) == 1 else u})" if (units or u) else q
         else:
+            if all(scheme_of(s) for s in labs):  # one bar per scheme: in the paper's legend order
+                labs = _ordered(labs, fig.legend, fig.scheme)
             ticks = [scheme_name(s) for s in labs]
             xlabel = "scheme" if all(scheme_of(s) for s in labs) else "setting"
         names = [""] if fig.scheme and not any(scheme_of(s) for s in labs) else labs
@@ -444,16 +450,18 @@ def _main(con: Any, fig: Figure, values: dict[str, float]):
         axis = axis_for(quantity, unit, df["y"])
         mpl, axes = _new(1 + _extra_charts(fig), title)
         ax, rows = axes[0], []
-        names = _ordered([str(x) for x in df["label"]], fig.legend, fig.scheme)
+        names = _ordered(sorted({str(x) for x in df["label"]}), fig.legend, fig.scheme)
         col = _colour_map(names, fig)
         for lab in names:
             g = df[df["label"].astype(str) == lab]
-            ax.plot(g["x"], [axis(v) for v in g["y"]], lw=1.2, color=col[lab], label=scheme_name(lab))
+            # lines of one colour (a scheme's flows f1-f3) told apart by their dashes
+            dash = ["-", "--", ":", "-."][[n for n in names if col[n] == col[lab]].index(lab) % 4]
+            ax.plot(g["x"], [axis(v) for v in g["y"]], lw=1.2, color=col[lab], ls=dash, label=scheme_name(lab))
             rows += [{"chart": "", "series": scheme_name(lab), "label": lab, "x": x, "x_axis": fig.x_label, "value": axis(v),
                       "quantity": axis.quantity, "unit": axis.unit} for x, v in zip(g["x"], g["y"])]
         ax.set_xlabel(fig.x_label)
         ax.set_ylabel(axis.label)
-        return mpl, [], rows, axes[1:]
+        return mpl, [_Panel(ax, axis, series=df)], rows, axes[1:]
     if fig.plot == "slowdown_by_size":
         where = f"finished AND ({fig.flows})" if fig.flows else "finished"
         df = con.execute(f"SELECT label, size_bytes, slowdown, finished, incast FROM flows WHERE {where}").fetchdf()
@@ -485,6 +493,8 @@ def _on_own_chart(r: Reported, fig: Figure) -> bool:
     """Whether a claim is drawn on the figure's own charts: on its metric, and, where the figure
     is normalised, a line's value against its own value at the normalising x (a ratio of two
     schemes has no place on normalised lines: it goes to a chart of the values themselves)."""
+    if r.stat is not None:  # a window of the figure's series
+        return True
     if fig.plot not in ("bars", "lines") or r.metric is not None or r.flows is not None:
         return False
     if fig.normalise_to is None:
@@ -583,6 +593,62 @@ def _draw_claim(p: _Panel, i: int, r: Reported, fig: Figure, normalised: bool) -
             "paper_high": p.axis(hi) if lo != hi and math.isfinite(hi) else math.nan, "paper_is": text}
 
 
+def _shade(p: _Panel, window: list[float], earlier: bool = False) -> None:
+    """Shade an x window of a series (once), so a reader sees what a claim measured; the earlier
+    window a claim is divided by (`Reported.relative_to`) hatched."""
+    what = "reference window" if earlier else "window judged"
+    if (tuple(window), what) in p.windows:
+        return
+    first = not any(w == what for _, w in p.windows)
+    p.windows.add((tuple(window), what))
+    # a window's ends drawn: two windows side by side (120-300, 300-600) stay two
+    style = dict(facecolor="none", hatch="//", edgecolor="0.6", lw=0) if earlier else \
+        dict(facecolor=(0.55, 0.55, 0.55, 0.15), edgecolor="0.45", ls="--", lw=0.8)
+    span = p.ax.axvspan(window[0], window[1], zorder=0, label=what if first else None, **style)
+    span.set_gid(f"paper-window-{len(p.windows)}")
+
+
+def _draw_window_claim(p: _Panel, i: int, r: Reported) -> dict | None:
+    """Draw claim i on a series (`Reported.stat` over `x_range`): its window shaded, the paper's
+    number across it (a statistic of y) or at its time from the window's start (``reach``); the
+    CSV fields of the paper's number, or None where it has none to draw."""
+    assert p.series is not None and r.x_range is not None
+    x0, x1 = r.x_range
+    _shade(p, r.x_range)
+    if r.relative_to is not None:
+        _shade(p, r.relative_to, earlier=True)
+    if r.stat == "reach" and r.level is not None:
+        p.ax.hlines(p.axis(r.level), x0, x1, colors="black", linestyles=":", lw=1.0, zorder=5)
+    vals = series_values(p.series, r)
+    if r.relative_to is not None and r.label is not None:
+        # a ratio to the label's own earlier window: drawn at the paper's ratio x hopsim's there
+        earlier = series_values(p.series, r.model_copy(update={"x_range": r.relative_to, "relative_to": None}))
+        c = _claim_value(r.model_copy(update={"label": None, "ratio": [r.label, " "]}),
+                         {**vals, " ": earlier.get(r.label, math.nan)})
+        text = f"paper's ratio x hopsim's over x {r.relative_to[0]:g}-{r.relative_to[1]:g}"
+    else:
+        c = _claim_value(r, vals)
+        text = c[3] if c else ""
+    if c is None or c[0] not in vals:
+        return None
+    lab, lo, hi = c[0], c[1], c[2]
+    if r.stat == "reach":  # a time from the window's start: a vertical line (a band for a range)
+        arts = ([p.ax.axvline(x0 + lo, color="black", lw=1.8, ls="--", label="paper's number", zorder=6)] if lo == hi else
+                [p.ax.axvspan(x0 + lo, x0 + min(hi, x1 - x0), facecolor="none", edgecolor="black", hatch="..", lw=1.2,
+                              label="paper's range", zorder=6)])
+    else:  # a statistic of y: a line across the window (a box for a range)
+        lo, hi = p.axis(lo), p.axis(hi)
+        arts = p.ax.plot([x0, x1, x1, x0, x0] if lo != hi else [x0, x1], [lo, lo, hi, hi, lo] if lo != hi else [lo, lo],
+                         color="black", lw=2.0 if lo == hi else 1.4, ls="--" if lo == hi else "-",
+                         label="paper's number" if lo == hi else "paper's range", zorder=6)
+    for a in arts:
+        a.set_gid(f"paper-claim-{i}")
+    stat = "time to reach" if r.stat == "reach" else r.stat
+    return {"label": lab, "paper": lo if lo == hi else math.nan, "paper_low": lo if lo != hi else math.nan,
+            "paper_high": hi if lo != hi else math.nan, "paper_is": f"{text}: {stat} over x {x0:g}-{x1:g}",
+            "x_from": x0, "x_to": x1}
+
+
 def _limit_axis(p: _Panel, fig: Figure) -> None:
     """Keep the y axis within what the quantity can be (`Figure.y_limit`)."""
     if fig.y_limit is None or fig.normalise_to is not None:
@@ -633,6 +699,8 @@ def _data_points(ax) -> np.ndarray:
     pts = [ln.get_transform().transform(np.column_stack([ln.get_xdata(orig=False), ln.get_ydata(orig=False)]))
            for ln in ax.lines if len(ln.get_xdata()) and ln.get_visible()]
     for b in ax.patches:
+        if str(b.get_gid() or "").startswith("paper-window"):  # a shaded window is background, not data
+            continue
         bb = b.get_window_extent()
         if bb.width > 0 and bb.height > 0:
             pts.append(np.array([[bb.x0, bb.y1], [bb.x1, bb.y1], [(bb.x0 + bb.x1) / 2, bb.y1]]))
@@ -700,12 +768,34 @@ def _untangle_ticks(fig) -> None:
             else:
                 w, h = fig.get_size_inches()
                 fig.set_size_inches(w * 1.4, h)
-        fig.tight_layout(rect=_rect(fig))
+        _layout(fig)
 
 
-def _rect(mpl) -> tuple[float, float, float, float]:
-    lines = len((mpl._suptitle.get_text() if mpl._suptitle is not None else "").splitlines()) or 1
-    return (0, 0, 1, 1 - (0.16 * lines + 0.05) / mpl.get_size_inches()[1])
+def _fit_y_labels(mpl) -> None:
+    """A y label taller than its axes (shortened by turned tick labels) reaches up into the title:
+    on three lines, then a taller figure, until it fits beside its axes."""
+    for _ in range(4):
+        mpl.canvas.draw()
+        r = mpl.canvas.get_renderer()
+        tall = [ax for ax in mpl.axes if ax.get_ylabel() and
+                ax.yaxis.label.get_window_extent(r).height > ax.get_window_extent(r).height]
+        if not tall:
+            return
+        for ax in tall:
+            text = ax.get_ylabel()
+            if text.count("\n") < 2:
+                flat = text.replace("\n", " ")
+                ax.set_ylabel("\n".join(textwrap.wrap(flat, max(16, len(flat) // 3 + 5))))
+            else:
+                w, h = mpl.get_size_inches()
+                mpl.set_size_inches(w, h * 1.15)
+        _layout(mpl)
+
+
+def _layout(mpl) -> None:
+    """Fit the charts under the title: matplotlib's tight layout already keeps the title's own
+    height free above them (a margin reserved on top of that left an empty band under the title)."""
+    mpl.tight_layout()
 
 
 def draw(con: Any, fig: Figure, values: dict[str, float]) -> Drawn | None:
@@ -717,7 +807,11 @@ def draw(con: Any, fig: Figure, values: dict[str, float]) -> Drawn | None:
         drawn: dict[int, dict] = {}
         norm = fig.normalise_to is not None
         for i, r in enumerate(fig.reported):
-            if _on_own_chart(r, fig):
+            if r.stat is not None:
+                got = _draw_window_claim(panels[0], i, r) if panels else None
+                if got:
+                    drawn[i] = got
+            elif _on_own_chart(r, fig):
                 for p in panels:
                     got = _draw_claim(p, i, r, fig, norm)
                     if got:
@@ -755,18 +849,22 @@ def draw(con: Any, fig: Figure, values: dict[str, float]) -> Drawn | None:
             if len(y) > 30:
                 ax.set_ylabel("\n".join(textwrap.wrap(y, max(28, (len(y) + 1) // 2 + 2))))
         _title(mpl, fig.title)  # again: extra charts widen the figure
-        mpl.tight_layout(rect=_rect(mpl))
+        _layout(mpl)
         for ax in mpl.axes:
             _place_legend(ax)
-        mpl.tight_layout(rect=_rect(mpl))
+        _layout(mpl)
         _untangle_ticks(mpl)
+        _fit_y_labels(mpl)
         if any("legend" in x for x in text_overlaps(mpl)):  # turned or widened: the legend again
             for ax in mpl.axes:
                 _place_legend(ax)
-            mpl.tight_layout(rect=_rect(mpl))
+            _layout(mpl)
     data = pd.DataFrame(rows, columns=CSV_COLUMNS).astype({"paper_is": object, "label": object})
     for i, got in drawn.items():  # the paper's number beside hopsim's, in the row of its label
         at = data.index[data["label"] == got["label"]]
+        if "x_from" in got:  # a window of a series: its first point inside the window
+            x = pd.to_numeric(data["x"], errors="coerce")
+            at = data.index[(data["label"] == got["label"]) & (x >= got["x_from"]) & (x <= got["x_to"])]
         if "chart" in got:
             at = data.index[(data["label"] == got["label"]) & (data["chart"] == got["chart"])]
         if len(at):
