@@ -1,4 +1,4 @@
-"""The FlowSail, Floodgate, BFC and P-PFC reproductions explain every claim they cannot match: a claim
+"""The FlowSail, Floodgate, BFC, P-PFC and Pulser reproductions explain every claim they cannot match: a claim
 that names where its cause is written also says what kind of cause it is (`cause_class`), and a
 claim's range is one the paper gives (a range made up to stand for a statement in words, such as
 "greatly reduced", cannot be checked against anything)."""
@@ -9,7 +9,7 @@ import pytest
 
 from hopsim.papers.reproduce import paper_dir, paper_sweeps
 
-PAPERS = ("flowsail", "floodgate", "bfc", "ppfc")
+PAPERS = ("flowsail", "floodgate", "bfc", "ppfc", "pulser")
 
 
 @pytest.mark.parametrize("paper", PAPERS)
