@@ -155,7 +155,23 @@ def test_a_flow_file_in_its_own_format_is_read_with_flow_from_file_1(ns3, tmp_pa
     text = IDEAL.replace("FLOW_FROM_FILE 0", "FLOW_FROM_FILE 1\nFLOW_FILE mix/flow.txt")
     code, msg, out = _import(cli, ns3, text, tmp_path)
     assert code == 0, msg
-    assert (out.parent / "sc.flows.txt").read_text() == "2\n2 0 3 100 51100 2.0000001\n3 0 3 100 43800 2.0000001\n"
+    # each flow's source port as its eighth field (after a priority group of 0)
+    assert (out.parent / "sc.flows.txt").read_text() == "2\n2 0 3 100 51100 2.0000001 0 10000\n3 0 3 100 43800 2.0000001 0 10000\n"
+
+
+def test_source_ports_count_in_its_flow_lists_order_not_in_start_order(ns3, tmp_path, cli):
+    """third.cc numbers a host's ports as it installs its flows, in its list's order, where its
+    incast generator puts a later incast's flows before Poisson flows that start earlier."""
+    (ns3 / "later.txt").write_text("0 2 0 51100 2.000300000 0 0\n1 2 1 20000 2.000000100 1 0\n2 2 0 43800 2.000600000 2 0\n")
+    text = COMMON.replace("USE_FLOODGATE 1", "USE_FLOODGATE 0")
+    code, msg, out = _import(cli, ns3, text + "SWTICH_ACK_MODE 2\n", tmp_path, "--flows", ns3 / "later.txt")
+    assert code == 0, msg
+    code, msg = cli("run", out, "--out", tmp_path / "run")
+    assert code == 0, msg
+    import pyarrow.parquet as pq
+    f = pq.read_table(tmp_path / "run" / "flows.parquet", columns=["dst", "start_ns", "sport"]).to_pydict()
+    # listed first though it starts second: 10000; the earliest, listed second: 10001
+    assert sorted(zip(f["start_ns"], f["dst"], f["sport"])) == [(100.0, 1, 10001), (300000.0, 0, 10000), (600000.0, 0, 10002)]
 
 
 @pytest.mark.parametrize("edit,needle", [
