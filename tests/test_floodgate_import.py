@@ -282,6 +282,21 @@ def test_the_agreement_script_agrees_with_a_run_exported_in_its_format(ns3, tmp_
     assert p.returncode == 2 and "no reference run folders" in p.stderr, p.stderr
 
 
+def test_the_agreement_scripts_set_reaches_every_hopsim_run(ns3, tmp_path, cli):
+    """`--set KEY=VALUE` changes the imported scenario of every seed's run, and only as run: the
+    kept scenario is the importer's."""
+    ref = _reference_of_own_run(ns3, tmp_path, cli, IDEAL, "ideal", "its-fct.txt", "its-pfc.txt")
+    (ref / "stdout.txt").write_text(STDOUT)
+    kept = tmp_path / "kept"
+    p = _agreement(tmp_path / "refs", "--tree", ns3, "--seeds", "2", "--keep", kept,
+                   "--set", "flow_control.floodgate.voq_service=strict", "--set", "flow_control.floodgate.window_fit=mtu")
+    assert p.returncode in (0, 1), p.stdout + p.stderr
+    assert 'voq_service = "egress_fifo"' in (kept / "ideal" / "scenario.toml").read_text()
+    for run in ("run", "run-seed2"):
+        ran = tomllib.loads((kept / "ideal" / run / "scenario.toml").read_text())["flow_control"]["floodgate"]
+        assert (ran["voq_service"], ran["window_fit"]) == ("strict", "mtu"), run
+
+
 def test_the_agreement_script_takes_a_users_files_and_fails_on_any_metric_outside_its_limit(ns3, tmp_path, cli):
     """A folder of the files a user has (config.ini, fct.txt, pfc.txt and the flow list it
     printed, under another name) is a run; a metric whose file the folder lacks (buffer logs:
