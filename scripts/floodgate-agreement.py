@@ -25,7 +25,8 @@ the incast's (compare-fct --flows incast, the incast hosts read from its standar
 range over hopsim's seeds 1..N, `--seeds N`); the largest sampled port occupancy per hop class (its buffer logs,
 `*-buffer<k>.log`, against hopsim's buffer table, both sampled every 10 us) and per switch class,
 and without Floodgate the ports' peaks in both queue monitors (sampled every 100 ns, 1 KB bins:
-its QLEN_MON_FILE against hopsim's qlen table), the pause frames and the time paused per hop
+its QLEN_MON_FILE against hopsim's qlen table; not available where its file holds no dump after
+the first, which it writes every millisecond), the pause frames and the time paused per hop
 class within 10%. Time paused is counted by its own rule on both sides (`paused_count`: a device
 is paused once per paused class, the destination under dstPause, so a host's time is the sum over
 destinations of each one's pause to resume), from its PFC file and from hopsim's ports and
@@ -168,9 +169,10 @@ def metrics(ref: Path, tree: Path, work: Path, run: Path, cmp_json: Path, row: b
         qlen = ref / Path(C._one(cfg, "QLEN_MON_FILE")).name if "QLEN_MON_FILE" in cfg else None
         if (run / "qlen.parquet").exists():
             have = qlen is not None and qlen.exists()
-            ref_q, run_q = O.qlen_peaks(topo, qlen) if have else {}, O.run_qlen_peaks(run)
-            for c in sorted(set(ref_q) | set(run_q)):
-                out.append((f"peak qlen {c} port (KB, 100 ns)", ref_q.get(c, 0) if have else None, run_q.get(c, 0), MEAN_TOL))
+            ref_q, run_q = O.qlen_peaks(topo, qlen) if have else None, O.run_qlen_peaks(run)
+            for c in sorted(set(ref_q or ()) | set(run_q)):
+                out.append((f"peak qlen {c} port (KB, 100 ns)", None if ref_q is None else ref_q.get(c, 0), run_q.get(c, 0),
+                            MEAN_TOL))
     out.append(("pause frames", row.pfc_ref, row.pfc, MEAN_TOL))
     pfc = run_file(ref, "pfc.txt")
     ref_paused = O.paused_ns(topo, pfc)
