@@ -1,6 +1,7 @@
 """How far hopsim agrees with Floodgate-NS3 on its reference runs.
 
     python scripts/floodgate-agreement.py REF_ROOT --tree TREE [--tol 0.10] [--keep DIR] [--only NAME ...] [--seeds N]
+                                          [--set KEY=VALUE ...]
 
 (`bash scripts/floodgate-agreement.sh` runs this with the repository's .venv.) REF_ROOT holds one
 folder per run of Floodgate-NS3 (built outside this repository), each with the config it ran
@@ -24,13 +25,19 @@ the incast's (compare-fct --flows incast, the incast hosts read from its standar
 range over hopsim's seeds 1..N, `--seeds N`); the largest sampled port occupancy per hop class (its buffer logs,
 `*-buffer<k>.log`, against hopsim's buffer table, both sampled every 10 us) and per switch class,
 and without Floodgate the ports' peaks in both queue monitors (sampled every 100 ns, 1 KB bins:
-its QLEN_MON_FILE against hopsim's qlen table), the pause frames and the time paused per hop
+its QLEN_MON_FILE against hopsim's qlen table; not available where its file holds no dump after
+the first, which it writes every millisecond), the pause frames and the time paused per hop
 class within 10%. Time paused is counted by its own rule on both sides (`paused_count`: a device
 is paused once per paused class, the destination under dstPause, so a host's time is the sum over
 destinations of each one's pause to resume), from its PFC file and from hopsim's ports and
 control tables. A metric the reference folder has no file for (no buffer logs, no queue monitor,
 no incast in its flows) reads "not available" and is not judged. What each file holds and how
 its devices map to hop classes: `hopsim.interop.floodgate.outputs`.
+
+`--set KEY=VALUE` (repeatable) is passed to every `hopsim run` of the imported scenarios, to
+measure what one of the importer's options does against the same reference runs (e.g. `--set
+flow_control.floodgate.voq_service=strict --set flow_control.floodgate.window_fit=mtu`: hopsim's
+own VOQ service and window test in place of Floodgate-NS3's).
 
 Exit code: 0 when every run passes (compare-fct within --tol and every metric with a value on
 both sides within its limit), 1 when one does not, 2 when REF_ROOT holds no run.
@@ -73,7 +80,8 @@ def flow_list(ref: Path) -> Path | None:
     return None
 
 
-def one_run(ref: Path, tree: Path, work: Path, tol: float, timeout: float, seeds: int = 1) -> base.Row:
+def one_run(ref: Path, tree: Path, work: Path, tol: float, timeout: float, seeds: int = 1,
+            sets: list[str] = ()) -> base.Row:
     row = base.Row(ref.name, ns3_wall=base.ns3_wall(ref))
     fct, pfc, flows = run_file(ref, "fct.txt"), run_file(ref, "pfc.txt"), flow_list(ref)
     if flows is None:
@@ -88,14 +96,15 @@ def one_run(ref: Path, tree: Path, work: Path, tol: float, timeout: float, seeds
         row.result, row.problem = "import failed", base.last_error(p)
         return row
     t0 = time.perf_counter()
-    p = base.hopsim("run", sc, "--out", run, timeout=timeout)
+    run_args = [x for kv in sets for x in ("--set", kv)]
+    p = base.hopsim("run", sc, "--out", run, *run_args, timeout=timeout)
     row.wall_s = time.perf_counter() - t0
     if p.returncode != 0:
         row.result, row.problem = "run failed", base.last_error(p)
         return row
     frames = json.loads((run / "summary.json").read_text()).get("control_frames", {})
     row.pfc = frames.get("pfc", 0) + frames.get("dst_pause", 0)
-    extra = base.seed_args(base.more_seeds(sc, work, seeds, timeout))
+    extra = base.seed_args(base.more_seeds(sc, work, seeds, timeout, *run_args))
     p = base.hopsim("compare-fct", fct, run, "--tol", tol, "--basis", "ref", "--json", cmp_json, *extra, timeout=timeout)
     if p.returncode not in (0, 1):
         row.result, row.problem = "compare failed", base.last_error(p)
@@ -160,9 +169,10 @@ def metrics(ref: Path, tree: Path, work: Path, run: Path, cmp_json: Path, row: b
         qlen = ref / Path(C._one(cfg, "QLEN_MON_FILE")).name if "QLEN_MON_FILE" in cfg else None
         if (run / "qlen.parquet").exists():
             have = qlen is not None and qlen.exists()
-            ref_q, run_q = O.qlen_peaks(topo, qlen) if have else {}, O.run_qlen_peaks(run)
-            for c in sorted(set(ref_q) | set(run_q)):
-                out.append((f"peak qlen {c} port (KB, 100 ns)", ref_q.get(c, 0) if have else None, run_q.get(c, 0), MEAN_TOL))
+            ref_q, run_q = O.qlen_peaks(topo, qlen) if have else None, O.run_qlen_peaks(run)
+            for c in sorted(set(ref_q or ()) | set(run_q)):
+                out.append((f"peak qlen {c} port (KB, 100 ns)", None if ref_q is None else ref_q.get(c, 0), run_q.get(c, 0),
+                            MEAN_TOL))
     out.append(("pause frames", row.pfc_ref, row.pfc, MEAN_TOL))
     pfc = run_file(ref, "pfc.txt")
     ref_paused = O.paused_ns(topo, pfc)
@@ -201,9 +211,12 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("ref_root", type=Path, help="folder of Floodgate-NS3 run folders")
     ap.add_argument("--tree", type=Path, required=True, help="the Floodgate-NS3 source tree the configs name files in")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                    help="passed to every hopsim run of the imported scenarios (repeatable)")
     base.add_common(ap)
     a = ap.parse_args(argv)
-    return base.run_all(a, a.ref_root, RUN_FILES, lambda d, work: one_run(d, a.tree, work, a.tol, a.timeout, a.seeds),
+    return base.run_all(a, a.ref_root, RUN_FILES,
+                        lambda d, work: one_run(d, a.tree, work, a.tol, a.timeout, a.seeds, a.set),
                         "import, run, compare", tables)
 
 

@@ -7,11 +7,10 @@ compared without the arrival draw between them.
 Why from its standard output: Floodgate-NS3's third.cc draws its flows itself (FLOW_FROM_FILE 0)
 and writes no flow file, but prints each flow as it installs it, `flow_id src dst size_bytes
 start_seconds qp_id msg_seq`, in the order it hands out source ports (`portNumder[src]++`, from
-10000 per source host). That order is kept: a reader numbering ports by file order then gives
-each flow the simulator's port wherever the two numberings agree (see the Table 2 scenario's
-comment: they agree for the incast, which is installed first).
-Output: the flow count, then `src dst 3 100 size start_seconds` (priority 3 and dport 100, as
-third.cc sets them).
+10000 per source host). That order is kept and each flow's port written with it, as
+`import-floodgate` writes them (`hopsim.interop.floodgate.files.source_ports`).
+Output: the flow count, then `src dst 3 100 size start_seconds 0 sport` (priority 3 and dport 100,
+as third.cc sets them; hopsim's seventh field, a priority group of 0, then the source port).
 """
 
 from __future__ import annotations
@@ -19,7 +18,7 @@ from __future__ import annotations
 import sys
 
 # flow_id src dst size start qp_id msg_seq; the start is printed with 10 significant digits
-from hopsim.interop.floodgate.files import drawn_flows, hpcc_flows
+from hopsim.interop.floodgate.files import drawn_flows, hpcc_flows, source_ports
 
 
 def flows(stdout: str) -> list[tuple[int, int, int, str]]:
@@ -28,7 +27,7 @@ def flows(stdout: str) -> list[tuple[int, int, int, str]]:
 
 
 def flow_file(fl: list[tuple[int, int, int, str]]) -> str:
-    return hpcc_flows(fl)
+    return hpcc_flows(fl, sports=source_ports(fl))
 
 
 def main(argv: list[str]) -> int:

@@ -155,7 +155,23 @@ def test_a_flow_file_in_its_own_format_is_read_with_flow_from_file_1(ns3, tmp_pa
     text = IDEAL.replace("FLOW_FROM_FILE 0", "FLOW_FROM_FILE 1\nFLOW_FILE mix/flow.txt")
     code, msg, out = _import(cli, ns3, text, tmp_path)
     assert code == 0, msg
-    assert (out.parent / "sc.flows.txt").read_text() == "2\n2 0 3 100 51100 2.0000001\n3 0 3 100 43800 2.0000001\n"
+    # each flow's source port as its eighth field (after a priority group of 0)
+    assert (out.parent / "sc.flows.txt").read_text() == "2\n2 0 3 100 51100 2.0000001 0 10000\n3 0 3 100 43800 2.0000001 0 10000\n"
+
+
+def test_source_ports_count_in_its_flow_lists_order_not_in_start_order(ns3, tmp_path, cli):
+    """third.cc numbers a host's ports as it installs its flows, in its list's order, where its
+    incast generator puts a later incast's flows before Poisson flows that start earlier."""
+    (ns3 / "later.txt").write_text("0 2 0 51100 2.000300000 0 0\n1 2 1 20000 2.000000100 1 0\n2 2 0 43800 2.000600000 2 0\n")
+    text = COMMON.replace("USE_FLOODGATE 1", "USE_FLOODGATE 0")
+    code, msg, out = _import(cli, ns3, text + "SWTICH_ACK_MODE 2\n", tmp_path, "--flows", ns3 / "later.txt")
+    assert code == 0, msg
+    code, msg = cli("run", out, "--out", tmp_path / "run")
+    assert code == 0, msg
+    import pyarrow.parquet as pq
+    f = pq.read_table(tmp_path / "run" / "flows.parquet", columns=["dst", "start_ns", "sport"]).to_pydict()
+    # listed first though it starts second: 10000; the earliest, listed second: 10001
+    assert sorted(zip(f["start_ns"], f["dst"], f["sport"])) == [(100.0, 1, 10001), (300000.0, 0, 10000), (600000.0, 0, 10002)]
 
 
 @pytest.mark.parametrize("edit,needle", [
@@ -264,6 +280,21 @@ def test_the_agreement_script_agrees_with_a_run_exported_in_its_format(ns3, tmp_
     assert "4/4" in row and "pass" in row, row
     p = _agreement(tmp_path / "run", "--tree", ns3)
     assert p.returncode == 2 and "no reference run folders" in p.stderr, p.stderr
+
+
+def test_the_agreement_scripts_set_reaches_every_hopsim_run(ns3, tmp_path, cli):
+    """`--set KEY=VALUE` changes the imported scenario of every seed's run, and only as run: the
+    kept scenario is the importer's."""
+    ref = _reference_of_own_run(ns3, tmp_path, cli, IDEAL, "ideal", "its-fct.txt", "its-pfc.txt")
+    (ref / "stdout.txt").write_text(STDOUT)
+    kept = tmp_path / "kept"
+    p = _agreement(tmp_path / "refs", "--tree", ns3, "--seeds", "2", "--keep", kept,
+                   "--set", "flow_control.floodgate.voq_service=strict", "--set", "flow_control.floodgate.window_fit=mtu")
+    assert p.returncode in (0, 1), p.stdout + p.stderr
+    assert 'voq_service = "egress_fifo"' in (kept / "ideal" / "scenario.toml").read_text()
+    for run in ("run", "run-seed2"):
+        ran = tomllib.loads((kept / "ideal" / run / "scenario.toml").read_text())["flow_control"]["floodgate"]
+        assert (ran["voq_service"], ran["window_fit"]) == ("strict", "mtu"), run
 
 
 def test_the_agreement_script_takes_a_users_files_and_fails_on_any_metric_outside_its_limit(ns3, tmp_path, cli):

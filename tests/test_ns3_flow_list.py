@@ -44,5 +44,11 @@ def test_hopsim_runs_the_listed_flows(tmp_path, cli):
     (tmp_path / "sc.toml").write_text(SCENARIO)
     code, msg = cli("run", tmp_path / "sc.toml", "--out", tmp_path / "run")
     assert code == 0 and "3/3 flows finished" in msg, msg
-    got = duckdb.sql(f"SELECT src, dst, size_bytes, start_ps FROM '{tmp_path / 'run' / 'flows.parquet'}' ORDER BY start_ps").fetchall()
-    assert got == [(3, 0, 45260, 175_000), (1, 0, 56940, 185_000), (2, 1, 3557, 30_000_000)]
+    got = duckdb.sql(f"SELECT src, dst, size_bytes, start_ps, sport FROM '{tmp_path / 'run' / 'flows.parquet'}' ORDER BY start_ps").fetchall()
+    assert got == [(3, 0, 45260, 175_000, 10000), (1, 0, 56940, 185_000, 10000), (2, 1, 3557, 30_000_000, 10000)]
+
+
+def test_ports_follow_the_installation_order():
+    # host 1 installs a flow starting at 2.00003 s before one starting at 2.000000185 s
+    text = "50000 1 0 56940 2.00003 50000 0\n50001 1 2 45260 2.000000185 50001 0\n"
+    assert flow_list.flow_file(flow_list.flows(text)) == "2\n1 0 3 100 56940 2.00003 0 10000\n1 2 3 100 45260 2.000000185 0 10001\n"

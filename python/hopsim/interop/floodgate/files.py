@@ -23,7 +23,7 @@ from pathlib import Path
 
 from ...errors import ScenarioError
 
-__all__ = ["Topology", "drawn_flows", "read_topology", "read_flow_file", "read_drawn_flows", "read_fg_config", "hpcc_topology", "hpcc_flows"]
+__all__ = ["Topology", "drawn_flows", "read_topology", "read_flow_file", "read_drawn_flows", "read_fg_config", "hpcc_topology", "hpcc_flows", "source_ports"]
 
 FLOW_LINE = re.compile(r"^(\d+) (\d+) (\d+) (\d+) (\d+\.\d+) (\d+) (\d+)$")
 """A flow as third.cc prints it when it installs it: `flow_id src dst size start qp_id msg_seq`
@@ -146,6 +146,27 @@ def read_drawn_flows(path: Path, text: str) -> list[Flow] | None:
         raise ScenarioError(f"{path}: no flow line (`flow_id src dst size start qp_id msg_seq`, as third.cc prints each "
                             "flow it installs) and not an HPCC flow file either; give the simulator's standard output "
                             "or `scripts/ns3_flow_list.py`'s output")
+    return out
+
+
+FIRST_PORT = 10000
+"""Its first source port of every host (third.cc line 3223)."""
+
+
+def source_ports(flows: list[Flow]) -> list[int]:
+    """Each flow's source port as third.cc gives it: one counter per source host from 10000,
+    taken as it installs the flows in its list's order (`port = portNumder[src]++`, lines
+    3220-3224; the flow file's order at line 3261, the order it prints the flows it drew at line
+    3358), not in start order. Its incast generator lists every incast's flows before the Poisson
+    flows, so a host's flow in a later incast has a lower port than its Poisson flows that start
+    earlier, and the ECMP hash (which reads the port) sends it by another core than a count in
+    start order would."""
+    nxt: dict[int, int] = {}
+    out = []
+    for s, *_ in flows:
+        k = nxt.get(s, 0)
+        nxt[s] = k + 1
+        out.append((FIRST_PORT + k) % 65536)
     return out
 
 

@@ -25,7 +25,8 @@ from typing import Any, Callable
 from .. import ns3_config as C
 from ..hpcc import importer as H
 from ...errors import ScenarioError
-from .files import _rows, hpcc_flows, hpcc_topology, read_drawn_flows, read_fg_config, read_flow_file, read_topology
+from .files import (_rows, hpcc_flows, hpcc_topology, read_drawn_flows, read_fg_config, read_flow_file, read_topology,
+                    source_ports)
 from ...scenario.paths import read_text, resolve, write_text_atomic
 
 __all__ = ["import_floodgate", "HONOURED", "IGNORED", "NS3_HEADER", "credit_frame"]
@@ -148,11 +149,12 @@ def _import(config: Path, cfg: C.Config, out: Path, flows: Path | str | None, to
     topo = read_topology(topo_path, topo_text)
     if from_file:
         fpath = C._file(cfg, "FLOW_FILE", config.parent)
-        flow_text: str | None = hpcc_flows(read_flow_file(fpath, read_text(fpath, "FLOW_FILE")))
+        listed = read_flow_file(fpath, read_text(fpath, "FLOW_FILE"))
+        flow_text: str | None = hpcc_flows(listed, sports=source_ports(listed))
     else:
         fpath = resolve(flows)
         drawn = read_drawn_flows(fpath, read_text(fpath, "--flows"))
-        flow_text = None if drawn is None else hpcc_flows(drawn)
+        flow_text = None if drawn is None else hpcc_flows(drawn, sports=source_ports(drawn))
     fg_cfg = None
     if "FLOODGATE_CONFIG_FILE" in cfg:
         gpath = C._file(cfg, "FLOODGATE_CONFIG_FILE", config.parent)
@@ -236,7 +238,8 @@ def _model(config: Path, cfg: C.Config, out: Path, topo: Any, fg_cfg: Any, share
     header += [
         "# Delete a line to get hopsim's paper-following default.",
         "# Keys honoured: " + ", ".join(sorted(used)),
-        "# Its source ports count per source host (workload.source_ports); its route computation meets",
+        "# Its source ports count per source host in its flow list's order (the flow file's eighth field;",
+        "# workload.source_ports for flows without one); its route computation meets",
         "# neighbours in descending node id (routing.neighbour_order)"
         + ("; ACKs return along their data's path (routing.ack_path)." if sc.get("routing", {}).get("ack_path") == "reverse" else "."),
     ]
@@ -268,7 +271,9 @@ def _floodgate_model(sc: dict[str, Any], cfg: C.Config, topo: Any, fg_cfg: Any, 
     sc["buffer"].update({"alpha": 0.25, "alpha_by_rate": True, "headroom": "floodgate"})
     control = sc.setdefault("control", {})
     control["pfc"] = PFC_FRAME
-    # third.cc lines 3220-3224, 3261, 3358: `port = portNumder[src]++`, one counter per source host
+    # third.cc lines 3220-3224, 3261, 3358: `port = portNumder[src]++`, one counter per source host,
+    # in its list's order: written into the flow file (files.source_ports); this numbers the ports
+    # of a flow file given as an HPCC one (in start order, which is its list's when that is sorted)
     sc["workload"]["source_ports"] = "per_source_host"
     # its CalculateRoute (third.cc line 968) meets a node's neighbours in descending node id: its
     # buffer logs show the ToR uplinks an incast fills at its start to be those this order picks

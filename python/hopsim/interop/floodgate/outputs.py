@@ -160,13 +160,18 @@ def buffer_logs(folder: Path, topo: Topology) -> dict[int, Path]:
     return out
 
 
-def qlen_peaks(topo: Topology, path: Path) -> dict[str, int]:
-    """The highest 1 KB bin its queue-length monitor filled, per hop class of port (KB)."""
+def qlen_peaks(topo: Topology, path: Path) -> dict[str, int] | None:
+    """The highest 1 KB bin its queue-length monitor filled, per hop class of port (KB); None when
+    the file holds no dump after the monitor's first: it samples every 100 ns but writes its
+    histograms only when the time is a whole millisecond (`monitor_buffer`, third.cc lines 91 and
+    870), so a run that ends within 1 ms of the monitor's start leaves one sample, taken then."""
     _, by_if = hop_classes(topo)
     out: dict[str, int] = {}
+    dumps = 0
     with path.open() as f:
         for no, line in enumerate(f, 1):
             parts = line.split()
+            dumps += line.startswith("time:")
             if len(parts) < 3 or not parts[0].isdigit():
                 continue  # `time:`, `N-total` and `maxPortLength` lines
             try:
@@ -180,7 +185,7 @@ def qlen_peaks(topo: Topology, path: Path) -> dict[str, int]:
                 raise ScenarioError(f"{path} line {no}: node {node} has no device {dev} in the topology")
             top = max((kb for kb, n in enumerate(counts) if n > 0), default=0)
             out[c] = max(out.get(c, 0), top)
-    return out
+    return out if dumps > 1 else None
 
 
 def pfc_events(path: Path | str, text: str) -> list[tuple[int, tuple[int, int], bool]]:
