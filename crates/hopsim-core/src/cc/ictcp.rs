@@ -36,12 +36,15 @@
 //!   10-100 Gb/s takes hundreds of RTTs to fill a path;
 //! - the initial advertised window: `initial_rwnd = 2 MSS`, the paper's minimum;
 //! - `beta = 0.75` for the throughput EWMA;
-//! - the receiver's RTT: TCP timestamps give the receiver the connection's RTT; we use the sender's
-//!   smoothed RTT (RFC 6298 gain 1/8) in its place, the flow's unloaded RTT until the first ACK.
+//! - the receiver's RTT: TCP timestamps give the receiver the connection's RTT. Each ACK leaves
+//!   with the receiver's clock, the sender echoes the newest on its data, and the first segment
+//!   echoing a new stamp is one sample (`net::timestamps`), smoothed with RFC 6298's gain 1/8;
+//!   the flow's unloaded RTT until the first sample. The receiver reads nothing of the sender's
+//!   state, so a flow's two ends may run on different threads (`crate::engine`).
 //!
 //! **Sender**: TCP (slow start from 10 packets, congestion avoidance, halving on loss, one MSS on a
 //! timeout; `cc::window`), ignoring ECN; its window is `min(cwnd, advertised rwnd)`. The window
-//! travels in each ACK (`Packet::payload` of an ACK), so the sender learns it one path delay later.
+//! travels in each ACK (`packet::Tags::rwnd`), so the sender learns it one path delay later.
 //!
 //! Defaults: `alpha = 0.9` (control trigger), `gamma1 = 0.1`, `gamma2 = 0.5` (the values of the
 //! paper's experiments), minimum window 2 MSS and three RTTs before a decrease (single-connection
@@ -213,14 +216,18 @@ pub struct IctcpConn {
     slow_start: bool,
     registered: bool,
     done: bool,
-    /// RTT the receiver works with (see the module docs).
+    /// RTT the receiver works with (see the module docs), and whether a sample set it yet.
     pub srtt: Time,
+    rtt_seen: bool,
     pub increases: u32,
     pub decreases: u32,
 }
 
-/// ICTCP at one flow: the sender's TCP and the receiver's connection state (the simulation keeps
-/// both ends of a flow together), plus the window the sender last heard.
+/// ICTCP at one flow: the sender's TCP and the window it last heard (`tcp`, `adv`), and the
+/// receiver's connection state (`rx`). One struct serves both ends, but each end touches only its
+/// own half: the receiver's hooks (`on_data_received`) read and write `rx`, the sender's the
+/// rest, and what one tells the other travels in packets (the window in ACKs, RTT samples by
+/// timestamps), so a flow's two ends may each run on a copy of their own.
 #[derive(Clone, Debug)]
 pub struct Ictcp {
     cfg: IctcpConfig,
@@ -229,7 +236,6 @@ pub struct Ictcp {
     /// The receive window the sender obeys (from the latest ACK).
     pub adv: u64,
     line_rate: Rate,
-    rtt_seen: bool,
 }
 
 impl Ictcp {
@@ -252,12 +258,22 @@ impl Ictcp {
                 registered: false,
                 done: false,
                 srtt: info.base_rtt.max(Time(1)),
+                rtt_seen: false,
                 increases: 0,
                 decreases: 0,
             },
             adv: rwnd,
             line_rate: info.line_rate,
-            rtt_seen: false,
+        }
+    }
+
+    /// The receiver took RTT sample `r` (RFC 6298's smoothing: `srtt = 7/8 srtt + 1/8 r`, the
+    /// first sample taken as it is).
+    pub fn rtt_sample(&mut self, r: Time) {
+        let c = &mut self.rx;
+        if r > Time::ZERO {
+            c.srtt = if c.rtt_seen { Time((c.srtt.0 * 7 + r.0) / 8) } else { r };
+            c.rtt_seen = true;
         }
     }
 
@@ -360,17 +376,15 @@ impl Ictcp {
 
 impl CongestionControl for Ictcp {
     fn on_data_received(&mut self, iface: &mut super::RxIface, rx: &super::RxPacket) -> Option<u64> {
+        if let Some(r) = rx.rtt {
+            self.rtt_sample(r);
+        }
         Some(self.on_receive(&mut iface.ictcp, rx.capacity, rx.now, rx.wire, rx.payload, rx.finishing))
     }
 
     fn on_ack(&mut self, _now: Time, ack: &AckInfo) {
         if let Some(w) = ack.adv_window {
             self.adv = w;
-        }
-        if ack.rtt > Time::ZERO {
-            // RFC 6298: srtt = 7/8 srtt + 1/8 sample, the first sample taken as it is
-            self.rx.srtt = if self.rtt_seen { Time((self.rx.srtt.0 * 7 + ack.rtt.0) / 8) } else { ack.rtt };
-            self.rtt_seen = true;
         }
         self.tcp.update_recovery(ack);
         if !self.tcp.in_recovery() {
@@ -517,9 +531,21 @@ mod tests {
         x.on_ack(Time::ZERO, &AckInfo { ack_seq: 1000, newly_acked: 1000, adv_window: Some(7000), rtt: us(50), ..Default::default() });
         assert_eq!(x.tcp.cwnd, 11_000);
         assert_eq!(x.window(), Some(7000));
-        assert_eq!(x.rx.srtt, us(50));
         x.on_ack(Time::ZERO, &AckInfo { ack_seq: 2000, newly_acked: 1000, adv_window: Some(50_000), rtt: us(90), ..Default::default() });
         assert_eq!(x.window(), Some(12_000));
+        assert_eq!(x.rx.srtt, us(100), "the sender's RTT samples are not the receiver's");
+    }
+
+    #[test]
+    fn the_receiver_smooths_its_own_rtt_samples() {
+        let mut x = ictcp(IctcpConfig::default());
+        let mut host = crate::cc::RxIface::default();
+        let rx = |t: u64, rtt: Option<Time>| crate::cc::RxPacket { now: us(t), wire: 1048, payload: 1000, finishing: false, capacity: C, rtt };
+        x.on_data_received(&mut host, &rx(1, None));
+        assert_eq!(x.rx.srtt, us(100), "the unloaded RTT before a sample");
+        x.on_data_received(&mut host, &rx(2, Some(us(50))));
+        assert_eq!(x.rx.srtt, us(50), "the first sample as it is");
+        x.on_data_received(&mut host, &rx(3, Some(us(90))));
         assert_eq!(x.rx.srtt, Time((us(50).0 * 7 + us(90).0) / 8));
     }
 }

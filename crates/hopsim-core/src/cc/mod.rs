@@ -81,6 +81,9 @@ pub struct RxPacket {
     pub finishing: bool,
     /// Line rate of the receiving host's interface.
     pub capacity: Rate,
+    /// An RTT sample the receiver took from this packet's timestamp echo (`net::timestamps`),
+    /// in runs whose receivers measure one (ICTCP).
+    pub rtt: Option<Time>,
 }
 
 /// Receiver-side state shared by every flow into one host's interface (ICTCP's interface-level

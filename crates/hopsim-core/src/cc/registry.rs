@@ -26,7 +26,8 @@ pub trait Algorithm: Declared {
     fn runs_over_tcp(&self) -> bool {
         false
     }
-    /// Whether its receiver half advertises windows (ICTCP): the run keeps tags and one thread.
+    /// Whether its receiver half advertises windows (ICTCP): the run keeps tags, and its receivers
+    /// measure RTTs by timestamps (`net::timestamps`).
     fn receiver_window(&self) -> bool {
         false
     }

@@ -59,8 +59,11 @@
 //! # What runs on one thread
 //! A feature whose state is global by nature runs the whole network in one partition whatever
 //! the threads asked (`single_reason` names it): Pulser's Ideal (its oracle books every packet's
-//! path), TCP (a flow's sender and receiver share one timer) and ICTCP (the receiver's window
-//! lives in the sender's controller). Links going down or up split: every partition applies
+//! path) only. The TCP transport splits: the sender's timer (RTO, congestion control) runs
+//! where the source is, the receiver's delayed ACK on a timer of its own where the destination
+//! is (`net::tcp`), and ICTCP's receiver computes its window from what it receives and measures
+//! its RTT by timestamps (`net::timestamps`), telling the sender only in ACKs. Links going down
+//! or up split: every partition applies
 //! each event at its time and computes the routes again from the topology it holds whole; the
 //! partitions that own the link's ends empty its queues and tell their modules; its wire's
 //! packets in flight are dropped where they arrive, those already on the far side's ring by
@@ -137,12 +140,6 @@ pub fn single_reason(sim: &crate::Simulation) -> Option<&'static str> {
 pub fn single_reason_of(cfg: &crate::config::NetConfig) -> Option<&'static str> {
     if cfg.cc.oracle() {
         return Some("Pulser's Ideal books every packet's path in one oracle");
-    }
-    if cfg.host.tcp.is_some() {
-        return Some("a TCP flow's sender and receiver share one timer");
-    }
-    if cfg.cc.receiver_window() {
-        return Some("ICTCP's receive window lives in the sender's controller");
     }
     None
 }

@@ -55,6 +55,7 @@ impl Simulation {
                     self.on_flow_arrival()
                 }
                 Event::FlowTimer { flow, gen } => self.on_flow_timer(flow, gen),
+                Event::AckTimer { flow, gen } => self.tcp_on_ack_timer(flow, gen),
                 Event::FcTimer { sw, gen } => self.on_fc_timer(sw, gen),
                 Event::Sample => {
                     self.singles += 1;

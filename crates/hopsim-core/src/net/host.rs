@@ -122,6 +122,11 @@ pub struct Flow {
     /// leave by (indices into `Simulation::hosts`, fixed at assembly: `net::nic_choice`).
     pub(crate) src_nic: u32,
     pub(crate) ack_nic: u32,
+    /// RFC 7323's timestamps where a receiver measures the RTT (ICTCP, `net::timestamps`): the
+    /// newest receiver stamp the sender heard (`TS.Recent`), and the last echo the receiver
+    /// took a sample from; 0: none.
+    pub(crate) ts_recent: u32,
+    pub(crate) ts_sampled: u32,
     timer_at: Option<Time>,
     timer_gen: u32,
     pub sender_done: bool,
@@ -168,6 +173,8 @@ impl Flow {
             nic_slot: 0,
             src_nic: fx.src_nic,
             ack_nic: fx.ack_nic,
+            ts_recent: 0,
+            ts_sampled: 0,
             timer_at: None,
             timer_gen: 0,
             sender_done: false,
@@ -456,6 +463,7 @@ impl Simulation {
             let key = crate::fc::bfc_ns3::flow_key(s.src, s.sport, packets);
             self.slab.tags.set(id, crate::packet::Tags { key, ..self.slab.tags.get(id) });
         }
+        self.echo_ts(f, id);
         if self.slab.tags.on && self.hosts[h as usize].nic.stamps() {
             self.nic_stamp(h, id);
         }
@@ -573,7 +581,7 @@ impl Simulation {
     fn receiver_data(&mut self, h: u32, data_id: PacketId, pkt: &Packet) {
         // (a run's flows are all TCP or none: `start_flow`)
         if self.cfg.host.tcp.is_some() {
-            return self.tcp_receiver_data(h, pkt);
+            return self.tcp_receiver_data(h, data_id, pkt);
         }
         let now = self.now;
         let hcfg = &self.cfg.host;
@@ -582,6 +590,7 @@ impl Simulation {
         let cnp_clock = hcfg.cnp_timing == crate::params::CnpTiming::FlowClock;
         let (ack_every, mtu) = (hcfg.ack_every.max(1) as u64, hcfg.mtu.max(1) as u64);
         self.stats.counters.data_bytes_delivered += pkt.payload as u64;
+        let rtt = self.rcv_rtt_sample(pkt.flow, data_id, pkt);
         let flow = &mut self.flows[pkt.flow as usize];
         // `record.latency` (stats::latency): first transmissions only
         if let Some(l) = self.rec.latency.as_deref_mut() {
@@ -594,7 +603,7 @@ impl Simulation {
         let finishing = in_order && flow.rcv_nxt + pkt.payload as u64 == flow.spec.size;
         // receiver-side congestion control (ICTCP's window) runs on every data packet
         let host = &mut self.hosts[h as usize];
-        let rx = RxPacket { now, wire: pkt.size, payload: pkt.payload, finishing, capacity: self.ports[host.port as usize].clock.rate };
+        let rx = RxPacket { now, wire: pkt.size, payload: pkt.payload, finishing, capacity: self.ports[host.port as usize].clock.rate, rtt };
         let adv = flow.cc.on_data_received(&mut host.rx, &rx).map_or(0, |w| w.min(u32::MAX as u64) as u32);
         let reply = Packet {
             prio: pkt.prio,
@@ -670,6 +679,7 @@ impl Simulation {
                 // ICTCP's advertised window rides the ACK's own tag field
                 self.slab.tags.set(id, crate::packet::Tags { rwnd: adv, ..Default::default() });
             }
+            self.stamp_ack_ts(id);
             if int {
                 self.slab.int.copy(data_id, id);
             }
@@ -685,6 +695,7 @@ impl Simulation {
         }
         let now = self.now;
         let rto = self.cfg.host.rto;
+        self.heard_ack_ts(f, id);
         let flow = &mut self.flows[f as usize];
         flow.in_net = flow.in_net.wrapping_sub(1);
         if flow.sender_done {
@@ -740,6 +751,7 @@ impl Simulation {
     fn sender_nack(&mut self, f: u32, id: PacketId, pkt: &Packet) {
         let now = self.now;
         let rto = self.cfg.host.rto;
+        self.heard_ack_ts(f, id);
         let flow = &mut self.flows[f as usize];
         flow.in_net = flow.in_net.wrapping_sub(1);
         if flow.sender_done {
@@ -807,14 +819,10 @@ impl Simulation {
         if flow.sender_done {
             return;
         }
-        let mut want = match (flow.cc.next_timer(), flow.rto_at) {
+        let want = match (flow.cc.next_timer(), flow.rto_at) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
-        // TCP: the receiver's delayed ACK shares the flow's timer
-        if let Some(d) = flow.tcp.as_ref().and_then(|t| t.delack_at) {
-            want = Some(want.map_or(d, |w| w.min(d)));
-        }
         if let Some(t) = want {
             if flow.timer_at.is_none_or(|x| t < x) {
                 flow.timer_gen = flow.timer_gen.wrapping_add(1);

@@ -14,3 +14,4 @@ mod oracle;
 mod reverse_path;
 pub mod switch;
 pub mod tcp;
+mod timestamps;

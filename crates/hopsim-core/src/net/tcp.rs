@@ -58,6 +58,11 @@
 //! | `delayed_ack` | 1 (off: an ACK per segment) | hopsim's ACK per packet; ns-3's `DelAckCount` is 2 |
 //! | `delayed_ack_timeout` | 200 ms | ns-3 `TcpSocket::DelAckTimeout`; RFC 1122 §4.2.3.2 (< 500 ms) |
 //!
+//! **Two ends, two hosts.** The sender's half (window, recovery, RTO) and the receiver's (receive
+//! buffer, delayed ACK) share no state and no timer: they learn of each other only by the data
+//! and ACKs between them, so a run splits over threads with each half on its own host's thread
+//! (`crate::engine`), as RoCE's halves do.
+//!
 //! Interpretation choices:
 //! - A flow is a TCP connection already established: no handshake, no FIN exchange; the segment
 //!   that completes the flow is ACKed at once, as a FIN would be.
@@ -94,7 +99,10 @@ pub fn validate_mode(cfg: &crate::config::NetConfig) -> Result<(), String> {
     ))
 }
 
-/// Both ends' TCP state of one flow (boxed in `Flow::tcp`; `None` under RoCE).
+/// Both ends' TCP state of one flow (boxed in `Flow::tcp`; `None` under RoCE). Each end reads
+/// and writes only its own fields, and has its own timer (the sender the flow's, the receiver
+/// `Event::AckTimer`), so that in a run split over threads each partition's copy serves the end
+/// whose host it owns (`crate::engine`).
 #[derive(Clone, Debug)]
 pub struct TcpFlow {
     // --- sender
@@ -123,8 +131,10 @@ pub struct TcpFlow {
     pending_ce: bool,
     pending_ein: bool,
     pending_ts: Time,
-    /// When the delayed ACK must go.
+    /// When the delayed ACK must go, and the generation of the timer event armed for it (the
+    /// receiver's own `Event::AckTimer`: a flow's two ends share no timer).
     pub delack_at: Option<Time>,
+    delack_gen: u32,
     /// Since when the receiver has held a gap, and the longest it has held one.
     hole_since: Option<Time>,
     pub max_hole: Time,
@@ -154,6 +164,7 @@ impl TcpFlow {
             pending_ein: false,
             pending_ts: Time::ZERO,
             delack_at: None,
+            delack_gen: 0,
             hole_since: None,
             max_hole: Time::ZERO,
             fast_retransmits: 0,
@@ -255,20 +266,23 @@ impl TcpFlow {
 }
 
 impl Simulation {
-    /// The receiver's half of the TCP transport for data packet `pkt` at host `h`.
-    pub(crate) fn tcp_receiver_data(&mut self, h: u32, pkt: &Packet) {
+    /// The receiver's half of the TCP transport for data packet `pkt` (slab id `id`) at host `h`.
+    /// It reads and writes the flow's receiver fields only (`rcv_nxt`, `finish`, the receive
+    /// buffer, the delayed ACK), so that it may run in another partition than the sender.
+    pub(crate) fn tcp_receiver_data(&mut self, h: u32, id: PacketId, pkt: &Packet) {
         let now = self.now;
         let hcfg = &self.cfg.host;
         let tcfg = hcfg.tcp.as_ref().expect("a TCP run");
         let (every, delack_iv) = (tcfg.delayed_ack, tcfg.delayed_ack_timeout);
         let ack_size = hcfg.ack_bytes.max(hcfg.ack_min);
         self.stats.counters.data_bytes_delivered += pkt.payload as u64;
+        let rtt = self.rcv_rtt_sample(pkt.flow, id, pkt);
         let flow = &mut self.flows[pkt.flow as usize];
         let end = pkt.seq + pkt.payload as u64;
         let finishing = pkt.seq <= flow.rcv_nxt && end >= flow.spec.size && flow.rcv_nxt < flow.spec.size;
         // receiver-side congestion control (ICTCP's window) runs on every data packet
         let host = &mut self.hosts[h as usize];
-        let rx = RxPacket { now, wire: pkt.size, payload: pkt.payload, finishing, capacity: self.ports[host.port as usize].clock.rate };
+        let rx = RxPacket { now, wire: pkt.size, payload: pkt.payload, finishing, capacity: self.ports[host.port as usize].clock.rate, rtt };
         let adv = flow.cc.on_data_received(&mut host.rx, &rx).map_or(0, |w| w.min(u32::MAX as u64) as u32);
         let t = flow.tcp.as_mut().expect("a TCP flow");
         let in_order = pkt.seq <= flow.rcv_nxt && end > flow.rcv_nxt;
@@ -288,6 +302,7 @@ impl Simulation {
         // what to send: at most a flush of the segments waiting with the other CE state, then
         // this segment's own ACK (or nothing, if it waits)
         let mut out: [Option<Packet>; 2] = [None, None];
+        let mut arm = None;
         if in_order && t.pending > 0 && t.pending_ce != ce {
             // DCTCP §3.1: the CE state changed; ACK what waits with its own echo first
             out[0] = Some(Packet { seq: flow.rcv_nxt, ts: t.pending_ts, marks: marks(t.pending_ce, t.pending_ein), ..reply });
@@ -313,6 +328,8 @@ impl Simulation {
                 t.delack_at = None;
             } else if t.delack_at.is_none() {
                 t.delack_at = Some(now + delack_iv);
+                t.delack_gen = t.delack_gen.wrapping_add(1);
+                arm = Some((now + delack_iv, t.delack_gen));
             }
         } else {
             // out of order or old: a (duplicate) ACK at once, echoing this segment; what waits
@@ -321,10 +338,10 @@ impl Simulation {
             t.pending = 0;
             t.delack_at = None;
         }
-        let delack = t.delack_at.is_some();
         // this packet is gone, its ACKs are on their way (a held ACK's flow keeps its timer, and
-        // a flow whose sender is done has nothing held: everything was acknowledged)
-        flow.in_net = flow.in_net - 1 + out.iter().flatten().count() as u32;
+        // a flow whose sender is done has nothing held: everything was acknowledged); wrapping:
+        // in a partition of a split run a flow's count is only its part (`engine`)
+        flow.in_net = flow.in_net.wrapping_sub(1).wrapping_add(out.iter().flatten().count() as u32);
         let idle = flow.in_net == 0;
         let ack_h = flow.ack_nic;
         for p in out.into_iter().flatten() {
@@ -333,19 +350,25 @@ impl Simulation {
                 // ICTCP's advertised window rides the ACK's own tag field
                 self.slab.tags.set(id, crate::packet::Tags { rwnd: adv, ..Default::default() });
             }
+            self.stamp_ack_ts(id);
         }
-        if delack {
-            self.arm_flow_timer(pkt.flow);
+        if let Some((at, gen)) = arm {
+            self.sched.push(at, crate::event::Event::AckTimer { flow: pkt.flow, gen });
         }
         if idle {
             self.release_if_done(pkt.flow);
         }
     }
 
-    /// The delayed ACK of flow `f` is due: send it.
-    fn tcp_delayed_ack(&mut self, f: u32) {
-        let flow = &mut self.flows[f as usize];
-        let t = flow.tcp.as_mut().expect("a TCP flow");
+    /// The receiver's delayed-ACK timer of flow `f` (generation `gen`) fired: send the ACK that
+    /// waits, if this timer is still the one armed for it (a freed flow's stale timer finds no
+    /// state; an ACK sent since disarmed it).
+    pub(crate) fn tcp_on_ack_timer(&mut self, f: u32, gen: u32) {
+        let Some(flow) = self.flows.get_mut(f) else { return };
+        let Some(t) = flow.tcp.as_mut() else { return };
+        if t.delack_gen != gen || t.delack_at.is_none() {
+            return;
+        }
         t.delack_at = None;
         if t.pending == 0 {
             return;
@@ -366,16 +389,18 @@ impl Simulation {
             ..Default::default()
         };
         let h = flow.ack_nic;
-        flow.in_net += 1;
-        self.host_send_control(h, p);
+        flow.in_net = flow.in_net.wrapping_add(1);
+        let id = self.host_send_control(h, p);
+        self.stamp_ack_ts(id);
     }
 
     /// The sender's half: an ACK of flow `f` arrived (see the module doc).
     pub(crate) fn tcp_sender_ack(&mut self, f: u32, id: PacketId, pkt: &Packet) {
         let now = self.now;
+        self.heard_ack_ts(f, id);
         let tcfg = self.cfg.host.tcp.as_ref().expect("a TCP run");
         let flow = &mut self.flows[f as usize];
-        flow.in_net -= 1;
+        flow.in_net = flow.in_net.wrapping_sub(1);
         if flow.sender_done {
             if flow.in_net == 0 {
                 self.release_if_done(f);
@@ -454,13 +479,10 @@ impl Simulation {
         self.after_ack(f);
     }
 
-    /// Flow `f`'s timer fired in a TCP run: the congestion control's deadline, the delayed ACK,
-    /// the retransmission timeout.
+    /// Flow `f`'s sender timer fired in a TCP run: the congestion control's deadline, the
+    /// retransmission timeout (the receiver's delayed ACK has its own, `tcp_on_ack_timer`).
     pub(crate) fn tcp_on_timer(&mut self, f: u32) {
         let now = self.now;
-        if self.flows[f as usize].tcp.as_ref().is_some_and(|t| t.delack_at.is_some_and(|d| d <= now)) {
-            self.tcp_delayed_ack(f);
-        }
         let tcfg = self.cfg.host.tcp.as_ref().expect("a TCP run");
         let flow = &mut self.flows[f as usize];
         if flow.sender_done {

@@ -9,7 +9,7 @@
 //! - one-bit tags that a hop writes for the next (BFC's counterIncr, FlowSail's ifCongested, the
 //!   incast label) use the spare byte `tag_flags`;
 //! - wider tags (BFC's upstreamQ, a per-hop PSN, a scheduling rank, ICTCP's advertised receive
-//!   window) live in [`TagStore`], a side store indexed by packet id that exists only in runs whose
+//!   window and its receiver's timestamps) live in [`TagStore`], a side store indexed by packet id that exists only in runs whose
 //!   schemes use it;
 //! - a control frame's body (PFC quanta, queue pause, credit, ...) lives in [`Slab::ctrl`], and
 //!   HPCC's INT records in [`int::IntStore`], both indexed by packet id.
@@ -148,6 +148,9 @@ pub struct Tags {
     pub rank: u32,
     /// The receive window an ACK advertises, in bytes (ICTCP; 0 = none advertised).
     pub rwnd: u32,
+    /// A receiver's clock, RFC 7323 style (`net::timestamps`): on an ACK the stamp it left with
+    /// (TSval), on data the newest such stamp its sender heard (TSecr); 0 = none.
+    pub rcv_ts: u32,
     /// The flow's flow-table key as a seed simulator reads it from the headers, written by the
     /// sender where the scheme asks (`Scheme::flow_keys`; BFC's `flow_index = "ns3_header"`).
     pub key: u32,

@@ -40,5 +40,6 @@ mod bench_cli;
 mod flow_state;
 mod lazy_flows;
 mod parallel;
+mod parallel_tcp;
 mod layering;
 mod registry_complete;

@@ -13,7 +13,7 @@ use hopsim_core::Time;
 
 /// A 4-ToR, 2-spine leaf-spine of 8 hosts a ToR, 2 MB of buffer a switch, with WebSearch at
 /// 60% and 24-to-1 incasts every 50 us, 200 us of arrivals, sampled every 5 us.
-fn busy(net: NetConfig) -> Scenario {
+pub fn busy(net: NetConfig) -> Scenario {
     let mut net = net;
     net.record.buffer_interval = Some(Time::from_us(5));
     net.record.queue_ports = vec![(32, 0), (33, 1), (35, 8)];
@@ -30,7 +30,7 @@ fn lossless(fc: FcConfig, cc: CcConfig) -> NetConfig {
     n
 }
 
-fn on(sc: &Scenario, threads: usize, plan: Option<Vec<u16>>) -> RunStats {
+pub fn on(sc: &Scenario, threads: usize, plan: Option<Vec<u16>>) -> RunStats {
     let (stats, split) = run_threads(&|| sc.build(), threads, plan, Watch::default()).expect("runs");
     assert_eq!(split.note, None, "{threads} threads");
     stats
@@ -57,7 +57,7 @@ pub fn assert_same(a: &RunStats, b: &RunStats, what: &str) {
     assert_eq!(a.stop, b.stop, "{what}: stop");
 }
 
-fn identical_on_any_threads(sc: &Scenario, name: &str) -> RunStats {
+pub fn identical_on_any_threads(sc: &Scenario, name: &str) -> RunStats {
     let one = on(sc, 1, None);
     assert!(one.counters.flows > 20 && one.counters.flows_finished == one.counters.flows, "{name}: a busy run that finishes");
     for t in [2, 3, 8] {
@@ -150,13 +150,11 @@ fn partitions_given_by_hand_give_the_same_tables() {
 /// What must run whole says so, and runs right.
 #[test]
 fn a_run_that_cannot_be_split_says_why_and_runs_on_one_thread() {
-    let mut n = NetConfig { cc: CcConfig::Dctcp(Default::default()), ..Default::default() };
-    n.host.tcp = Some(Default::default());
-    let sc = busy(n);
+    let sc = busy(NetConfig { cc: CcConfig::Ideal, ..Default::default() });
     let (stats, split) = run_threads(&|| sc.build(), 4, None, Watch::default()).expect("runs");
     assert_eq!(split.threads, 1);
-    assert!(split.note.as_deref().is_some_and(|n| n.contains("TCP")), "{:?}", split.note);
-    assert_same(&on(&sc, 1, None), &stats, "TCP");
+    assert!(split.note.as_deref().is_some_and(|n| n.contains("Ideal")), "{:?}", split.note);
+    assert_same(&on(&sc, 1, None), &stats, "Pulser's Ideal");
 }
 
 /// Links shorter than the shortest useful window are never cut: a fabric of 1 ns links keeps
