@@ -57,20 +57,20 @@
 //! been due at 4.32 us, each partition orders them by key, as one thread would.
 //!
 //! # What runs on one thread
-//! A feature whose state is global by nature runs the whole network in one partition whatever
-//! the threads asked (`single_reason` names it): Pulser's Ideal (its oracle books every packet's
-//! path) only. The TCP transport splits: the sender's timer (RTO, congestion control) runs
-//! where the source is, the receiver's delayed ACK on a timer of its own where the destination
-//! is (`net::tcp`), and ICTCP's receiver computes its window from what it receives and measures
-//! its RTT by timestamps (`net::timestamps`), telling the sender only in ACKs. Links going down
-//! or up split: every partition applies
-//! each event at its time and computes the routes again from the topology it holds whole; the
-//! partitions that own the link's ends empty its queues and tell their modules; its wire's
-//! packets in flight are dropped where they arrive, those already on the far side's ring by
-//! count and those still messages marked by the sender (`Msg::doomed`). Random loss on links splits: a wire's losses are drawn where its far end
-//! is, from the sending port's own stream, in the order its packets arrive.
-//! Per-packet latency histograms split: each partition counts the packets its hosts receive and
-//! its switches queue, and `merge` adds the bucket counts before taking percentiles.
+//! A feature whose state is global by nature runs the whole network in one partition whatever the
+//! threads asked (`single_reason` names it): Pulser's Ideal (its oracle books every packet's path)
+//! only. The TCP transport splits: the sender's timer (RTO, congestion control) runs where the
+//! source is, the receiver's delayed ACK on a timer of its own where the destination is
+//! (`net::tcp`), and ICTCP's receiver computes its window from what it receives and measures its
+//! RTT by timestamps (`net::timestamps`), telling the sender only in ACKs. Links going down or up
+//! split: every partition applies each event at its time and computes the routes again from the
+//! topology it holds whole; the partitions that own the link's ends empty its queues and tell their
+//! modules; its wire's packets in flight are dropped where they arrive, those already on the far
+//! side's ring by count and those still messages marked by the sender (`Msg::doomed`). Random loss
+//! on links splits: a wire's losses are drawn where its far end is, from the sending port's own
+//! stream, in the order its packets arrive. Per-packet latency histograms split: each partition
+//! counts the packets its hosts receive and its switches queue, and `merge` adds the bucket counts
+//! before taking percentiles.
 
 pub mod merge;
 pub mod parallel;
