@@ -174,3 +174,17 @@ def test_reproduce_estimates_its_wall_time_for_every_paper():
         for quick in (True, False):
             total, missing = expected_wall(sweeps, quick)
             assert total > 0 and not missing, f"{paper} ({'quick' if quick else 'full'}): no recorded time for {missing}"
+
+
+def test_schemes_beside_their_variants_are_a_named_group_drawn_first():
+    # P-PFC Fig. 16: PFC, P-PFC and CaPFC as the scenario sets them, beside CaPFC's WARN variants
+    from hopsim.papers.claims import Figure
+    from hopsim.papers.plot import DEFAULT_GROUP, _bars_main
+
+    fig = Figure(id="f", title="t", plot="bars", sql="SELECT 1", y="q", unit="us")
+    values = {"pfc": 800.0, "ppfc": 236.0, "capfc warn=3MB": 610.0, "capfc": 283.0, "capfc warn=1MB": 213.0}
+    _, panels, rows, _ = _bars_main(None, fig, values, "t", "q", "us")
+    ticks = [t.get_text() for t in panels[0].ax.get_xticklabels()]
+    assert ticks == [DEFAULT_GROUP, "warn=1MB", "warn=3MB"]
+    assert {r["x"] for r in rows if r["label"] in ("pfc", "ppfc", "capfc")} == {DEFAULT_GROUP}
+    plt.close("all")

@@ -364,6 +364,11 @@ class _Lookup:
         return self.table.get((name, grp))
 
 
+DEFAULT_GROUP = "as set"
+"""The group of bars of schemes with no setting after them, beside their variants (``capfc`` beside
+``capfc warn=1MB``): the scenario's own settings."""
+
+
 def _scheme_settings(labels: list[str]) -> list[tuple[str, str, str]] | None:
     """(label, series, setting) when every label is a scheme with a setting after it
     (``pfc 6:1``, ``ppfc-share 16:1``, ``capfc warn=1MB``); None otherwise."""
@@ -391,7 +396,9 @@ def _bars_main(con: Any, fig: Figure, values: dict[str, float], title: str, quan
         return mpl, [p], rows, axes[1:]
     settings = _scheme_settings(list(values))
     if settings is not None:  # schemes side by side in each setting (6:1, 16:1)
-        groups = sorted(dict.fromkeys(s for _, _, s in settings), key=sort_key)
+        # the schemes as the scenario sets them come first, named, beside their variants
+        settings = [(lab, n, s or DEFAULT_GROUP) for lab, n, s in settings]
+        groups = sorted(dict.fromkeys(s for _, _, s in settings), key=lambda g: (g != DEFAULT_GROUP, sort_key(g)))
         names = _ordered([n for _, n, _ in settings], fig.legend, fig.scheme)
         table = {(n, s): lab for lab, n, s in settings}
         mpl, axes = _new(1 + _extra_charts(fig), title)
