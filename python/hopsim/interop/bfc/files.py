@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ...errors import ScenarioError
+from ..ports import nth_of_source
 
 __all__ = ["FLOW_LINE", "drawn_flows", "read_drawn_flows", "priority_groups", "source_ports", "PG_SEED", "SERVER_PORT", "BfcFlow", "BfcRun", "parse_stdout", "is_bfc_stdout",
            "host_of_qbbid", "qbbid_of_host", "FIRST_PORT", "EPHEMERAL_FIRST", "HOSTS_PER_TOR"]
@@ -108,13 +109,7 @@ def source_ports(flows: list[Flow]) -> list[int]:
     49152-65535, incremented before use), each flow's client binding one when it starts
     (UdpClient::StartApplication); its flows are created in start order, so a host's k-th flow
     has port 49153 + k. Its flow-table index reads them (`flow_control.bfc.flow_index`)."""
-    nxt: dict[int, int] = {}
-    out = []
-    for s, *_ in flows:
-        k = nxt.get(s, 0)
-        nxt[s] = k + 1
-        out.append(EPHEMERAL_FIRST + (k + 1) % EPHEMERAL_PORTS)
-    return out
+    return [EPHEMERAL_FIRST + (k + 1) % EPHEMERAL_PORTS for k in nth_of_source(f[0] for f in flows)]
 
 
 def read_drawn_flows(path: Path, text: str) -> list[Flow]:

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ...errors import ScenarioError
+from ..ports import nth_of_source
 
 __all__ = ["Topology", "drawn_flows", "read_topology", "read_flow_file", "read_drawn_flows", "read_fg_config", "hpcc_topology", "hpcc_flows", "source_ports"]
 
@@ -161,13 +162,7 @@ def source_ports(flows: list[Flow]) -> list[int]:
     flows, so a host's flow in a later incast has a lower port than its Poisson flows that start
     earlier, and the ECMP hash (which reads the port) sends it by another core than a count in
     start order would."""
-    nxt: dict[int, int] = {}
-    out = []
-    for s, *_ in flows:
-        k = nxt.get(s, 0)
-        nxt[s] = k + 1
-        out.append((FIRST_PORT + k) % 65536)
-    return out
+    return [(FIRST_PORT + k) % 65536 for k in nth_of_source(f[0] for f in flows)]
 
 
 def hpcc_flows(flows: list[Flow], dports: list[int] | None = None, pgs: list[int] | None = None,
