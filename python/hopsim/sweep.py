@@ -340,7 +340,7 @@ def _run(todo: list[RunPoint], out: Path, report: SweepReport, jobs: int | None,
 
     if client is not None:
         _run_dask(client, todo, finish, max_memory)
-    elif (jobs or os.cpu_count() or 1) <= 1 or len(todo) == 1:
+    elif worker_count(jobs) <= 1 or len(todo) == 1:
         # one run at a time: each on the machine's cores (`hopsim_core::engine`)
         threads = default_threads(1)
         for rp in todo:
@@ -350,7 +350,13 @@ def _run(todo: list[RunPoint], out: Path, report: SweepReport, jobs: int | None,
                 raise _Refused(rp, e) from None
             finish(rp, raw)
     else:
-        _run_pool(jobs or os.cpu_count() or 1, todo, finish, max_memory)
+        _run_pool(worker_count(jobs), todo, finish, max_memory)
+
+
+
+def worker_count(jobs: int | None) -> int:
+    """The worker processes a sweep runs with: `jobs`, else one per core."""
+    return jobs or os.cpu_count() or 1
 
 
 class _Refused(Exception):

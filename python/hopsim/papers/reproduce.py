@@ -20,7 +20,7 @@ from typing import Callable
 from ..errors import ScenarioError
 from .claims import MANIFEST
 from .page import CLAIMS, build_paper_page
-from ..sweep import SweepModel, read_sweep, run_sweep
+from ..sweep import SweepModel, read_sweep, run_sweep, worker_count
 from ..scenario.outputs import mark
 from ..scenario.paths import resolve
 
@@ -175,7 +175,7 @@ def reproduce(paper: str, out: Path | str, quick: bool = False, jobs: int | None
                 "wall_s": runs_wall, "runs_wall_s": runs_wall, "sweep_wall_s": walls,
                 # what a recorded wall time means: the runs made (a resumed sweep's skipped ones
                 # cost nothing), the worker processes and cores, and how busy the machine was
-                "sweep_runs": counts, "jobs": jobs or os.cpu_count() or 1, "cores": os.cpu_count(),
+                "sweep_runs": counts, "jobs": worker_count(jobs), "cores": os.cpu_count(),
                 "load": [load0, _load()], "finished": time.strftime("%Y-%m-%d %H:%M:%S")}
     out.mkdir(parents=True, exist_ok=True)
     man_path.write_text(json.dumps(manifest, indent=2) + "\n")
