@@ -51,7 +51,8 @@ trap 'if [ "$done_ok" = 0 ]; then cp "$pgo/plain.so" "$root/$so"; echo "pgo: fai
 
 echo "pgo: building the instrumented core ..."
 gen() { RUSTFLAGS="-Cprofile-generate=$pgo/raw" CARGO_TARGET_DIR="$root/target/pgo-gen" cargo build --quiet --release "$@"; }
-gen -p hopsim-py
+# the extension maturin builds (pyproject.toml's features): the example plugin scheme included
+gen -p hopsim-py --features example-plugin
 gen -p hopsim-core --bin hopsim-bench
 # build scripts and proc macros ran instrumented too: only the training runs count
 rm -rf "$pgo/raw"
@@ -76,7 +77,7 @@ done
 
 echo "pgo: building with the profile ..."
 use() { RUSTFLAGS="-Cprofile-use=$pgo/profile.profdata" CARGO_TARGET_DIR="$root/target/pgo-use" cargo build --quiet --release "$@"; }
-use -p hopsim-py
+use -p hopsim-py --features example-plugin
 use -p hopsim-core --bin hopsim-bench
 cp target/pgo-use/release/libhopsim_py.so "$so"
 done_ok=1
