@@ -7,6 +7,7 @@ benchmarks/scaling.png (commit them with the machine named in the .md).
     bash scripts/scaling.sh --length   # memory against the workload's length (about 1 minute after the build)
     bash scripts/scaling.sh --threads 1,2   # each grid point on 1 and on 2 threads (default: 1)
     bash scripts/scaling.sh --k32 --stop-ms 10 --threads 1,16   # the 8,192-host fat-tree
+    bash scripts/scaling.sh --memory --arrivals-ms 10 --threads 1,2,4,16   # memory against threads
 
 `--k32` writes benchmarks/scaling_k32.{csv,md}: the k = 32 fat-tree (8,192 hosts, 100 Gb/s, 1 us
 links), DCQCN over PFC, WebSearch at 60% of the host links for 10 ms, stopped at `--stop-ms`
@@ -29,6 +30,13 @@ k/2 hosts per edge keeps full bisection, so load does not change with size.
 memory bounded by packets in flight, and flows are made as they arrive (`net/arrivals.rs`), so
 the peak should not follow the workload's length. The flows table still lists every flow (those
 never started with no finish time), so the Parquet written grows with it.
+
+`--memory` writes benchmarks/scaling_memory.{csv,md}: the FlowSail paper's scale, the 1,024-host
+network with Web Server arrivals (Facebook's CDF, far more and smaller flows than WebSearch) at
+60% for `--arrivals-ms` (default 10: 1.23 M flows), run until every flow finishes, on each of
+`--threads`. Why: a split run frees each flow's two halves once no packet of it is left
+(`engine::release`), so its peak follows the flows in flight and the partitions made, not the
+flows of the run; what each partition adds is its copy of the network.
 """
 
 from __future__ import annotations
@@ -58,12 +66,14 @@ LOADS = [0.3, 0.6, 0.9]
 LENGTHS_MS = [1, 10, 50, 200]
 
 
-def scenario(hosts: int, k: int, hpe: int | None, load: float, arrivals_ms: int = 1, stop_ms: float = 1) -> str:
+def scenario(hosts: int, k: int, hpe: int | None, load: float, arrivals_ms: float = 1, stop_ms: float | None = 1,
+             cdf: str = "WebSearch_HPCC.txt") -> str:
+    """A fat-tree run's scenario; `stop_ms` None: until every flow finishes."""
     hpe_line = f"hosts_per_edge = {hpe}\n" if hpe else ""
+    stop_line = f'duration = "{stop_ms * 1000:g}us"\n' if stop_ms is not None else ""
     return f"""name = "scaling-{hosts}h-{int(load * 100)}"
 seed = 1
-duration = "{stop_ms * 1000:g}us"
-
+{stop_line}
 [topology]
 kind = "fat_tree"
 k = {k}
@@ -73,9 +83,9 @@ delay = "1us"
 
 [workload]
 kind = "background"
-cdf = "WebSearch_HPCC.txt"
+cdf = "{cdf}"
 load = "{int(load * 100)}%"
-duration = "{arrivals_ms}ms"
+duration = "{arrivals_ms:g}ms"
 
 [flow_control]
 scheme = "pfc"
@@ -215,6 +225,18 @@ def main(quick: bool, threads: list[int]) -> None:
     print(f"wrote {OUT / 'scaling.csv'}, scaling.md, scaling.png")
 
 
+def on_threads(toml: Path, out: Path, threads: list[int], what: str, fields: dict) -> list[dict]:
+    """`toml` run on each of `threads` in turn, each row with `fields`, printed as it comes."""
+    rows = []
+    for t in threads:
+        r = run_one(toml, Path(f"{out}-{t}"), t)
+        r.update(fields, threads=t)
+        print(f"{what} on {t:2d} threads: {r['flows']:>9,} flows, {r['wall_s']:7.2f} s wall, {r['peak_rss_mb']:7.1f} MB, "
+              f"{r['events']:>13,} events, {r['events_per_s_m']} M events/s", flush=True)
+        rows.append(r)
+    return rows
+
+
 def k32_study(stop_ms: float, threads: list[int]) -> None:
     """The 8,192-host fat-tree at 60% for 10 ms, stopped at `stop_ms` and at half that, on each
     of `threads` (`--k32`), with the 10 ms projection (module doc) where `stop_ms` < 10."""
@@ -223,12 +245,8 @@ def k32_study(stop_ms: float, threads: list[int]) -> None:
         for stop in (stop_ms / 2, stop_ms):
             toml = Path(d) / f"k32-{stop}.toml"
             toml.write_text(scenario(8192, 32, None, 0.6, arrivals_ms=10, stop_ms=stop))
-            for t in threads:
-                r = run_one(toml, Path(d) / f"r{stop}-{t}", t)
-                r.update(hosts=8192, k=32, load=0.6, stop_ms=stop, threads=t)
-                print(f"k=32 to {stop:g} ms on {t:2d} threads: {r['wall_s']:7.2f} s wall, {r['peak_rss_mb']:7.1f} MB, "
-                      f"{r['events']:>12,} events, {r['events_per_s_m']} M events/s", flush=True)
-                rows.append(r)
+            rows += on_threads(toml, Path(d) / f"r{stop}", threads, f"k=32 to {stop:g} ms",
+                               dict(hosts=8192, k=32, load=0.6, stop_ms=stop))
     for t in threads:
         half, full = (next(r for r in rows if r["threads"] == t and r["stop_ms"] == s) for s in (stop_ms / 2, stop_ms))
         per_ms = (full["sim_wall_s"] - half["sim_wall_s"]) / (stop_ms / 2)
@@ -240,6 +258,25 @@ def k32_study(stop_ms: float, threads: list[int]) -> None:
                 "for 10 ms, stopped at stop_ms; wall = the whole `hopsim run` path in a fresh process; peak RSS of "
                 "that process; projected_10ms_sim_wall_s: the simulation's wall time to 10 ms, projected from the "
                 "run and its half (the script's module doc says how).")
+
+
+def memory_study(arrivals_ms: float, threads: list[int]) -> None:
+    """Peak memory and wall time against threads on the FlowSail paper's scale (`--memory`), the
+    thread counts alternating in turn as listed."""
+    rows = []
+    with tempfile.TemporaryDirectory() as d:
+        toml = Path(d) / "webserver.toml"
+        toml.write_text(scenario(1024, 16, None, 0.6, arrivals_ms, None, "FacebookWebServer_IntraCluster_HomaSim.txt"))
+        rows += on_threads(toml, Path(d) / "r", threads, f"{arrivals_ms:g} ms of Web Server arrivals",
+                           dict(hosts=1024, k=16, load=0.6, arrivals_ms=arrivals_ms))
+    cols = ["hosts", "k", "load", "arrivals_ms", "threads", "flows", "flows_finished", "events", "sim_wall_s", "wall_s",
+            "events_per_s_m", "peak_rss_mb", "peak_packets"]
+    write_table("scaling_memory", cols, rows, "Memory against threads (`bash scripts/scaling.sh --memory`)",
+                "k = 16 fat-tree (1,024 hosts), 100 Gb/s links of 1 us, DCQCN over PFC, Poisson Web Server arrivals "
+                "(Facebook's CDF) at 60% of the host links for arrivals_ms, run until every flow finishes, default "
+                "records; wall and peak RSS of the whole `hopsim run` path in a fresh process, on `threads` threads "
+                "(more threads than cores measure memory, not speed).")
+    print(f"wrote {OUT / 'scaling_memory.csv'}, scaling_memory.md")
 
 
 def _threads_arg(argv: list[str]) -> list[int]:
@@ -267,6 +304,11 @@ if __name__ == "__main__":
         plot([r for r in rows if r.get("threads", 1) == first], sorted({r["load"] for r in rows}))
     elif "--length" in sys.argv:
         length_study()
+    elif "--memory" in sys.argv:
+        ms = float(sys.argv[sys.argv.index("--arrivals-ms") + 1]) if "--arrivals-ms" in sys.argv else 10.0
+        if not 0 < ms <= 1000:
+            sys.exit("--arrivals-ms: a time in ms above 0 and at most 1000, e.g. --arrivals-ms 2")
+        memory_study(ms, _threads_arg(sys.argv))
     elif "--k32" in sys.argv:
         stop = float(sys.argv[sys.argv.index("--stop-ms") + 1]) if "--stop-ms" in sys.argv else 10.0
         if not 0 < stop <= 10:

@@ -405,9 +405,11 @@ impl Scenario {
     /// `check_memory` for a run whose time-growing tables leave it every `spill` rows.
     /// `estimate_spilled` for a run on `threads` threads (`crate::engine`): each partition the
     /// run makes (`engine::parts_for`: fewer than the threads where the network has fewer
-    /// units, one where the run cannot be split) holds a whole copy of the network's and the
-    /// flows' state and keeps its tables to the end (no sink), so every part counts once a
-    /// partition made.
+    /// units, one where the run cannot be split) holds a whole copy of the network, so every
+    /// part counts once a partition made, but what leaves for the sink: the time-growing
+    /// tables of all partitions together take a chunk, and with a sink a partition holds the
+    /// flows in flight (their fixed data, and the state of the halves it runs: `engine::release`),
+    /// not every flow of the run; without one it keeps every flow's fixed data and results.
     pub fn estimate_threads(&self, spill: Option<usize>, threads: usize) -> Result<Estimate, String> {
         let parts = if threads <= 1 {
             1
@@ -420,13 +422,17 @@ impl Scenario {
         if parts <= 1 {
             return self.estimate_spilled(spill);
         }
-        // each partition holds a copy of the network and of every flow's state to the end; the
-        // time-growing tables of all partitions together go to the sink in chunks
-        // (`engine::parallel`), so with one they take a chunk, as on one thread
+        // each partition holds a copy of the network; the time-growing tables of all partitions
+        // together go to the sink in chunks (`engine::parallel`), so with one they take a
+        // chunk, as on one thread; the flows in flight are held once in each partition at most
         let spilled = self.estimate_spilled(spill)?;
         let mut e = self.estimate_spilled(None)?;
         for p in &mut e.parts {
-            if let Some(q) = spilled.parts.iter().find(|q| q.name == p.name).filter(|_| spill.is_some() && GROWING.contains(&p.name)) {
+            if let Some(q) = spilled.parts.iter().find(|q| q.name == p.name).filter(|_| spill.is_some() && p.name == "flows") {
+                *p = q.clone();
+                p.bytes = p.bytes.saturating_mul(parts as u64);
+                p.detail = format!("{}, held once in each of {parts} partitions at most", p.detail);
+            } else if let Some(q) = spilled.parts.iter().find(|q| q.name == p.name).filter(|_| spill.is_some() && GROWING.contains(&p.name)) {
                 *p = q.clone();
                 p.detail = format!("{}, over all {parts} partitions", p.detail);
             } else {

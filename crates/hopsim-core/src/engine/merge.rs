@@ -22,11 +22,19 @@ use crate::stats::{FlowTable, RunStats};
 /// is left of the time-growing tables after the chunks the sink took (`merge_growing`), and
 /// the rest.
 pub(crate) fn merge(sims: &mut [Simulation], plan: &Plan) -> RunStats {
-    let parts: Vec<RunStats> = sims.iter_mut().map(|s| std::mem::take(&mut s.stats)).collect();
+    let mut parts: Vec<RunStats> = sims.iter_mut().map(|s| std::mem::take(&mut s.stats)).collect();
     let mut names = sims[0].part.as_deref_mut().map(|p| std::mem::take(&mut p.metric_names)).unwrap_or_default();
-    let s0 = &sims[0];
     let owner = |node: u32| plan.of[node as usize] as usize;
+    // (merge_growing takes the flows tables as freed flows' rows: the rows left at the end are
+    // each partition's halves, merged below)
+    let ends: Vec<FlowTable> = parts.iter_mut().map(|p| std::mem::take(&mut p.flows)).collect();
+    for (p, s) in parts.iter_mut().zip(sims.iter_mut()) {
+        p.flows = s.part.as_deref_mut().map(|x| std::mem::take(&mut x.releases.rows)).unwrap_or_default();
+    }
+    let released_finished: u64 = sims.iter().filter_map(|s| s.part.as_deref()).map(|p| p.releases.finished_rows).sum();
+    let s0 = &sims[0];
     let mut out = merge_growing(&parts, s0, &mut names);
+    let released = std::mem::take(&mut out.flows);
     // (names reported without a row keep their place after the others)
     for s in &parts {
         for n in &s.module_metrics {
@@ -34,7 +42,7 @@ pub(crate) fn merge(sims: &mut [Simulation], plan: &Plan) -> RunStats {
         }
     }
     out.module_metrics = names;
-    out.flows = merge_flows(&parts, &owner);
+    out.flows = merge_flows(&ends, &owner);
     // drops where neither end of the flow is
     let t = &mut out.flows;
     if sims.iter().any(|s| s.part.as_deref().is_some_and(|p| !p.dropped.is_empty())) {
@@ -108,13 +116,18 @@ pub(crate) fn merge(sims: &mut [Simulation], plan: &Plan) -> RunStats {
         }
     }
     out.counters = merge_counters(&parts, sims);
+    let ends_finished = out.flows.finish_ps.iter().filter(|&&t| t != u64::MAX).count() as u64;
     let ds: Vec<&crate::stats::Diagnostics> = parts.iter().map(|p| &p.diagnostics).collect();
     out.diagnostics = crate::stats::Diagnostics {
         peak_packets_alive: ds.iter().map(|d| d.peak_packets_alive).sum(),
         peak_live_flows: ds.iter().map(|d| d.peak_live_flows).max().unwrap_or(0),
         peak_pending_events: ds.iter().map(|d| d.peak_pending_events).sum(),
+        live_flows_at_end: ds.iter().map(|d| d.live_flows_at_end).sum(),
+        peak_flow_chunks: ds.iter().map(|d| d.peak_flow_chunks).sum(),
     };
-    out.counters.flows_finished = out.flows.finish_ps.iter().filter(|&&t| t != u64::MAX).count() as u64;
+    // the rows of flows freed since the sink last took them (all of them with no sink: none)
+    out.flows.append(&released);
+    out.counters.flows_finished = ends_finished + released_finished;
     out
 }
 
@@ -125,6 +138,11 @@ pub(crate) fn merge(sims: &mut [Simulation], plan: &Plan) -> RunStats {
 /// module metrics' names as numbered so far, extended here.
 pub(crate) fn merge_growing(parts: &[RunStats], s0: &Simulation, names: &mut Vec<String>) -> RunStats {
     let mut out = RunStats::default();
+    // rows of flows freed (in release order, as a one-thread run hands them: the sink's owner
+    // sorts them by flow id)
+    for s in parts {
+        out.flows.append(&s.flows);
+    }
     // logs: every partition's rows, in (time, node) order
     for s in parts {
         out.pauses.append_rows(&s.pauses);
@@ -174,11 +192,11 @@ pub(crate) fn merge_growing(parts: &[RunStats], s0: &Simulation, names: &mut Vec
 }
 
 /// Each flow's row from its two halves (see the module docs).
-fn merge_flows(parts: &[RunStats], owner: &dyn Fn(u32) -> usize) -> FlowTable {
-    let mut t = parts[0].flows.clone();
+fn merge_flows(parts: &[FlowTable], owner: &dyn Fn(u32) -> usize) -> FlowTable {
+    let mut t = parts[0].clone();
     for i in 0..t.len() {
         let (src, dst) = (owner(t.src[i]), owner(t.dst[i]));
-        let (s, d) = (&parts[src].flows, &parts[dst].flows);
+        let (s, d) = (&parts[src], &parts[dst]);
         debug_assert_eq!(s.flow_id[i], t.flow_id[i]);
         t.finish_ps[i] = d.finish_ps[i];
         t.fct_ps[i] = d.fct_ps[i];
@@ -187,7 +205,7 @@ fn merge_flows(parts: &[RunStats], owner: &dyn Fn(u32) -> usize) -> FlowTable {
         t.ack_finish_ps[i] = s.ack_finish_ps[i];
         t.ack_fct_ps[i] = s.ack_fct_ps[i];
         t.retx_bytes[i] = s.retx_bytes[i];
-        t.dropped_bytes[i] = parts.iter().map(|p| p.flows.dropped_bytes[i]).sum();
+        t.dropped_bytes[i] = parts.iter().map(|p| p.dropped_bytes[i]).sum();
     }
     t
 }

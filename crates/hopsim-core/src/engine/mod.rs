@@ -41,7 +41,9 @@
 //! progress hook, which may look at signals, while it waits for the others): a run ends at the end of the window in which its last flow finished, or in which
 //! the stop time falls. A flow's sender half (NIC queue, timers, congestion control) runs where
 //! its source is, its receiver half where its destination is; every partition keeps the flow's
-//! fixed data, and only those two its state. At the end, `merge` builds each table from the partitions as one thread writes it;
+//! fixed data, and only those two its state, which they free together once no packet of the flow
+//! is left anywhere (`release`: a decision every partition takes alike from the counts each
+//! posts at a window's end). At the end, `merge` builds each table from the partitions as one thread writes it;
 //! the tables that grow with simulated time (samples, logs) leave before, at a window's end,
 //! whenever the partitions together hold the sink's chunk of them (`parallel::spill_across`).
 //!
@@ -75,6 +77,7 @@
 pub mod merge;
 pub mod parallel;
 pub mod partition;
+pub mod release;
 pub mod window;
 
 pub use partition::{window_width, Plan};
@@ -114,13 +117,15 @@ pub(crate) struct Part {
     /// Payload bytes dropped here of flows neither of whose ends this partition owns (it holds
     /// no state of them: `Simulation::start_flow`), by flow; `merge` adds them to the flows table.
     pub dropped: std::collections::HashMap<u32, u64>,
+    /// Posts and decisions that free flows' halves (`release`).
+    pub releases: release::Releases,
 }
 
 impl Part {
     pub(crate) fn new(sim: &crate::Simulation, plan: &Plan, me: u16) -> Part {
         let cut = (0..sim.ports.len() as u32).map(|p| plan.port_part(sim, p) == me && plan.port_part(sim, p ^ 1) != me).collect();
         Part { me, cut, dest: plan.of.clone(), out: (0..plan.parts).map(|_| vec![]).collect(), delivered: vec![], abort: Default::default(),
-               metric_names: vec![], dropped: Default::default() }
+               metric_names: vec![], dropped: Default::default(), releases: Default::default() }
     }
 
     /// Whether this partition owns node `n`.

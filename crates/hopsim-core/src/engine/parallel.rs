@@ -6,6 +6,7 @@
 //! sender) pair, taken in sender order, so a partition's slab ids do not depend on which thread
 //! posted first.
 
+use crate::engine::release::Post;
 use crate::engine::window::Report;
 use crate::engine::{window_end, window_width, Msg, Part, Plan};
 use crate::progress::CHECK_EVERY;
@@ -73,6 +74,8 @@ struct Shared {
     /// `mail[to][from]`.
     mail: Vec<Vec<Mutex<Vec<Msg>>>>,
     reports: Vec<Mutex<Report>>,
+    /// Each partition's posts about flows to free (`release`), beside its report.
+    posts: Vec<Mutex<Vec<Post>>>,
     /// Rows of time-growing tables, over every partition, at which the sink takes them
     /// (`usize::MAX`: no sink).
     chunk_rows: usize,
@@ -94,16 +97,18 @@ pub(crate) fn run_parts(sims: &mut [Simulation], plan: Option<&Plan>) -> StopInf
     for s in sims.iter_mut().skip(1) {
         s.watch.stop = flag.clone();
     }
+    // (with a sink, a split run's freed flows' rows leave as one thread's do: `release`)
+    let sink = sims[0].watch.sink.is_some();
     for (k, s) in sims.iter_mut().enumerate() {
         match plan {
             Some(plan) => {
                 let mut part = Part::new(s, plan, k as u16);
                 part.abort = abort.clone();
                 s.part = Some(Box::new(part));
-                // a flow's halves live in two partitions: each keeps its state to the end, and
-                // the tables take each half's results from where it ran (`merge`)
-                s.flows.keep_all();
-                s.flows.begin(false);
+                // a flow's halves live in two partitions, freed by a decision every partition
+                // takes alike (`release`); the tables take each half's results from where it
+                // ran (`merge`)
+                s.flows.begin(sink);
             }
             None => {
                 let sink = s.watch.sink.is_some();
@@ -119,6 +124,7 @@ pub(crate) fn run_parts(sims: &mut [Simulation], plan: Option<&Plan>) -> StopInf
         barrier: SpinBarrier::new(n),
         mail: (0..n).map(|_| (0..n).map(|_| Mutex::new(vec![])).collect()).collect(),
         reports: (0..n).map(|_| Mutex::new(Report::default())).collect(),
+        posts: (0..n).map(|_| Mutex::new(vec![])).collect(),
         chunk_rows: if n > 1 { sims[0].watch.chunk_rows() } else { usize::MAX },
         growing: (0..n).map(|_| Mutex::new(RunStats::default())).collect(),
     };
@@ -167,12 +173,19 @@ fn worker(sim: &mut Simulation, k: usize, sh: &Shared, stop: Time, w: Time) -> (
         asked_stop |= sim.aborted || (n > 1 && sim.watch.stop_requested());
         r.stop = asked_stop;
         *sh.reports[k].lock().expect("report") = r;
+        if n > 1 {
+            *sh.posts[k].lock().expect("posts") = sim.release_posts();
+        }
         if k == 0 && n > 1 {
             sh.barrier.wait_polling(&mut || poll_watch(sim, seen));
         } else {
             sh.barrier.wait();
         }
         let all: Vec<Report> = sh.reports.iter().map(|m| *m.lock().expect("report")).collect();
+        if n > 1 {
+            let posts: Vec<Vec<Post>> = sh.posts.iter().map(|m| m.lock().expect("posts").clone()).collect();
+            sim.apply_release_posts(&posts);
+        }
         let done: usize = all.iter().map(|r| r.flows_done).sum();
         let last = all.iter().map(|r| r.last).max().unwrap_or(Time::ZERO);
         if !ran && all.iter().any(|r| r.stop) {
@@ -296,7 +309,9 @@ fn poll_watch(sim: &mut Simulation, seen: (u64, u64, Time)) {
 /// asked to stop (partition 0).
 fn spill_across(sim: &mut Simulation, k: usize, sh: &Shared) -> bool {
     sim.stats.order_logs(&mut sim.ordered);
-    *sh.growing[k].lock().expect("growing") = sim.stats.take_growing();
+    let mut growing = sim.stats.take_growing();
+    growing.flows = std::mem::take(&mut sim.part.as_deref_mut().expect("a split run").releases.rows);
+    *sh.growing[k].lock().expect("growing") = growing;
     sim.ordered = crate::stats::order::Ordered::all_of(&sim.stats);
     sh.barrier.wait();
     if k != 0 {

@@ -143,7 +143,7 @@ impl Simulation {
             last: self.now,
             popped: self.sched.popped,
             stop: false,
-            rows: self.stats.spill_rows(),
+            rows: self.stats.spill_rows() + self.part.as_deref().map_or(0, |p| p.releases.rows.len()),
         }
     }
 }

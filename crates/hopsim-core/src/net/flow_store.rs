@@ -123,6 +123,15 @@ impl FlowResult {
     }
 }
 
+/// What a split run's other partitions hold of a flow freed in the partition of its sender
+/// (`FlowStore::release_split`): its receiver's finish and bytes held, if the receiver is
+/// elsewhere, and the payload bytes dropped elsewhere.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Elsewhere {
+    pub receiver: Option<(u64, u64)>,
+    pub dropped: u64,
+}
+
 /// log2 of the flows in a chunk of per-flow storage (1,024: 90 KB of fixed data). A chunk goes
 /// when all its flows were freed, so a flow that runs long keeps at most one chunk of its
 /// neighbours' data alive, and the storage follows the flows in flight, not the run's length.
@@ -344,6 +353,13 @@ impl FlowStore {
     /// Nothing can touch flow `i` any more (at `now`): its results (or its row of `rows`, see
     /// `begin`) and module counters are kept and its slot goes back to the pool (unless `keep`).
     pub(crate) fn release(&mut self, i: u32, now: Time, rows: &mut FlowTable) {
+        self.release_split(i, now, true, &Elsewhere::default(), rows);
+    }
+
+    /// `release` in a partition of a split run (`engine::release`), which holds one or both
+    /// halves of flow `i`: `sender` whether the sender's is here (its module counters count
+    /// here, and with rows going out it writes the row, whole, with what happened `elsewhere`).
+    pub(crate) fn release_split(&mut self, i: u32, now: Time, sender: bool, elsewhere: &Elsewhere, rows: &mut FlowTable) {
         self.in_use -= 1;
         let s = *self.slot_mut(i);
         if self.live[s as usize].ack_finish.is_some_and(|t| t < now) {
@@ -357,13 +373,19 @@ impl FlowStore {
         chunk.slot[i as usize & CHUNK_MASK] = FREED;
         chunk.freed += 1;
         let flow = &mut self.live[s as usize];
-        let r = FlowResult::of(flow);
+        let mut r = FlowResult::of(flow);
         // a flow pause may still name this flow: it finds the flow's last NIC here
         let fx = &mut chunk.fixed[i as usize & CHUNK_MASK];
         fx.src_nic = flow.src_nic;
         fx.ack_nic = flow.ack_nic;
         if self.rows_out {
-            write_row(rows, &mut self.finished_rows, i, fx, &r);
+            if sender {
+                if let Some((finish_ps, delivered)) = elsewhere.receiver {
+                    (r.finish_ps, r.delivered_bytes) = (finish_ps, delivered);
+                }
+                r.dropped_bytes += elsewhere.dropped;
+                write_row(rows, &mut self.finished_rows, i, fx, &r);
+            }
         } else {
             self.results[i as usize] = r;
         }
@@ -371,14 +393,38 @@ impl FlowStore {
             self.chunks[c] = None;
             self.held -= 1;
         }
-        let mut named = Vec::new();
-        module_counters(flow, &mut named);
-        for (k, v) in named {
-            add_counter(&mut self.counters, k, v);
+        if sender {
+            let mut named = Vec::new();
+            module_counters(flow, &mut named);
+            for (k, v) in named {
+                add_counter(&mut self.counters, k, v);
+            }
         }
         // drop the TCP box now rather than when the slot is reused
         flow.tcp = None;
         self.free.push(s);
+    }
+
+    /// Flow `i`, which has no state here (a partition of a split run that holds neither of its
+    /// ends), was freed where it had state: its fixed data may go with its chunk's.
+    pub(crate) fn forget(&mut self, i: u32) {
+        if self.keep {
+            return;
+        }
+        let c = i as usize >> CHUNK_BITS;
+        let chunk = self.chunks[c].as_mut().expect("a flow not freed keeps its chunk");
+        debug_assert_eq!(chunk.slot[i as usize & CHUNK_MASK], NOT_STARTED);
+        chunk.slot[i as usize & CHUNK_MASK] = FREED;
+        chunk.freed += 1;
+        if self.retire && chunk.freed as usize == CHUNK {
+            self.chunks[c] = None;
+            self.held -= 1;
+        }
+    }
+
+    /// A freed flow's row goes to the flows table at once (see `begin`).
+    pub(crate) fn rows_out(&self) -> bool {
+        self.rows_out && !self.keep
     }
 
     /// Keep every flow's state to the end of the run (before it starts).

@@ -546,6 +546,7 @@ impl Simulation {
                 if payload > 0 {
                     *part.dropped.entry(f).or_default() += payload;
                 }
+                part.releases.foreign_drop(f, payload);
             }
         }
     }
@@ -568,7 +569,7 @@ impl Simulation {
     pub(crate) fn release_if_done(&mut self, f: u32) {
         if self.part.is_some() {
             // a flow's packets are counted in the partition they are in: no one partition
-            // knows that none is left, and each keeps the flow to the end (`engine::merge`)
+            // knows that none is left, and the partitions free it together (`engine::release`)
             return;
         }
         let flow = &self.flows[f as usize];
@@ -790,7 +791,9 @@ impl Simulation {
         self.leave_nic(f);
         self.flows_done += 1;
         self.route_memo.release(f);
-        if idle {
+        if let Some(part) = self.part.as_deref_mut() {
+            part.releases.sender_done(f);
+        } else if idle {
             self.release_if_done(f);
         }
     }

@@ -235,6 +235,8 @@ impl Simulation {
             peak_packets_alive: self.slab.capacity_used() as u64,
             peak_live_flows: self.flows.peak_live() as u64,
             peak_pending_events: self.sched.peak_len as u64,
+            live_flows_at_end: self.flows.live_now() as u64,
+            peak_flow_chunks: self.flows.chunks_held().1 as u64,
         };
     }
 }

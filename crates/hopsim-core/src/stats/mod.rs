@@ -264,6 +264,12 @@ pub struct Diagnostics {
     pub peak_live_flows: u64,
     /// The longest the event queue grew.
     pub peak_pending_events: u64,
+    /// Flow states still held at the end: flows not finished, or with packets still out (summed
+    /// over partitions, where a flow's two halves may be held in two).
+    pub live_flows_at_end: u64,
+    /// Chunks of per-flow fixed data (`net::flow_store`) held at once at most, summed over
+    /// partitions: with a sink they follow the flows in flight, not the run's length.
+    pub peak_flow_chunks: u64,
 }
 
 /// Why a run ended.

@@ -61,9 +61,22 @@ pub fn identical_on_any_threads(sc: &Scenario, name: &str) -> RunStats {
     let one = on(sc, 1, None);
     assert!(one.counters.flows > 20 && one.counters.flows_finished == one.counters.flows, "{name}: a busy run that finishes");
     for t in [2, 3, 8] {
-        assert_same(&one, &on(sc, t, None), &format!("{name} on {t} threads"));
+        let split = on(sc, t, None);
+        assert_same(&one, &split, &format!("{name} on {t} threads"));
+        assert_freed(&split, &format!("{name} on {t} threads"));
     }
     one
+}
+
+/// A split run frees each flow's halves once nothing can touch it (`engine::release`): at the
+/// end only flows that finished in the run's last microseconds (whose last packets may still be
+/// out, or whose decision is a window or two away) hold state, at most one per half.
+pub fn assert_freed(r: &RunStats, what: &str) {
+    let end = r.counters.end_time_ps;
+    let recent = r.flows.ack_finish_ps.iter().filter(|&&t| t != u64::MAX && t + 5_000_000 >= end).count() as u64;
+    let unfinished = r.flows.ack_finish_ps.iter().filter(|&&t| t == u64::MAX).count() as u64;
+    let held = r.diagnostics.live_flows_at_end;
+    assert!(held <= 2 * (recent + unfinished), "{what}: {held} flow states held at the end, {recent} flows finished in its last 5 us, {unfinished} unfinished");
 }
 
 #[test]
@@ -211,7 +224,7 @@ fn chunks_add_up(sc: &Scenario, name: &str) -> RunStats {
     let whole = on(sc, 1, None);
     for threads in [1, 3] {
         let what = format!("{name} on {threads} threads");
-        let got: Arc<Mutex<(RunStats, Vec<usize>)>> = Arc::default();
+        let got: Arc<Mutex<(RunStats, Vec<usize>, usize)>> = Arc::default();
         let into = got.clone();
         let mut watch = Watch::default();
         watch.spill_rows = 2000;
@@ -219,11 +232,14 @@ fn chunks_add_up(sc: &Scenario, name: &str) -> RunStats {
             let mut g = into.lock().unwrap();
             add(&mut g.0, s);
             g.1.push(s.spill_rows() - s.flows.len());
+            g.2 += s.flows.len();
             true
         }));
         let (left, _) = run_threads(&|| sc.build(), threads, None, watch).expect("runs");
-        let (mut all, chunks) = std::mem::take(&mut *got.lock().unwrap());
+        let (mut all, chunks, early_rows) = std::mem::take(&mut *got.lock().unwrap());
         assert!(chunks.len() >= 3, "{what}: several chunks: {chunks:?}");
+        // freed flows' rows leave with the chunks, whole, as one thread's do
+        assert!(early_rows * 2 > whole.flows.len(), "{what}: {early_rows} of {} flows' rows before the end", whole.flows.len());
         assert!(chunks.iter().all(|&c| c < 2000 + 20_000), "{what}: {chunks:?}");
         add(&mut all, &left);
         assert_eq!(all.buffer, whole.buffer, "{what}: buffer samples");
@@ -234,10 +250,13 @@ fn chunks_add_up(sc: &Scenario, name: &str) -> RunStats {
         assert_eq!(all.module_samples, whole.module_samples, "{what}: module samples");
         assert_eq!(left.module_metrics, whole.module_metrics, "{what}: module metrics");
         assert_eq!(left.counters.flows_finished, whole.counters.flows_finished, "{what}");
+        all.flows.sort_by_flow();
+        assert_eq!(all.flows, whole.flows, "{what}: flows");
     }
     return whole;
 
     fn add(into: &mut RunStats, from: &RunStats) {
+        into.flows.append(&from.flows);
         into.buffer.append_rows(&from.buffer);
         into.queues.append_rows(&from.queues);
         into.pauses.append_rows(&from.pauses);
