@@ -43,18 +43,7 @@ pub(crate) fn merge(sims: &mut [Simulation], plan: &Plan) -> RunStats {
     }
     out.module_metrics = names;
     out.flows = merge_flows(&ends, &owner);
-    // drops where neither end of the flow is
-    let t = &mut out.flows;
-    if sims.iter().any(|s| s.part.as_deref().is_some_and(|p| !p.dropped.is_empty())) {
-        let row: std::collections::HashMap<u32, usize> = t.flow_id.iter().enumerate().map(|(i, &f)| (f, i)).collect();
-        for s in sims.iter() {
-            for (&f, &b) in s.part.as_deref().map(|p| &p.dropped).into_iter().flatten() {
-                if let Some(&i) = row.get(&f) {
-                    t.dropped_bytes[i] += b;
-                }
-            }
-        }
-    }
+    add_foreign_drops(&mut out.flows, sims);
 
     // per port: its owner's row; drops by faults where they happened
     out.ports = parts[0].ports.clone();
@@ -191,8 +180,22 @@ pub(crate) fn merge_growing(parts: &[RunStats], s0: &Simulation, names: &mut Vec
     out
 }
 
+/// Add to `t`'s rows the bytes dropped where neither end of the flow is (`Part::dropped`).
+pub(crate) fn add_foreign_drops(t: &mut FlowTable, sims: &[Simulation]) {
+    if sims.iter().any(|s| s.part.as_deref().is_some_and(|p| !p.dropped.is_empty())) {
+        let row: std::collections::HashMap<u32, usize> = t.flow_id.iter().enumerate().map(|(i, &f)| (f, i)).collect();
+        for s in sims.iter() {
+            for (&f, &b) in s.part.as_deref().map(|p| &p.dropped).into_iter().flatten() {
+                if let Some(&i) = row.get(&f) {
+                    t.dropped_bytes[i] += b;
+                }
+            }
+        }
+    }
+}
+
 /// Each flow's row from its two halves (see the module docs).
-fn merge_flows(parts: &[FlowTable], owner: &dyn Fn(u32) -> usize) -> FlowTable {
+pub(crate) fn merge_flows(parts: &[FlowTable], owner: &dyn Fn(u32) -> usize) -> FlowTable {
     let mut t = parts[0].clone();
     for i in 0..t.len() {
         let (src, dst) = (owner(t.src[i]), owner(t.dst[i]));

@@ -119,13 +119,19 @@ pub(crate) struct Part {
     pub dropped: std::collections::HashMap<u32, u64>,
     /// Posts and decisions that free flows' halves (`release`).
     pub releases: release::Releases,
+    /// The flows table's rows left at the end went to the sink already, a chunk at a time
+    /// (`parallel::end_rows_to_sink`), and `unarrived` is what `finish` needs of a flow that
+    /// never arrived, found before those rows used them up.
+    pub end_rows_written: bool,
+    pub unarrived: Option<crate::net::flow_store::FlowFixed>,
 }
 
 impl Part {
     pub(crate) fn new(sim: &crate::Simulation, plan: &Plan, me: u16) -> Part {
         let cut = (0..sim.ports.len() as u32).map(|p| plan.port_part(sim, p) == me && plan.port_part(sim, p ^ 1) != me).collect();
         Part { me, cut, dest: plan.of.clone(), out: (0..plan.parts).map(|_| vec![]).collect(), delivered: vec![], abort: Default::default(),
-               metric_names: vec![], dropped: Default::default(), releases: Default::default() }
+               metric_names: vec![], dropped: Default::default(), releases: Default::default(),
+               end_rows_written: false, unarrived: None }
     }
 
     /// Whether this partition owns node `n`.

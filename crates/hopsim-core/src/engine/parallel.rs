@@ -11,7 +11,7 @@ use crate::engine::window::Report;
 use crate::engine::{window_end, window_width, Msg, Part, Plan};
 use crate::progress::CHECK_EVERY;
 use crate::sim::Simulation;
-use crate::stats::{RunStats, StopInfo, StopReason};
+use crate::stats::{FlowTable, RunStats, StopInfo, StopReason};
 use crate::time::Time;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -104,6 +104,9 @@ pub(crate) fn run_parts(sims: &mut [Simulation], plan: Option<&Plan>) -> StopInf
             Some(plan) => {
                 let mut part = Part::new(s, plan, k as u16);
                 part.abort = abort.clone();
+                for port in s.ports.iter_mut().filter(|x| !part.owns(x.node)) {
+                    port.shed();
+                }
                 s.part = Some(Box::new(part));
                 // a flow's halves live in two partitions, freed by a decision every partition
                 // takes alike (`release`); the tables take each half's results from where it
@@ -145,6 +148,9 @@ pub(crate) fn run_parts(sims: &mut [Simulation], plan: Option<&Plan>) -> StopInf
     }
     let refs: Vec<&Simulation> = sims.iter().collect();
     let info = stop_info(&refs, end);
+    if let (Some(plan), true) = (plan, sink) {
+        end_rows_to_sink(sims, plan);
+    }
     for s in sims.iter_mut() {
         if plan.is_some() {
             // a split run's tables are whole only once merged: no partition hands rows out
@@ -278,6 +284,55 @@ fn worker(sim: &mut Simulation, k: usize, sh: &Shared, stop: Time, w: Time) -> (
             }
         }
     }
+}
+
+/// A split run with a sink, at its end: the flows table's rows of the flows not freed (live,
+/// never started, never arrived), a chunk at a time, each merged from its halves as one thread
+/// writes it, to the sink. Why: a run cut short can leave most of its flows unstarted, and every
+/// partition writing all their rows at once held the flows table once per partition.
+fn end_rows_to_sink(sims: &mut [Simulation], plan: &Plan) {
+    let max = sims[0].watch.chunk_rows();
+    for s in sims.iter_mut() {
+        let unarrived = s.an_unarrived_flow();
+        let part = s.part.as_deref_mut().expect("a split run");
+        part.unarrived = unarrived;
+        part.end_rows_written = true;
+    }
+    let owner = |node: u32| plan.of[node as usize] as usize;
+    let mut finished = 0;
+    // every partition freed the same flows, so each writes the same rows (its halves)
+    let mut next = Some(0);
+    while let Some(from) = next {
+        let mut halves = Vec::with_capacity(sims.len());
+        for s in sims.iter_mut() {
+            let mut t = FlowTable::default();
+            next = s.flows.write_rows(&mut t, from, max);
+            halves.push(t);
+        }
+        let mut rows = crate::engine::merge::merge_flows(&halves, &owner);
+        crate::engine::merge::add_foreign_drops(&mut rows, sims);
+        finished += rows.finish_ps.iter().filter(|&&t| t != u64::MAX).count() as u64;
+        hand_rows(&mut sims[0], rows);
+    }
+    // flows that never arrived never started anywhere: partition 0's rows are every partition's
+    let s0 = &mut sims[0];
+    while s0.lazy.is_some() {
+        let more = s0.write_unarrived_rows(max);
+        let rows = std::mem::take(&mut s0.stats.flows);
+        hand_rows(s0, rows);
+        if !more {
+            break;
+        }
+    }
+    s0.part.as_deref_mut().expect("a split run").releases.finished_rows += finished;
+}
+
+/// Rows of the flows table to the sink (partition 0's watch), with the module metrics' names
+/// as numbered so far.
+fn hand_rows(s0: &mut Simulation, rows: FlowTable) {
+    let names = s0.part.as_deref().map(|p| p.metric_names.clone()).unwrap_or_default();
+    let mut chunk = RunStats { flows: rows, module_metrics: names, ..Default::default() };
+    s0.watch.spill_now(&mut chunk);
 }
 
 /// Windows between looks at the outside watch at most, on a split run (`worker`).

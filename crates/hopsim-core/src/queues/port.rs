@@ -272,6 +272,19 @@ impl Port {
         }
     }
 
+    /// Give back the queues, gates and scheduler of a port another partition of a split run owns
+    /// (`engine::parallel`): here at most its wire's far end is used (messages put on its ring,
+    /// `engine::window`), never what its owner queues and schedules, and every partition holding
+    /// every port's queues was most of what a partition added on a large network.
+    pub(crate) fn shed(&mut self) {
+        debug_assert!(self.total == 0 && self.ctrl.is_empty(), "a port sheds its queues before the run");
+        let quantum = self.cold.sched.quantum;
+        self.queues = Vec::new();
+        self.cold.gate = Vec::new();
+        self.cold.prio_of = Vec::new();
+        self.cold.sched = Sched::new(&SchedulerConfig::Drr, 0, quantum);
+    }
+
     /// Priority of data (or NIC) queue `q`.
     #[inline]
     pub fn prio_of(&self, q: usize) -> usize {

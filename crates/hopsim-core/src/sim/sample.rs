@@ -158,15 +158,20 @@ impl Simulation {
             self.check_flow_packets();
         }
         // (before their rows use up the flows that never arrived)
-        let unarrived = self.an_unarrived_flow();
-        // in a run with a sink, a chunk at a time (the flows never started can be most of them)
-        let mut next = Some(0);
+        let written = self.part.as_deref().is_some_and(|p| p.end_rows_written);
+        let unarrived = match self.part.as_deref_mut().filter(|p| p.end_rows_written) {
+            Some(p) => p.unarrived.take(),
+            None => self.an_unarrived_flow(),
+        };
+        // in a run with a sink, a chunk at a time (the flows never started can be most of them);
+        // a split run's went to its sink already (`engine::parallel::end_rows_to_sink`)
+        let mut next = (!written).then_some(0);
         while let Some(from) = next {
             next = self.flows.write_rows(&mut self.stats.flows, from, self.watch.chunk_rows());
             self.watch.spill(&mut self.stats);
         }
         // flows made as they arrive: those that never did (ids after every added flow's)
-        while self.lazy.is_some() {
+        while self.lazy.is_some() && !written {
             let more = self.write_unarrived_rows(self.watch.chunk_rows());
             self.watch.spill(&mut self.stats);
             if !more {

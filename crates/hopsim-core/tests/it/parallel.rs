@@ -230,10 +230,15 @@ fn a_split_run_with_a_sink_writes_each_flows_row_whole() {
     small.switch.lossless = false;
     let whole = chunks_add_up(&busy(small.clone()), "rate DCTCP, lossy");
     assert!(whole.flows.dropped_bytes.iter().any(|&b| b > 0), "drops charged to flows");
-    // stopped with flows in flight: the rows of those left are merged from their halves
+    // stopped with flows in flight: the rows of those left are merged from their halves; with
+    // no window samples the flows are made as they arrive, and those that never did get rows too
     small.stop_time = Some(Time::from_us(150));
-    let cut = chunks_add_up(&busy(small), "rate DCTCP, lossy, stopped at 150 us");
+    let cut = chunks_add_up(&busy(small.clone()), "rate DCTCP, lossy, stopped at 150 us");
     assert!(cut.counters.flows_finished > 0 && cut.counters.flows_finished < cut.counters.flows, "{:?}", cut.counters);
+    let mut streamed = busy(small);
+    streamed.net.record.cwnd_flows.clear();
+    let cut = chunks_add_up(&streamed, "rate DCTCP, lossy, flows made as they arrive, stopped at 150 us");
+    assert!(cut.flows.start_ps.iter().any(|&t| t > 150_000_000), "flows that never arrived have rows");
     let mut lossy = NetConfig { cc: CcConfig::Dcqcn(Default::default()), ..Default::default() };
     lossy.switch.lossless = false;
     lossy.faults.loss_rate = 0.002;
