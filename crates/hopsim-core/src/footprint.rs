@@ -428,16 +428,20 @@ impl Scenario {
         let spilled = self.estimate_spilled(spill)?;
         let mut e = self.estimate_spilled(None)?;
         for p in &mut e.parts {
-            if let Some(q) = spilled.parts.iter().find(|q| q.name == p.name).filter(|_| spill.is_some() && p.name == "flows") {
-                *p = q.clone();
-                p.bytes = p.bytes.saturating_mul(parts as u64);
-                p.detail = format!("{}, held once in each of {parts} partitions at most", p.detail);
-            } else if let Some(q) = spilled.parts.iter().find(|q| q.name == p.name).filter(|_| spill.is_some() && GROWING.contains(&p.name)) {
-                *p = q.clone();
-                p.detail = format!("{}, over all {parts} partitions", p.detail);
-            } else {
-                p.bytes = p.bytes.saturating_mul(parts as u64);
-                p.detail = format!("{}, once in each of {parts} partitions", p.detail);
+            match spilled.parts.iter().find(|q| q.name == p.name).filter(|_| spill.is_some()) {
+                Some(q) if GROWING.contains(&p.name) => {
+                    *p = q.clone();
+                    p.detail = format!("{}, over all {parts} partitions", p.detail);
+                }
+                Some(q) if p.name == "flows" => {
+                    *p = q.clone();
+                    p.bytes = p.bytes.saturating_mul(parts as u64);
+                    p.detail = format!("{}, held once in each of {parts} partitions at most", p.detail);
+                }
+                _ => {
+                    p.bytes = p.bytes.saturating_mul(parts as u64);
+                    p.detail = format!("{}, once in each of {parts} partitions", p.detail);
+                }
             }
         }
         e.disk = spilled.disk;

@@ -34,7 +34,6 @@ pub(crate) fn merge(sims: &mut [Simulation], plan: &Plan) -> RunStats {
     let released_finished: u64 = sims.iter().filter_map(|s| s.part.as_deref()).map(|p| p.releases.finished_rows).sum();
     let s0 = &sims[0];
     let mut out = merge_growing(&parts, s0, &mut names);
-    let released = std::mem::take(&mut out.flows);
     // (names reported without a row keep their place after the others)
     for s in &parts {
         for n in &s.module_metrics {
@@ -42,8 +41,12 @@ pub(crate) fn merge(sims: &mut [Simulation], plan: &Plan) -> RunStats {
         }
     }
     out.module_metrics = names;
-    out.flows = merge_flows(&ends, &owner);
-    add_foreign_drops(&mut out.flows, sims);
+    // the rows left at the end, after the rows of flows freed since the sink last took them
+    // (without a sink no row leaves as flows are freed: the end rows, in flow-id order, are all)
+    let mut end_rows = merge_flows(&ends, &owner);
+    add_foreign_drops(&mut end_rows, sims);
+    let ends_finished = end_rows.finish_ps.iter().filter(|&&t| t != u64::MAX).count() as u64;
+    out.flows.append(&end_rows);
 
     // per port: its owner's row; drops by faults where they happened
     out.ports = parts[0].ports.clone();
@@ -105,7 +108,6 @@ pub(crate) fn merge(sims: &mut [Simulation], plan: &Plan) -> RunStats {
         }
     }
     out.counters = merge_counters(&parts, sims);
-    let ends_finished = out.flows.finish_ps.iter().filter(|&&t| t != u64::MAX).count() as u64;
     let ds: Vec<&crate::stats::Diagnostics> = parts.iter().map(|p| &p.diagnostics).collect();
     out.diagnostics = crate::stats::Diagnostics {
         peak_packets_alive: ds.iter().map(|d| d.peak_packets_alive).sum(),
@@ -114,8 +116,6 @@ pub(crate) fn merge(sims: &mut [Simulation], plan: &Plan) -> RunStats {
         live_flows_at_end: ds.iter().map(|d| d.live_flows_at_end).sum(),
         peak_flow_chunks: ds.iter().map(|d| d.peak_flow_chunks).sum(),
     };
-    // the rows of flows freed since the sink last took them (all of them with no sink: none)
-    out.flows.append(&released);
     out.counters.flows_finished = ends_finished + released_finished;
     out
 }

@@ -14,7 +14,7 @@ use crate::sim::Simulation;
 use crate::stats::{FlowTable, RunStats, StopInfo, StopReason};
 use crate::time::Time;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::{Mutex, RwLock};
 
 /// How a run ended, as every thread decided it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -74,8 +74,9 @@ struct Shared {
     /// `mail[to][from]`.
     mail: Vec<Vec<Mutex<Vec<Msg>>>>,
     reports: Vec<Mutex<Report>>,
-    /// Each partition's posts about flows to free (`release`), beside its report.
-    posts: Vec<Mutex<Vec<Post>>>,
+    /// Each partition's posts about flows to free (`release`), beside its report: written before
+    /// the report barrier, read by every partition after it, side by side.
+    posts: Vec<RwLock<Vec<Post>>>,
     /// Rows of time-growing tables, over every partition, at which the sink takes them
     /// (`usize::MAX`: no sink).
     chunk_rows: usize,
@@ -127,7 +128,7 @@ pub(crate) fn run_parts(sims: &mut [Simulation], plan: Option<&Plan>) -> StopInf
         barrier: SpinBarrier::new(n),
         mail: (0..n).map(|_| (0..n).map(|_| Mutex::new(vec![])).collect()).collect(),
         reports: (0..n).map(|_| Mutex::new(Report::default())).collect(),
-        posts: (0..n).map(|_| Mutex::new(vec![])).collect(),
+        posts: (0..n).map(|_| RwLock::new(vec![])).collect(),
         chunk_rows: if n > 1 { sims[0].watch.chunk_rows() } else { usize::MAX },
         growing: (0..n).map(|_| Mutex::new(RunStats::default())).collect(),
     };
@@ -180,7 +181,7 @@ fn worker(sim: &mut Simulation, k: usize, sh: &Shared, stop: Time, w: Time) -> (
         r.stop = asked_stop;
         *sh.reports[k].lock().expect("report") = r;
         if n > 1 {
-            *sh.posts[k].lock().expect("posts") = sim.release_posts();
+            *sh.posts[k].write().expect("posts") = sim.release_posts();
         }
         if k == 0 && n > 1 {
             sh.barrier.wait_polling(&mut || poll_watch(sim, seen));
@@ -189,8 +190,8 @@ fn worker(sim: &mut Simulation, k: usize, sh: &Shared, stop: Time, w: Time) -> (
         }
         let all: Vec<Report> = sh.reports.iter().map(|m| *m.lock().expect("report")).collect();
         if n > 1 {
-            let posts: Vec<Vec<Post>> = sh.posts.iter().map(|m| m.lock().expect("posts").clone()).collect();
-            sim.apply_release_posts(&posts);
+            let posts: Vec<_> = sh.posts.iter().map(|m| m.read().expect("posts")).collect();
+            sim.apply_release_posts(&posts.iter().map(|p| p.as_slice()).collect::<Vec<_>>());
         }
         let done: usize = all.iter().map(|r| r.flows_done).sum();
         let last = all.iter().map(|r| r.last).max().unwrap_or(Time::ZERO);

@@ -87,7 +87,8 @@ pub(crate) struct Releases {
     board: HashMap<u32, Entry>,
     /// Rows of freed flows written here (the sender's partition), for the sink.
     pub rows: crate::stats::FlowTable,
-    /// Of those, rows with a finish time, over the run.
+    /// Rows with a finish time this partition handed out over the run: those of freed flows,
+    /// and (partition 0) the end rows of `parallel::end_rows_to_sink`.
     pub finished_rows: u64,
 }
 
@@ -128,10 +129,10 @@ impl Simulation {
 
     /// Apply every partition's posts (`all[k]`: partition `k`'s, this window's end) and free the
     /// flows they let go; every partition takes the same decisions.
-    pub(crate) fn apply_release_posts(&mut self, all: &[Vec<Post>]) {
+    pub(crate) fn apply_release_posts(&mut self, all: &[&[Post]]) {
         let Some(part) = self.part.as_deref_mut() else { return };
         let mut touched = vec![];
-        for post in all.iter().flatten() {
+        for post in all.iter().flat_map(|p| p.iter()) {
             match *post {
                 Post::Half { flow, sender, receiver, half } => {
                     let e = part.releases.board.entry(flow).or_default();

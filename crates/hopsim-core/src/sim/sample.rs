@@ -159,9 +159,9 @@ impl Simulation {
         }
         // (before their rows use up the flows that never arrived)
         let written = self.part.as_deref().is_some_and(|p| p.end_rows_written);
-        let unarrived = match self.part.as_deref_mut().filter(|p| p.end_rows_written) {
-            Some(p) => p.unarrived.take(),
-            None => self.an_unarrived_flow(),
+        let unarrived = match self.part.as_deref_mut() {
+            Some(p) if written => p.unarrived.take(),
+            _ => self.an_unarrived_flow(),
         };
         // in a run with a sink, a chunk at a time (the flows never started can be most of them);
         // a split run's went to its sink already (`engine::parallel::end_rows_to_sink`)
