@@ -155,6 +155,33 @@ except KeyboardInterrupt:
     assert "stopped" in r.stdout, r.stderr
 
 
+def test_ctrl_c_while_the_views_are_made_ends_as_an_interrupt(tmp_path):
+    # DuckDB run on the main thread takes a Ctrl-C for itself and raises RuntimeError('Query
+    # interrupted'): connect gives the KeyboardInterrupt back (a statement that never ends stands
+    # in for the footers of many files, so the signal lands inside DuckDB every time)
+    code = f"""
+import os, signal, threading, sys
+sys.path.insert(0, {str(Path(__file__).parent)!r})
+import hopsim.results.query as q
+orig = q._views
+def views(con, runs):
+    threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
+    con.execute("WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM t) SELECT max(n) FROM t")
+    orig(con, runs)
+q._views = views
+try:
+    q.connect({str(tmp_path / 'runs')!r})
+except KeyboardInterrupt:
+    print("stopped")
+"""
+    r0 = subprocess.run([sys.executable, "-m", "hopsim", "run", str(_tiny(tmp_path)), "--out", str(tmp_path / "runs" / "r")],
+                        capture_output=True, text=True)
+    assert r0.returncode == 0, r0.stderr
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+                       preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    assert "stopped" in r.stdout, r.stderr
+
+
 def _tiny(d: Path) -> Path:
     p = d / "tiny.toml"
     p.write_text(TINY.lstrip())

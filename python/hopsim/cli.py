@@ -334,6 +334,7 @@ def query(
     fmt: str = typer.Option("table", "--format", "-f", help="table, csv or json."),
 ) -> None:
     """Answer SQL over every run in a folder (DuckDB)."""
+    from .interrupts import is_native_interrupt
     from .results.query import query as run_query
 
     if fmt not in ("table", "csv", "json"):
@@ -345,6 +346,8 @@ def query(
         _error(e)
         raise typer.Exit(BAD_INPUT) from None
     except Exception as e:  # duckdb errors: bad SQL
+        if is_native_interrupt(e):
+            raise KeyboardInterrupt from None
         _error(f"{type(e).__name__}: {e}")
         raise typer.Exit(BAD_INPUT) from None
     if fmt == "csv":
@@ -830,6 +833,12 @@ def _main() -> Any:
         # (too long, a loop of links, ...) where no command expected it is bad input too
         _error(_path_error(e, {}))
         return BAD_INPUT
+    except RuntimeError as e:
+        from .interrupts import is_native_interrupt
+
+        if is_native_interrupt(e):  # DuckDB's name for a Ctrl-C it took on this thread
+            raise KeyboardInterrupt from None
+        raise
     except MemoryError:
         _error("memory: this machine ran out of memory; keep --max-memory at auto, which refuses a run that does "
                "not fit before it starts, or give a smaller scenario")

@@ -26,7 +26,8 @@ import threading
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator, TypeVar
 
-__all__ = ["SIGNALS", "at_start", "is_cli", "install", "deferred", "ignore", "call", "STARTING_MESSAGE"]
+__all__ = ["SIGNALS", "at_start", "is_cli", "install", "deferred", "ignore", "call", "native_ctrl_c", "is_native_interrupt",
+           "STARTING_MESSAGE"]
 
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
 INTERRUPTED = 130
@@ -95,6 +96,26 @@ def deferred() -> Iterator[None]:
                 h(got[0], None)
             elif h == signal.SIG_DFL:
                 signal.raise_signal(got[0])
+
+
+def is_native_interrupt(e: BaseException) -> bool:
+    """Whether `e` is DuckDB's answer to a Ctrl-C: a statement run on the main thread polls for
+    signals, takes the KeyboardInterrupt for itself and ends with ``RuntimeError('Query
+    interrupted')`` instead (DuckDB 1.x and 2.x raise the plain RuntimeError, not one of its own
+    classes)."""
+    return type(e) is RuntimeError and str(e) == "Query interrupted"
+
+
+@contextmanager
+def native_ctrl_c() -> Iterator[None]:
+    """Give back the KeyboardInterrupt DuckDB took during the block (`is_native_interrupt`), so a
+    Ctrl-C that lands while a statement runs on the main thread ends the command like any other."""
+    try:
+        yield
+    except RuntimeError as e:
+        if is_native_interrupt(e):
+            raise KeyboardInterrupt from None
+        raise
 
 
 def call(fn: Callable[[], T], stop: Callable[[], Any] | None = None, poll_s: float = 0.05) -> T:

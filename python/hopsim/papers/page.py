@@ -298,6 +298,7 @@ TIER_HEAD = "<th>matches</th><th>same direction</th><th>differs</th><th>no numbe
 
 def build_paper_page(out: Path | str, page: Path | str | None = None) -> Path:
     """Write the page of the reproduction in `out` (its paper.json) and its figure files; returns the page."""
+    from ..interrupts import is_native_interrupt
     from ..results.query import connect
     from .report import _CSS, _IMG_CHECK, _write
 
@@ -342,6 +343,10 @@ def build_paper_page(out: Path | str, page: Path | str | None = None) -> Path:
             for lab, w, n in (con.execute("SELECT label, avg(wall_time_s) AS w, count(*) AS n FROM runs GROUP BY label").fetchall()
                               if con is not None else []):
                 walls.append(f"<tr><td>{html.escape(stem)}</td><td>{html.escape(str(lab))}</td><td>{num(float(w))}</td><td>{n}</td></tr>")
+    except RuntimeError as e:
+        if is_native_interrupt(e):  # the figures ask DuckDB on this thread: a Ctrl-C then ends as any other
+            raise KeyboardInterrupt from None
+        raise
     finally:
         for con in cons.values():
             if con is not None:

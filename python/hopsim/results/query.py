@@ -116,11 +116,25 @@ def connect(root: Path | str):
     """A DuckDB connection with the views described in the module doc."""
     import duckdb
 
+    from ..interrupts import native_ctrl_c
+
     runs = runs_frame(root)
     if runs.empty:
         raise ScenarioError(f"{root}: no complete run folders under it (a run folder holds summary.json); give a "
                             "folder that `hopsim run` or `hopsim sweep` wrote")
     con = duckdb.connect()
+    try:
+        with native_ctrl_c():  # (short statements, on this thread: a Ctrl-C here ends the command too)
+            _views(con, runs)
+    except BaseException:
+        con.close()
+        raise
+    return con
+
+
+def _views(con: Any, runs: pd.DataFrame) -> None:
+    import duckdb
+
     con.register("_runs_df", runs)
     con.execute("CREATE TABLE runs AS SELECT * FROM _runs_df")
     con.unregister("_runs_df")
@@ -147,9 +161,7 @@ def connect(root: Path | str):
             )
         except duckdb.Error as e:
             # a damaged file (DuckDB reads every footer here); the SQL in DuckDB's message is ours
-            con.close()
             raise damaged(files, e) from None
-    return con
 
 
 def damaged(files: list[str], e: Exception) -> ScenarioError:
