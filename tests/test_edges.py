@@ -147,12 +147,7 @@ try:
 except KeyboardInterrupt:
     print("stopped")
 """
-    r0 = subprocess.run([sys.executable, "-m", "hopsim", "run", str(_tiny(tmp_path)), "--out", str(tmp_path / "runs" / "r")],
-                        capture_output=True, text=True)
-    assert r0.returncode == 0, r0.stderr
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
-                       preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    assert "stopped" in r.stdout, r.stderr
+    _stopped_over_a_run(tmp_path, code)
 
 
 def test_ctrl_c_while_the_views_are_made_ends_as_an_interrupt(tmp_path):
@@ -174,6 +169,12 @@ try:
 except KeyboardInterrupt:
     print("stopped")
 """
+    _stopped_over_a_run(tmp_path, code)
+
+
+def _stopped_over_a_run(tmp_path: Path, code: str) -> None:
+    """Run `code` (which prints "stopped" on a KeyboardInterrupt) in a fresh process over one
+    tiny run folder in tmp_path/runs."""
     r0 = subprocess.run([sys.executable, "-m", "hopsim", "run", str(_tiny(tmp_path)), "--out", str(tmp_path / "runs" / "r")],
                         capture_output=True, text=True)
     assert r0.returncode == 0, r0.stderr
