@@ -235,6 +235,10 @@ pub struct Ictcp {
     pub rx: IctcpConn,
     /// The receive window the sender obeys (from the latest ACK).
     pub adv: u64,
+    /// ACKs that arrived with no window: the sender kept one the receiver may have moved on
+    /// from. Every ACK of an ICTCP flow advertises one, the delayed-ACK timer's included, so this
+    /// stays 0; it is what a test reads to see that none is left out.
+    pub acks_without_window: u64,
     line_rate: Rate,
 }
 
@@ -263,6 +267,7 @@ impl Ictcp {
                 decreases: 0,
             },
             adv: rwnd,
+            acks_without_window: 0,
             line_rate: info.line_rate,
         }
     }
@@ -383,8 +388,9 @@ impl CongestionControl for Ictcp {
     }
 
     fn on_ack(&mut self, _now: Time, ack: &AckInfo) {
-        if let Some(w) = ack.adv_window {
-            self.adv = w;
+        match ack.adv_window {
+            Some(w) => self.adv = w,
+            None => self.acks_without_window += 1,
         }
         self.tcp.update_recovery(ack);
         if !self.tcp.in_recovery() {

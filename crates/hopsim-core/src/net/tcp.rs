@@ -135,6 +135,11 @@ pub struct TcpFlow {
     /// receiver's own `Event::AckTimer`: a flow's two ends share no timer).
     pub delack_at: Option<Time>,
     delack_gen: u32,
+    /// The receive window the receiver's congestion control (ICTCP) chose at the newest data
+    /// segment, 0 for none: every ACK advertises the window of its moment, so one the delayed-ACK
+    /// timer sends carries it too (else the sender would keep a window the receiver has moved on
+    /// from until the next segment's ACK).
+    adv: u32,
     /// Since when the receiver has held a gap, and the longest it has held one.
     hole_since: Option<Time>,
     pub max_hole: Time,
@@ -165,6 +170,7 @@ impl TcpFlow {
             pending_ts: Time::ZERO,
             delack_at: None,
             delack_gen: 0,
+            adv: 0,
             hole_since: None,
             max_hole: Time::ZERO,
             fast_retransmits: 0,
@@ -285,6 +291,7 @@ impl Simulation {
         let rx = RxPacket { now, wire: pkt.size, payload: pkt.payload, finishing, capacity: self.ports[host.port as usize].clock.rate, rtt };
         let adv = flow.cc.on_data_received(&mut host.rx, &rx).map_or(0, |w| w.min(u32::MAX as u64) as u32);
         let t = flow.tcp.as_mut().expect("a TCP flow");
+        t.adv = adv;
         let in_order = pkt.seq <= flow.rcv_nxt && end > flow.rcv_nxt;
         let (nxt, filled) = t.receive(flow.rcv_nxt, pkt.seq, end);
         t.track_hole(now);
@@ -346,10 +353,7 @@ impl Simulation {
         let ack_h = flow.ack_nic;
         for p in out.into_iter().flatten() {
             let id = self.host_send_control(ack_h, p);
-            if adv > 0 {
-                // ICTCP's advertised window rides the ACK's own tag field
-                self.slab.tags.set(id, crate::packet::Tags { rwnd: adv, ..Default::default() });
-            }
+            self.advertise(id, adv);
             self.stamp_ack_ts(id);
         }
         if let Some((at, gen)) = arm {
@@ -357,6 +361,14 @@ impl Simulation {
         }
         if idle {
             self.release_if_done(pkt.flow);
+        }
+    }
+
+    /// Put the receive window `adv` (ICTCP's; 0 for none) on ACK `id`: it rides the ACK's own
+    /// tag field.
+    fn advertise(&mut self, id: PacketId, adv: u32) {
+        if adv > 0 {
+            self.slab.tags.set(id, crate::packet::Tags { rwnd: adv, ..Default::default() });
         }
     }
 
@@ -388,9 +400,10 @@ impl Simulation {
             marks: marks(t.pending_ce, t.pending_ein),
             ..Default::default()
         };
-        let h = flow.ack_nic;
+        let (h, adv) = (flow.ack_nic, t.adv);
         flow.in_net = flow.in_net.wrapping_add(1);
         let id = self.host_send_control(h, p);
+        self.advertise(id, adv);
         self.stamp_ack_ts(id);
     }
 

@@ -81,3 +81,33 @@ fn receive_window_is_limited_under_incast() {
     assert!(plain.stats.counters.drops > 0, "plain TCP should overflow a 400 KB buffer");
     assert!(peak_queue(&sim) < peak_queue(&plain) / 2, "ICTCP queue {} vs TCP {}", peak_queue(&sim), peak_queue(&plain));
 }
+
+/// Over the TCP transport with delayed ACKs (every second segment, or after 2 us), an ACK the
+/// receiver's timer sends advertises the window of its moment like any other: a 4-to-1 incast's
+/// windows grow from 2 MSS by steps the quota cuts to odd sizes, and the odd segment at a
+/// window's end waits for the timer.
+#[test]
+fn every_ack_advertises_the_window_delayed_ones_too() {
+    use hopsim_core::params::TcpConfig;
+    let t = star(26, Rate::gbps(10), Time::from_us(10));
+    let mut net = cfg(CcConfig::Ictcp(IctcpConfig::default()));
+    net.host.tcp = Some(TcpConfig {
+        min_rto: Time::from_ms(1),
+        initial_rto: Time::from_ms(1),
+        clock_granularity: Time::from_us(1),
+        delayed_ack: 2,
+        delayed_ack_timeout: Time::from_us(2),
+        ..Default::default()
+    });
+    let flows: Vec<FlowSpec> = incast().into_iter().take(4).collect();
+    let mut sim = Simulation::new(&t, &flows, net).unwrap();
+    sim.keep_finished_flows();
+    sim.run();
+    assert_conserved(&sim.stats);
+    assert_eq!(sim.stats.counters.flows_finished, 4, "every flow finishes");
+    let without: Vec<u64> = (0..4).map(|f| ictcp(&sim, f).acks_without_window).collect();
+    assert!(without.iter().all(|&n| n == 0), "ACKs with no window, per flow: {without:?}");
+    // the windows did move while segments waited: not the 2-MSS start throughout
+    let mss = NetConfig::default().host.mtu as u64;
+    assert!((0..4).all(|f| ictcp(&sim, f).rx.max_rwnd > 2 * mss), "windows grew");
+}
