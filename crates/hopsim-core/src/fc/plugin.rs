@@ -125,10 +125,10 @@ pub(crate) fn entries() -> Vec<Entry> {
 
 /// The registered plugins at their default parameters.
 pub(crate) fn all_defaults() -> Vec<PluginTable> {
-    PLUGINS
-        .read()
-        .expect("plugin list")
-        .iter()
+    // the list copied out first: `lookup` takes the lock again, and a second read lock taken
+    // while a `register` on another thread waits to write blocks behind it for ever
+    let list: Vec<Arc<dyn Erased>> = PLUGINS.read().expect("plugin list").clone();
+    list.iter()
         .map(|p| {
             let e = p.entry();
             lookup(e.name, e.defaults).expect("registered").expect("defaults read back")
