@@ -13,9 +13,16 @@
 //! (merged over short links); the first-tier units are dealt, in node order, into
 //! contiguous blocks of about equal weight (a fat-tree's or leaf-spine's builder numbers a pod's
 //! ToRs together, so a block is a pod or a run of ToRs); then each remaining unit (aggregation,
-//! spine, core) joins the partition it has the most links to, the lightest on a tie, so that a
-//! pod's aggregation switches stay with their pod and cores spread evenly. A unit's weight is its
-//! ports: each port's service and each wire arrival are what a run spends its events on.
+//! spine, core) joins the partition it has the most links to, the lightest on a tie, among those
+//! that stay within 1/64 of an even share, so that a pod's aggregation switches stay with their
+//! pod and cores spread evenly. A unit's weight is the sum of its ports' rates: a run spends its
+//! events on each port's service and each wire's arrivals, which follow the packets a port
+//! carries, and in a network whose tiers run at like utilisation those follow its rate. Why not
+//! one per port: where the fabric is faster than the hosts' links (the HPCC simulator's
+//! standard fat-tree, 100 Gb/s hosts under 400 Gb/s), counting ports put every core in one of
+//! two partitions, which then ran 1.5x the other's events; and why a tight share: at a window's
+//! end the partitions wait for the slowest, so each percent of imbalance is a percent of wall
+//! time, where a link more or less cut costs a message's hand-over.
 //!
 //! A plan reads only the network's shape (`Graph`), so the partitions a run will make are known
 //! from its topology before anything is built (`crate::footprint` counts memory by them).
@@ -39,27 +46,35 @@ pub struct Graph {
     tiers: Vec<Option<u8>>,
     degree: Vec<u32>,
     links: Vec<(u32, u32, Time)>,
+    /// Each link's rate, Mb/s (the faster direction's, at least 1).
+    rates: Vec<u64>,
 }
 
 impl Graph {
     pub fn of_sim(sim: &Simulation) -> Graph {
         let links: Vec<(u32, u32, Time)> =
             (0..sim.ports.len()).step_by(2).map(|p| (sim.ports[p].node, sim.ports[p + 1].node, sim.ports[p].delay.min(sim.ports[p + 1].delay))).collect();
+        let rates = (0..sim.ports.len()).step_by(2).map(|p| sim.ports[p].clock.rate.max(sim.ports[p + 1].clock.rate)).collect();
         let tiers = (0..sim.node_ref.len()).map(|i| if matches!(sim.node_ref[i], NodeRef::Host(_)) { None } else { Some(sim.tiers[i].unwrap_or(0)) }).collect();
-        Graph::new(tiers, links)
+        Graph::new(tiers, links, rates)
     }
 
     pub fn of_topology(t: &Topology) -> Graph {
-        Graph::new((0..t.nodes.len() as u32).map(|i| if t.is_host(i) { None } else { Some(t.tier(i).unwrap_or(0)) }).collect(), t.links.iter().map(|l| (l.a, l.b, l.delay)).collect())
+        Graph::new(
+            (0..t.nodes.len() as u32).map(|i| if t.is_host(i) { None } else { Some(t.tier(i).unwrap_or(0)) }).collect(),
+            t.links.iter().map(|l| (l.a, l.b, l.delay)).collect(),
+            t.links.iter().map(|l| l.rate).collect(),
+        )
     }
 
-    fn new(tiers: Vec<Option<u8>>, links: Vec<(u32, u32, Time)>) -> Graph {
+    fn new(tiers: Vec<Option<u8>>, links: Vec<(u32, u32, Time)>, rates: Vec<crate::time::Rate>) -> Graph {
         let mut degree = vec![0u32; tiers.len()];
         for &(a, b, _) in &links {
             degree[a as usize] += 1;
             degree[b as usize] += 1;
         }
-        Graph { tiers, degree, links }
+        let rates = rates.iter().map(|r| (r.bps() / 1_000_000).max(1)).collect();
+        Graph { tiers, degree, links, rates }
     }
 
     fn single_homed(&self, n: u32) -> bool {
@@ -151,9 +166,9 @@ impl Plan {
         }
         let root: Vec<usize> = (0..n).map(|i| uf.find(i)).collect();
         let mut weight = vec![0u64; n];
-        for &(a, b, _) in &g.links {
-            weight[root[a as usize]] += 1;
-            weight[root[b as usize]] += 1;
+        for (&(a, b, _), &r) in g.links.iter().zip(&g.rates) {
+            weight[root[a as usize]] += r;
+            weight[root[b as usize]] += r;
         }
         // units in order of their smallest node; a unit is "first tier" if it holds a host or a
         // tier-0 switch
@@ -194,7 +209,8 @@ impl Plan {
                 links[b].push(a);
             }
         }
-        let cap = total.div_ceil(parts as u64) + total / (8 * parts as u64).max(1);
+        // an upper unit may not take a partition past its share by more than 1/64 (see the module doc)
+        let cap = total.div_ceil(parts as u64) + total / (64 * parts as u64).max(1);
         for &u in &upper {
             let mut score = vec![0u64; parts];
             for &v in &links[u] {
@@ -299,6 +315,29 @@ mod tests {
         let g = Graph::of_topology(&t);
         assert_eq!(g.window(), MIN_CUT_DELAY);
         assert_eq!(Plan::of_graph(&g, 4).short_joins, 0);
+    }
+
+    /// The HPCC simulator's fat-tree (100 Gb/s hosts, 400 Gb/s fabric; 5 pods of 4 ToRs and 4
+    /// aggregation switches, 16 cores) in two: each half of the rate-weighted network within
+    /// 1/64 of the other, the cores in both, and every ToR's hosts with it.
+    #[test]
+    fn a_fabric_faster_than_the_hosts_splits_by_rate_not_by_ports() {
+        let t = crate::topo::hpcc_file::tests::hpcc_320();
+        let g = Graph::of_topology(&t);
+        let plan = Plan::of_graph(&g, 2);
+        assert_eq!(plan.parts, 2);
+        let mut load = [0u64; 2];
+        for (&(a, b, _), &r) in g.links.iter().zip(&g.rates) {
+            load[plan.of[a as usize] as usize] += r;
+            load[plan.of[b as usize] as usize] += r;
+        }
+        let (lo, hi) = (load[0].min(load[1]), load[0].max(load[1]));
+        assert!(hi - lo <= (lo + hi) / 64, "rate-weighted halves {load:?}");
+        let cores: Vec<u16> = (360..376).map(|n| plan.of[n]).collect();
+        assert!(cores.contains(&0) && cores.contains(&1), "cores {cores:?}");
+        for l in t.links.iter().filter(|l| t.is_host(l.a) || t.is_host(l.b)) {
+            assert_eq!(plan.of[l.a as usize], plan.of[l.b as usize], "a host and its ToR");
+        }
     }
 
     #[test]
