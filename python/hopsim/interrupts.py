@@ -101,8 +101,8 @@ def deferred() -> Iterator[None]:
 def is_native_interrupt(e: BaseException) -> bool:
     """Whether `e` is DuckDB's answer to a Ctrl-C: a statement run on the main thread polls for
     signals, takes the KeyboardInterrupt for itself and ends with ``RuntimeError('Query
-    interrupted')`` instead (DuckDB 1.x and 2.x raise the plain RuntimeError, not one of its own
-    classes)."""
+    interrupted')`` instead (DuckDB 2.0 raises the plain RuntimeError, not one of its own
+    classes). It may notice the signal only when the statement ends."""
     return type(e) is RuntimeError and str(e) == "Query interrupted"
 
 
