@@ -334,20 +334,19 @@ def query(
     fmt: str = typer.Option("table", "--format", "-f", help="table, csv or json."),
 ) -> None:
     """Answer SQL over every run in a folder (DuckDB)."""
-    from .interrupts import is_native_interrupt
+    from .interrupts import native_ctrl_c
     from .results.query import query as run_query
 
     if fmt not in ("table", "csv", "json"):
         _error(f"--format: {fmt!r} is not allowed; allowed: table, csv, json")
         raise typer.Exit(BAD_INPUT)
     try:
-        df = run_query(root, sql)
+        with native_ctrl_c():
+            df = run_query(root, sql)
     except (FileNotFoundError, ScenarioError) as e:
         _error(e)
         raise typer.Exit(BAD_INPUT) from None
     except Exception as e:  # duckdb errors: bad SQL
-        if is_native_interrupt(e):
-            raise KeyboardInterrupt from None
         _error(f"{type(e).__name__}: {e}")
         raise typer.Exit(BAD_INPUT) from None
     if fmt == "csv":
@@ -811,10 +810,13 @@ def _preload(args: list[str]) -> None:
 def _main() -> Any:
     import typer.main
 
+    from .interrupts import native_ctrl_c
+
     command = typer.main.get_command(app)
     _once_each(command)
     try:
-        code = command.main(args=sys.argv[1:], prog_name="hopsim", standalone_mode=False)
+        with native_ctrl_c():  # the last line of defence for DuckDB's name for a Ctrl-C
+            code = command.main(args=sys.argv[1:], prog_name="hopsim", standalone_mode=False)
     except _click_classes("Abort") as e:
         if isinstance(e.__context__, KeyboardInterrupt):  # click's name for a Ctrl-C it caught
             raise KeyboardInterrupt from None
@@ -833,12 +835,6 @@ def _main() -> Any:
         # (too long, a loop of links, ...) where no command expected it is bad input too
         _error(_path_error(e, {}))
         return BAD_INPUT
-    except RuntimeError as e:
-        from .interrupts import is_native_interrupt
-
-        if is_native_interrupt(e):  # DuckDB's name for a Ctrl-C it took on this thread
-            raise KeyboardInterrupt from None
-        raise
     except MemoryError:
         _error("memory: this machine ran out of memory; keep --max-memory at auto, which refuses a run that does "
                "not fit before it starts, or give a smaller scenario")

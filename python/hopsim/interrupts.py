@@ -26,8 +26,7 @@ import threading
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator, TypeVar
 
-__all__ = ["SIGNALS", "at_start", "is_cli", "install", "deferred", "ignore", "call", "native_ctrl_c", "is_native_interrupt",
-           "STARTING_MESSAGE"]
+__all__ = ["SIGNALS", "at_start", "is_cli", "install", "deferred", "ignore", "call", "native_ctrl_c", "STARTING_MESSAGE"]
 
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
 INTERRUPTED = 130
@@ -98,22 +97,17 @@ def deferred() -> Iterator[None]:
                 signal.raise_signal(got[0])
 
 
-def is_native_interrupt(e: BaseException) -> bool:
-    """Whether `e` is DuckDB's answer to a Ctrl-C: a statement run on the main thread polls for
-    signals, takes the KeyboardInterrupt for itself and ends with ``RuntimeError('Query
-    interrupted')`` instead (DuckDB 2.0 raises the plain RuntimeError, not one of its own
-    classes). It may notice the signal only when the statement ends."""
-    return type(e) is RuntimeError and str(e) == "Query interrupted"
-
-
 @contextmanager
 def native_ctrl_c() -> Iterator[None]:
-    """Give back the KeyboardInterrupt DuckDB took during the block (`is_native_interrupt`), so a
-    Ctrl-C that lands while a statement runs on the main thread ends the command like any other."""
+    """Give back the KeyboardInterrupt DuckDB took during the block, so a Ctrl-C that lands while
+    a statement runs on the main thread ends the command like any other. Such a statement polls
+    for signals, takes the KeyboardInterrupt for itself and ends with ``RuntimeError('Query
+    interrupted')`` instead (DuckDB 2.0 raises the plain RuntimeError, not one of its own
+    classes); it may notice the signal only when the statement ends."""
     try:
         yield
     except RuntimeError as e:
-        if is_native_interrupt(e):
+        if type(e) is RuntimeError and str(e) == "Query interrupted":
             raise KeyboardInterrupt from None
         raise
 

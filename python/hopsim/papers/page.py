@@ -298,7 +298,7 @@ TIER_HEAD = "<th>matches</th><th>same direction</th><th>differs</th><th>no numbe
 
 def build_paper_page(out: Path | str, page: Path | str | None = None) -> Path:
     """Write the page of the reproduction in `out` (its paper.json) and its figure files; returns the page."""
-    from ..interrupts import is_native_interrupt
+    from ..interrupts import native_ctrl_c
     from ..results.query import connect
     from .report import _CSS, _IMG_CHECK, _write
 
@@ -322,35 +322,32 @@ def build_paper_page(out: Path | str, page: Path | str | None = None) -> Path:
     sections: dict[str, _Counts] = {}
     body, claims_rows, claims = [], [], []
     cons: dict[str, Any] = {}
-    try:
-        for sec, stem, fig in entries:
-            counts = sections.get(sec)
-            if counts is None:
-                counts = sections[sec] = _Counts()
-                body.append(f"<h2 id='section-{html.escape(re.sub(r'[^A-Za-z0-9]+', '-', sec))}'>{html.escape(sec)}</h2>")
-            if stem not in counts.sweeps:
-                counts.sweeps.append(stem)
-            if stem not in cons:
-                try:
-                    cons[stem] = connect(out / stem)
-                except FileNotFoundError:  # an interrupted sweep: its figures say so, its claims have no number
-                    cons[stem] = None
-            con = cons[stem]
-            counts.figures += 1
-            body.append(_figure_html(con, stem, sec, fig, folder, figs_out, counts, claims_rows, claims))
-        walls = []
-        for stem, con in cons.items():
-            for lab, w, n in (con.execute("SELECT label, avg(wall_time_s) AS w, count(*) AS n FROM runs GROUP BY label").fetchall()
-                              if con is not None else []):
-                walls.append(f"<tr><td>{html.escape(stem)}</td><td>{html.escape(str(lab))}</td><td>{num(float(w))}</td><td>{n}</td></tr>")
-    except RuntimeError as e:
-        if is_native_interrupt(e):  # the figures ask DuckDB on this thread: a Ctrl-C then ends as any other
-            raise KeyboardInterrupt from None
-        raise
-    finally:
-        for con in cons.values():
-            if con is not None:
-                con.close()
+    with native_ctrl_c():  # the figures ask DuckDB on this thread: a Ctrl-C then ends as any other
+        try:
+            for sec, stem, fig in entries:
+                counts = sections.get(sec)
+                if counts is None:
+                    counts = sections[sec] = _Counts()
+                    body.append(f"<h2 id='section-{html.escape(re.sub(r'[^A-Za-z0-9]+', '-', sec))}'>{html.escape(sec)}</h2>")
+                if stem not in counts.sweeps:
+                    counts.sweeps.append(stem)
+                if stem not in cons:
+                    try:
+                        cons[stem] = connect(out / stem)
+                    except FileNotFoundError:  # an interrupted sweep: its figures say so, its claims have no number
+                        cons[stem] = None
+                con = cons[stem]
+                counts.figures += 1
+                body.append(_figure_html(con, stem, sec, fig, folder, figs_out, counts, claims_rows, claims))
+            walls = []
+            for stem, con in cons.items():
+                for lab, w, n in (con.execute("SELECT label, avg(wall_time_s) AS w, count(*) AS n FROM runs GROUP BY label").fetchall()
+                                  if con is not None else []):
+                    walls.append(f"<tr><td>{html.escape(stem)}</td><td>{html.escape(str(lab))}</td><td>{num(float(w))}</td><td>{n}</td></tr>")
+        finally:
+            for con in cons.values():
+                if con is not None:
+                    con.close()
     body.append("<details><summary class='meta'>Wall time per run</summary><table><thead><tr><th>sweep</th><th>label</th>"
                 f"<th>wall (s)</th><th>runs</th></tr></thead><tbody>{''.join(walls)}</tbody></table></details>")
     total = _Counts()
