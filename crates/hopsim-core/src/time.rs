@@ -176,9 +176,19 @@ impl TxTimes {
 /// nstime.h:432-446; `Time(int64x64_t)` takes `GetHigh`, nstime.h:466-467). So every time is cut
 /// down to whole nanoseconds, and one whose exact value is a whole number of them comes out a
 /// nanosecond short wherever the double falls just below it (25 B at 100 Gb/s: 1 ns, not 2).
+///
+/// Every packet's serialisation under ns-3's times passes here, so the common case (under a
+/// second) keeps to 64-bit conversions: `s * 2^64` of an `s` in [0, 1) is exact and below 2^64,
+/// the same fraction the 128-bit path takes, without the software float-to-u128 conversion and
+/// `floor` call that path costs.
 pub fn ns3_tx_time(rate: Rate, bytes: u64) -> Time {
     const TWO_64: f64 = 18_446_744_073_709_551_616.0;
     let s = bytes as f64 * 8.0 / rate.0.max(1) as f64;
+    if s < 1.0 {
+        let lo = (s * TWO_64) as u64;
+        let ns = ((lo as u128 * 1_000_000_000) >> 64) as u64;
+        return Time(ns * PS_PER_NS);
+    }
     let hi = s.floor();
     let lo = ((s - hi) * TWO_64) as u128;
     let ns = hi as u128 * 1_000_000_000 + ((lo * 1_000_000_000) >> 64);
@@ -256,6 +266,34 @@ mod tests {
         assert_eq!(ns3_tx_time(Rate(37_500_000_000), 1048).0 % PS_PER_NS, 0);
         assert_eq!(ns3_tx_time(Rate(1), 9000), Time::from_ms(72_000_000));
         assert_eq!(TxClock::with(Rate::gbps(100), TxTimes::Exact).tx_time(1020), Time(81_600));
+    }
+
+    /// The sub-second path against the 128-bit one it shortcuts, over packet sizes and rates
+    /// of every kind (round, odd, pacing), up to just under a second.
+    #[test]
+    fn whole_ns_fast_path_equals_the_128_bit_one() {
+        fn wide(rate: Rate, bytes: u64) -> Time {
+            const TWO_64: f64 = 18_446_744_073_709_551_616.0;
+            let s = bytes as f64 * 8.0 / rate.0.max(1) as f64;
+            let hi = s.floor();
+            let lo = ((s - hi) * TWO_64) as u128;
+            let ns = hi as u128 * 1_000_000_000 + ((lo * 1_000_000_000) >> 64);
+            Time((ns as u64).saturating_mul(PS_PER_NS))
+        }
+        let mut rng = crate::rng::Rng::stream(7, 0, 0);
+        let mut below_a_second = 0;
+        for i in 0..200_000u64 {
+            let rate = Rate(match i % 4 {
+                0 => [1, 10, 25, 40, 50, 100, 200, 400][(i / 4 % 8) as usize] * 1_000_000_000,
+                1 => rng.below(400_000_000_000) + 1,
+                2 => rng.below(1_000_000) + 1,
+                _ => rng.below(100_000_000_000) + 1_000_000,
+            });
+            let bytes = if i % 3 == 0 { rng.below(10_000) } else { rng.below(1 << 20) };
+            below_a_second += ((bytes as f64 * 8.0 / rate.0 as f64) < 1.0) as u32;
+            assert_eq!(ns3_tx_time(rate, bytes), wide(rate, bytes), "{bytes} B at {} b/s", rate.0);
+        }
+        assert!(below_a_second > 150_000 && below_a_second < 200_000, "{below_a_second}");
     }
 
     #[test]
