@@ -287,7 +287,7 @@ impl Simulation {
             // a cut wire's packets sent in this window are still messages here: they are
             // doomed too, after those the far side's ring holds (`doomed_across`)
             if let Some(part) = self.part.as_deref_mut().filter(|x| x.cut[p as usize]) {
-                for m in part.out.iter_mut().flatten().filter(|m| m.port == p) {
+                for m in part.out.iter_mut().flat_map(|b| b.msgs.iter_mut()).filter(|m| m.port == p) {
                     m.doomed = true;
                 }
             }

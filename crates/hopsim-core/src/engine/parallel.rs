@@ -8,7 +8,7 @@
 
 use crate::engine::release::Post;
 use crate::engine::window::Report;
-use crate::engine::{window_end, window_width, Msg, Part, Plan};
+use crate::engine::{window_end, window_width, Batch, Part, Plan};
 use crate::progress::CHECK_EVERY;
 use crate::sim::Simulation;
 use crate::stats::{FlowTable, RunStats, StopInfo, StopReason};
@@ -72,7 +72,7 @@ impl SpinBarrier {
 struct Shared {
     barrier: SpinBarrier,
     /// `mail[to][from]`.
-    mail: Vec<Vec<Mutex<Vec<Msg>>>>,
+    mail: Vec<Vec<Mutex<Batch>>>,
     reports: Vec<Mutex<Report>>,
     /// Each partition's posts about flows to free (`release`), beside its report: written before
     /// the report barrier, read by every partition after it, side by side.
@@ -126,7 +126,7 @@ pub(crate) fn run_parts(sims: &mut [Simulation], plan: Option<&Plan>) -> StopInf
     let w = window_width(&sims[0]);
     let shared = Shared {
         barrier: SpinBarrier::new(n),
-        mail: (0..n).map(|_| (0..n).map(|_| Mutex::new(vec![])).collect()).collect(),
+        mail: (0..n).map(|_| (0..n).map(|_| Mutex::new(Batch::default())).collect()).collect(),
         reports: (0..n).map(|_| Mutex::new(Report::default())).collect(),
         posts: (0..n).map(|_| RwLock::new(vec![])).collect(),
         chunk_rows: if n > 1 { sims[0].watch.chunk_rows() } else { usize::MAX },
@@ -279,8 +279,8 @@ fn worker(sim: &mut Simulation, k: usize, sh: &Shared, stop: Time, w: Time) -> (
             }
             for from in 0..n {
                 let msgs = std::mem::take(&mut *sh.mail[k][from].lock().expect("mail"));
-                for m in &msgs {
-                    sim.take_in(m);
+                for (m, int) in msgs.iter() {
+                    sim.take_in(m, int);
                 }
             }
         }

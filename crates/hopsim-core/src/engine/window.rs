@@ -2,6 +2,7 @@
 //! over and takes in, and what it reports. One thread runs the same steps with one partition.
 
 use crate::engine::Msg;
+use crate::packet::int::IntStack;
 use crate::event::Event;
 use crate::sim::Simulation;
 use crate::time::Time;
@@ -112,16 +113,17 @@ impl Simulation {
     #[inline(never)]
     pub(crate) fn send_across(&mut self, p: u32, at: Time, id: crate::packet::PacketId) {
         let carried = self.slab.export(id);
+        let int = self.slab.int_of(id);
         self.slab.free(id);
         let peer = self.ports[(p ^ 1) as usize].node;
         let part = self.part.as_deref_mut().expect("a cut port belongs to a partition");
         let to = part.dest[peer as usize];
-        part.out[to as usize].push(Msg { at, port: p, carried, doomed: false });
+        part.out[to as usize].push(at, p, carried, int);
     }
 
     /// Take in a message: the packet goes on the wire's ring at this side, in send order.
-    pub(crate) fn take_in(&mut self, m: &Msg) {
-        let id = self.slab.import(&m.carried);
+    pub(crate) fn take_in(&mut self, m: &Msg, int: Option<&IntStack>) {
+        let id = self.slab.import(&m.carried, int.copied());
         if m.doomed {
             self.doomed_across(m.port);
         }
