@@ -24,9 +24,12 @@ pub fn busy(net: NetConfig) -> Scenario {
     websearch_incastmix((8, 4, 2), 0.6, Time::from_us(200), 24, (50_000, 150_000), Time::from_us(50), net)
 }
 
+/// A lossless fabric under `fc` and `cc`, with the AQM `cc` is designed with (HPCC's INT
+/// records), as a scenario's `aqm.int = "auto"` gives it.
 fn lossless(fc: FcConfig, cc: CcConfig) -> NetConfig {
     let mut n = NetConfig { fc, cc, ..Default::default() };
     n.switch.lossless = n.fc.pauses();
+    n.aqm = n.cc.aqm();
     n
 }
 
