@@ -182,13 +182,27 @@ impl TxTimes {
 /// the same fraction the 128-bit path takes, without the software float-to-u128 conversion and
 /// `floor` call that path costs.
 pub fn ns3_tx_time(rate: Rate, bytes: u64) -> Time {
-    const TWO_64: f64 = 18_446_744_073_709_551_616.0;
-    let s = bytes as f64 * 8.0 / rate.0.max(1) as f64;
+    let s = ns3_seconds(rate, bytes);
     if s < 1.0 {
         let lo = (s * TWO_64) as u64;
         let ns = ((lo as u128 * 1_000_000_000) >> 64) as u64;
         return Time(ns * PS_PER_NS);
     }
+    ns3_time_of_seconds(s)
+}
+
+/// 2^64, the 64.64 fixed point's unit of its fraction.
+const TWO_64: f64 = 18_446_744_073_709_551_616.0;
+
+/// ns-3's double seconds to serialise `bytes` at `rate` (data-rate.cc:224-227).
+#[inline]
+fn ns3_seconds(rate: Rate, bytes: u64) -> f64 {
+    bytes as f64 * 8.0 / rate.0.max(1) as f64
+}
+
+/// `ns3_tx_time` of `s` seconds through 128 bits, for any `s` (`ns3_tx_time` takes it from a
+/// second on).
+fn ns3_time_of_seconds(s: f64) -> Time {
     let hi = s.floor();
     let lo = ((s - hi) * TWO_64) as u128;
     let ns = hi as u128 * 1_000_000_000 + ((lo * 1_000_000_000) >> 64);
@@ -272,14 +286,7 @@ mod tests {
     /// of every kind (round, odd, pacing), up to just under a second.
     #[test]
     fn whole_ns_fast_path_equals_the_128_bit_one() {
-        fn wide(rate: Rate, bytes: u64) -> Time {
-            const TWO_64: f64 = 18_446_744_073_709_551_616.0;
-            let s = bytes as f64 * 8.0 / rate.0.max(1) as f64;
-            let hi = s.floor();
-            let lo = ((s - hi) * TWO_64) as u128;
-            let ns = hi as u128 * 1_000_000_000 + ((lo * 1_000_000_000) >> 64);
-            Time((ns as u64).saturating_mul(PS_PER_NS))
-        }
+        let wide = |rate: Rate, bytes: u64| ns3_time_of_seconds(ns3_seconds(rate, bytes));
         let mut rng = crate::rng::Rng::stream(7, 0, 0);
         let mut below_a_second = 0;
         for i in 0..200_000u64 {
